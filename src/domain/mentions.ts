@@ -1,0 +1,53 @@
+// Who may use wildcard mentions (@all and friends, @topic).
+
+import { isAdmin, isGuest, isModeratorOrAbove } from './roles.js'
+
+/** Channels and topics up to this size accept wildcard mentions from anyone. */
+export const WILDCARD_MENTION_THRESHOLD = 15
+
+/** `wildcard_mention_policy` values (4, "stream admins", was removed). */
+export const WILDCARD_MENTION_POLICY = {
+  EVERYONE: 1,
+  MEMBERS: 2,
+  FULL_MEMBERS: 3,
+  ADMINS: 5,
+  NOBODY: 6,
+  MODERATORS: 7,
+} as const
+export const WILDCARD_MENTION_POLICIES: readonly number[] = Object.values(WILDCARD_MENTION_POLICY)
+
+export interface WildcardSender {
+  policy: number
+  role: number
+  /** Not a guest and past the realm's waiting period. */
+  isFullMember: boolean
+}
+
+function senderMayMentionMany(s: WildcardSender): boolean {
+  switch (s.policy) {
+    case WILDCARD_MENTION_POLICY.NOBODY:
+      return false
+    case WILDCARD_MENTION_POLICY.EVERYONE:
+      return true
+    case WILDCARD_MENTION_POLICY.ADMINS:
+      return isAdmin(s.role)
+    case WILDCARD_MENTION_POLICY.MODERATORS:
+      return isModeratorOrAbove(s.role)
+    case WILDCARD_MENTION_POLICY.FULL_MEMBERS:
+      return isAdmin(s.role) || (s.isFullMember && !isGuest(s.role))
+    case WILDCARD_MENTION_POLICY.MEMBERS:
+      return !isGuest(s.role)
+    default:
+      return false
+  }
+}
+
+/** Channel wildcard (`@**all**` etc.): free in channels of at most 15 subscribers. */
+export function wildcardMentionAllowed(s: WildcardSender & { subscriberCount: number }): boolean {
+  return s.subscriberCount <= WILDCARD_MENTION_THRESHOLD || senderMayMentionMany(s)
+}
+
+/** Topic wildcard (`@**topic**`): free in topics of at most 15 participants. */
+export function topicWildcardMentionAllowed(s: WildcardSender & { participantCount: number }): boolean {
+  return s.participantCount <= WILDCARD_MENTION_THRESHOLD || senderMayMentionMany(s)
+}

@@ -1,0 +1,52 @@
+import t from 'tap'
+import { topicWildcardMentionAllowed, WILDCARD_MENTION_POLICY as W, wildcardMentionAllowed } from '../../src/domain/mentions.js'
+import { hasPolicyPermission, isFullMember, POLICY as P, ROLE } from '../../src/domain/roles.js'
+
+const now = new Date('2024-06-10T00:00:00Z')
+const joined = (daysAgo: number): Date => new Date(now.getTime() - daysAgo * 86_400_000)
+const realm = { waitingPeriodThreshold: 3 }
+const user = (role: number, daysAgo = 100) => ({ role, dateJoined: joined(daysAgo), isBot: false })
+
+t.test('hasPolicyPermission', async (t) => {
+  const table: [string, number, ReturnType<typeof user>, boolean][] = [
+    ['nobody excludes owners', P.NOBODY, user(ROLE.OWNER), false],
+    ['everyone includes guests', P.EVERYONE, user(ROLE.GUEST), true],
+    ['owners: owner', P.OWNERS, user(ROLE.OWNER), true],
+    ['owners: admin', P.OWNERS, user(ROLE.ADMIN), false],
+    ['admins: owner', P.ADMINS, user(ROLE.OWNER), true],
+    ['admins: moderator', P.ADMINS, user(ROLE.MODERATOR), false],
+    ['moderators: moderator', P.MODERATORS, user(ROLE.MODERATOR), true],
+    ['moderators: member', P.MODERATORS, user(ROLE.MEMBER), false],
+    ['members: member', P.MEMBERS, user(ROLE.MEMBER), true],
+    ['members: guest', P.MEMBERS, user(ROLE.GUEST), false],
+    ['full members: old member', P.FULL_MEMBERS, user(ROLE.MEMBER, 3), true],
+    ['full members: new member', P.FULL_MEMBERS, user(ROLE.MEMBER, 2), false],
+    ['full members: new moderator', P.FULL_MEMBERS, user(ROLE.MODERATOR, 0), true],
+    ['full members: old guest', P.FULL_MEMBERS, user(ROLE.GUEST, 100), false],
+  ]
+  for (const [name, policy, u, expected] of table) t.equal(hasPolicyPermission(policy, u, realm, now), expected, name)
+  t.ok(isFullMember(user(ROLE.MEMBER, 0), { waitingPeriodThreshold: 0 }, now))
+})
+
+t.test('wildcard mentions', async (t) => {
+  const big = 16
+  const table: [string, number, number, boolean, boolean][] = [
+    // name, policy, role, isFullMember, allowed in a big channel
+    ['nobody', W.NOBODY, ROLE.OWNER, true, false],
+    ['everyone', W.EVERYONE, ROLE.GUEST, false, true],
+    ['admins: admin', W.ADMINS, ROLE.ADMIN, true, true],
+    ['admins: moderator', W.ADMINS, ROLE.MODERATOR, true, false],
+    ['moderators: moderator', W.MODERATORS, ROLE.MODERATOR, true, true],
+    ['moderators: member', W.MODERATORS, ROLE.MEMBER, true, false],
+    ['full members: full', W.FULL_MEMBERS, ROLE.MEMBER, true, true],
+    ['full members: provisional', W.FULL_MEMBERS, ROLE.MEMBER, false, false],
+    ['members: member', W.MEMBERS, ROLE.MEMBER, false, true],
+    ['members: guest', W.MEMBERS, ROLE.GUEST, false, false],
+  ]
+  for (const [name, policy, role, isFull, allowed] of table) {
+    t.equal(wildcardMentionAllowed({ policy, role, isFullMember: isFull, subscriberCount: big }), allowed, name)
+    t.equal(wildcardMentionAllowed({ policy, role, isFullMember: isFull, subscriberCount: 15 }), true, `${name} (small)`)
+    t.equal(topicWildcardMentionAllowed({ policy, role, isFullMember: isFull, participantCount: big }), allowed, `${name} (topic)`)
+    t.equal(topicWildcardMentionAllowed({ policy, role, isFullMember: isFull, participantCount: 3 }), true, `${name} (small topic)`)
+  }
+})
