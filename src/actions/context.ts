@@ -1,0 +1,52 @@
+// What every action receives, and the one way actions change state:
+// a transaction whose events are published only after it commits.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.js'
+import type { PrismaClient, Tx } from '../db/index.js'
+import type { ChatEvent, EventBus } from '../events/bus.js'
+import type { Realm, User } from '../db/index.js'
+
+export interface Services {
+  prisma: PrismaClient
+  bus: EventBus
+  config: Config
+  nodeId: string
+  now: () => Date
+}
+
+export interface RequestContext extends Services {
+  realm: Realm
+  log: FastifyBaseLogger
+  /** Sending client name (the `client` parameter or the User-Agent's first word). */
+  clientName: string
+}
+
+export interface ActionContext extends RequestContext {
+  user: User
+}
+
+export interface Emission {
+  event: ChatEvent
+  userIds: number[]
+  perUser?: Record<number, Record<string, unknown>>
+  publicStreamId?: number
+}
+
+export type Emit = (event: ChatEvent, userIds: number[], extra?: Omit<Emission, 'event' | 'userIds'>) => void
+
+export async function inTransaction<T>(ctx: Services & { realm: Realm }, fn: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+  const emitted: Emission[] = []
+  const result = await ctx.prisma.$transaction(
+    (tx) => fn(tx, (event, userIds, extra) => emitted.push({ event, userIds, ...extra })),
+    { maxWait: 10_000, timeout: 30_000 },
+  )
+  await publishAll(ctx, emitted)
+  return result
+}
+
+export async function publishAll(ctx: Services & { realm: Realm }, emissions: Emission[]): Promise<void> {
+  for (const { event, userIds, perUser, publicStreamId } of emissions) {
+    if (userIds.length === 0 && publicStreamId === undefined) continue
+    await ctx.bus.publish({ realmId: ctx.realm.id, userIds, event, perUser, publicStreamId, origin: ctx.nodeId })
+  }
+}

@@ -1,0 +1,120 @@
+// Shared persistence for new users and bots: the user row, its settings row,
+// its role-group membership and its default subscriptions. Used by realm
+// creation, POST /users, bootstrap and (later) invitation acceptance.
+import { randomBytes } from 'node:crypto'
+import argon2 from 'argon2'
+import type { Realm, Tx, User } from '../db/index.js'
+import { ROLE } from '../domain/roles.js'
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A random string over [A-Za-z0-9] (API keys are 32 characters). */
+export function randomAlphanumeric(length = 32): string {
+  const bytes = randomBytes(length * 2)
+  let out = ''
+  for (const byte of bytes) {
+    if (byte >= 248) continue // keep the distribution uniform (248 = 62 * 4)
+    out += KEY_ALPHABET[byte % 62]
+    if (out.length === length) return out
+  }
+  return out + randomAlphanumeric(length - out.length)
+}
+
+export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id })
+
+export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  if (!hash) return false
+  try {
+    return await argon2.verify(hash, password)
+  } catch {
+    return false
+  }
+}
+
+/** Colors given to new subscriptions, in turn. */
+export const STREAM_COLORS = [
+  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5',
+  '#f5ce6e', '#c2726a', '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063',
+  '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
+]
+export const pickStreamColor = (index: number): string => STREAM_COLORS[index % STREAM_COLORS.length] as string
+
+export const SYSTEM_GROUPS = {
+  internet: 'role:internet',
+  everyone: 'role:everyone',
+  members: 'role:members',
+  fullMembers: 'role:fullmembers',
+  moderators: 'role:moderators',
+  administrators: 'role:administrators',
+  owners: 'role:owners',
+  nobody: 'role:nobody',
+} as const
+
+/** The system group a role belongs to directly (higher roles reach lower groups through subgroups). */
+export function roleGroupName(role: number): string {
+  switch (role) {
+    case ROLE.OWNER:
+      return SYSTEM_GROUPS.owners
+    case ROLE.ADMIN:
+      return SYSTEM_GROUPS.administrators
+    case ROLE.MODERATOR:
+      return SYSTEM_GROUPS.moderators
+    case ROLE.GUEST:
+      return SYSTEM_GROUPS.everyone
+    default:
+      return SYSTEM_GROUPS.fullMembers
+  }
+}
+
+export interface NewUserRow {
+  email: string
+  fullName: string
+  password?: string | null
+  role?: number
+  isBot?: boolean
+  botType?: number | null
+  botOwnerId?: number | null
+  isSystemBot?: boolean
+  timezone?: string
+  /** Channels to subscribe the user to; defaults to the realm's default channels (none for bots). */
+  streamIds?: number[]
+  dateJoined: Date
+}
+
+export async function insertUser(tx: Tx, realm: Realm, row: NewUserRow): Promise<{ user: User; subscribedStreamIds: number[] }> {
+  const passwordHash = row.password ? await hashPassword(row.password) : null
+  const role = row.role ?? ROLE.MEMBER
+  const user = await tx.user.create({
+    data: {
+      realmId: realm.id,
+      email: row.email,
+      deliveryEmail: row.email,
+      fullName: row.fullName,
+      passwordHash,
+      apiKey: randomAlphanumeric(32),
+      role,
+      isBot: row.isBot ?? false,
+      botType: row.botType ?? null,
+      botOwnerId: row.botOwnerId ?? null,
+      isSystemBot: row.isSystemBot ?? false,
+      timezone: row.timezone ?? '',
+      dateJoined: row.dateJoined,
+      settings: { create: { defaultLanguage: realm.defaultLanguage } },
+    },
+  })
+  const group = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: realm.id, name: roleGroupName(role) } } })
+  if (group) await tx.userGroupMember.create({ data: { groupId: group.id, userId: user.id } })
+
+  let streamIds = row.streamIds
+  if (streamIds === undefined) {
+    streamIds = row.isBot ? [] : (await tx.defaultStream.findMany({ where: { realmId: realm.id } })).map((d) => d.streamId)
+  }
+  const unique = [...new Set(streamIds)]
+  if (unique.length > 0) {
+    await tx.subscription.createMany({
+      data: unique.map((streamId, i) => ({ userId: user.id, streamId, color: pickStreamColor(i) })),
+      skipDuplicates: true,
+    })
+  }
+  return { user, subscribedStreamIds: unique }
+}

@@ -1,0 +1,55 @@
+// buildApp(): plugins, the route table under /api/v1, 405s and the error handler.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import formbody from '@fastify/formbody'
+import multipart from '@fastify/multipart'
+import type { Services } from './actions/context.js'
+import { methodNotAllowed } from './errors.js'
+import { installErrorHandling } from './http/error-handler.js'
+import { allRoutes } from './http/routes/index.js'
+import type { HttpMethod, Route } from './http/route.js'
+
+export const API_PREFIX = '/api/v1'
+
+export interface BuildAppOptions {
+  services: Services
+  routes?: Route[]
+  logger?: FastifyServerOptions['logger']
+}
+
+const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
+
+export async function buildApp({ services, routes = allRoutes, logger = false }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: (services.config.maxFileUploadSizeMib + 1) * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: 'idle',
+  })
+  installErrorHandling(app)
+  await app.register(formbody)
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1 },
+    onFile: async (part) => {
+      ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
+    },
+  })
+
+  app.get('/healthz', async () => ({ status: 'ok' }))
+
+  const methodsByUrl = new Map<string, Set<HttpMethod>>()
+  for (const r of routes) {
+    app.route({ method: r.method, url: API_PREFIX + r.url, handler: (req, reply) => r.handle(services, req, reply) })
+    const methods = methodsByUrl.get(r.url) ?? new Set<HttpMethod>()
+    methods.add(r.method)
+    methodsByUrl.set(r.url, methods)
+  }
+  for (const [url, methods] of methodsByUrl) {
+    const others = ALL_METHODS.filter((m) => !methods.has(m))
+    const allowed = [...methods].sort()
+    if (others.length > 0) {
+      app.route({ method: others, url: API_PREFIX + url, handler: async () => { throw methodNotAllowed(allowed) } })
+    }
+  }
+  return app
+}

@@ -1,0 +1,106 @@
+// One error class for every failure a client can see, and named constructors
+// for the conditions of the spec's error table. No Fastify imports here.
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'AUTHENTICATION_FAILED'
+  | 'USER_DEACTIVATED'
+  | 'REALM_DEACTIVATED'
+  | 'PASSWORD_AUTH_DISABLED'
+  | 'NONEXISTENT_SUBDOMAIN'
+  | 'RATE_LIMIT_HIT'
+  | 'STREAM_DOES_NOT_EXIST'
+  | 'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED'
+  | 'STREAM_WILDCARD_MENTION_NOT_ALLOWED'
+  | 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED'
+  | 'INVITATION_FAILED'
+  | 'BAD_EVENT_QUEUE_ID'
+  | 'UNAUTHORIZED_PRINCIPAL'
+  | 'REQUEST_VARIABLE_MISSING'
+  | 'REQUEST_VARIABLE_INVALID'
+  | 'INVALID_JSON'
+  | 'BAD_NARROW'
+  | 'REACTION_ALREADY_EXISTS'
+  | 'REACTION_DOES_NOT_EXIST'
+  | 'REQUEST_CONFUSING_VAR'
+  | 'CANNOT_DEACTIVATE_LAST_USER'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'INTERNAL_SERVER_ERROR'
+
+export class ApiError extends Error {
+  constructor(
+    readonly msg: string,
+    readonly code: ErrorCode = 'BAD_REQUEST',
+    readonly status = 400,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(msg)
+  }
+}
+
+const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="roost"' }
+
+export const badRequest = (msg: string, extra: Record<string, unknown> = {}) => new ApiError(msg, 'BAD_REQUEST', 400, extra)
+
+// Authentication (HTTP Basic on /api/v1)
+export const unauthorized = (msg: string) => new ApiError(msg, 'UNAUTHORIZED', 401, {}, BASIC_CHALLENGE)
+export const notLoggedIn = () => unauthorized('Not logged in: API authentication or user session required')
+export const missingAuthHeader = () => unauthorized('Missing authorization header for basic auth')
+export const invalidAuthHeader = () => unauthorized('Invalid authorization header for basic auth')
+export const basicAuthRequired = () => new ApiError('This endpoint requires HTTP basic authentication.', 'BAD_REQUEST', 400)
+export const invalidApiKey = () => unauthorized('Invalid API key')
+export const malformedApiKey = () => unauthorized('Malformed API key')
+export const accountDeactivatedAuth = () => unauthorized('Account is deactivated')
+export const realmDeactivatedAuth = () => unauthorized('This organization has been deactivated')
+export const wrongSubdomain = () => unauthorized('Account is not associated with this subdomain')
+
+// POST /fetch_api_key
+export const authenticationFailed = () =>
+  new ApiError('Your username or password is incorrect', 'AUTHENTICATION_FAILED', 401)
+export const userDeactivated = () => new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401)
+export const realmDeactivated = () => new ApiError('This organization has been deactivated', 'REALM_DEACTIVATED', 401)
+export const passwordAuthDisabled = () =>
+  new ApiError('Password authentication is disabled in this organization', 'PASSWORD_AUTH_DISABLED', 401)
+export const invalidSubdomain = () => new ApiError('Invalid subdomain', 'NONEXISTENT_SUBDOMAIN', 404)
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfterSeconds }, {
+    'Retry-After': String(retryAfterSeconds),
+  })
+
+// Parameters
+export const missingArgument = (name: string) =>
+  new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name })
+export const invalidJson = (name: string) => badRequest(`${name} is not valid JSON`)
+export const confusingParameters = (name: string, alias: string) =>
+  new ApiError(`Can't decide between '${name}' and '${alias}' arguments`, 'REQUEST_CONFUSING_VAR', 400)
+
+// Routing
+export const notFound = () => new ApiError('Endpoint not found', 'NOT_FOUND', 404)
+export const methodNotAllowed = (allowed: string[]) =>
+  new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: allowed }, { Allow: allowed.join(', ') })
+export const accessDenied = () => new ApiError('Access denied', 'BAD_REQUEST', 403)
+export const insufficientPermission = () => badRequest('Insufficient permission')
+export const mustBeAdmin = () => badRequest('Must be an organization administrator')
+
+// Channels
+export const streamIdNotFound = (streamId: number) =>
+  new ApiError(`Channel with ID '${streamId}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: streamId })
+export const streamNameNotFound = (name: string) =>
+  new ApiError(`Channel '${name}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: name })
+export const invalidStreamId = () => badRequest('Invalid channel ID')
+
+// Users and messages
+export const noSuchUser = () => badRequest('No such user')
+export const invalidUserId = (id: number | string) => badRequest(`Invalid user ID ${id}`)
+export const invalidMessage = () => badRequest('Invalid message(s)')
+export const streamWildcardMentionNotAllowed = () =>
+  new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED')
+export const topicWildcardMentionNotAllowed = () =>
+  new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED')
+
+// Events
+export const badEventQueueId = (queueId: string) =>
+  new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId })

@@ -1,0 +1,26 @@
+// The event bus: how an action's events leave the node that produced them.
+// Queue filtering and storage live in events/queues; the bus only carries items.
+
+export interface ChatEvent {
+  type: string
+  [key: string]: unknown
+}
+
+export interface BusItem {
+  realmId: number
+  /** Users whose event queues may receive the event. */
+  userIds: number[]
+  event: ChatEvent
+  /** Fields merged into the event for one recipient (e.g. message flags), keyed by user ID. */
+  perUser?: Record<number, Record<string, unknown>>
+  /** For message events in a public channel: lets all_public_streams queues receive it. */
+  publicStreamId?: number
+  /** Node ID of the publisher. */
+  origin: string
+}
+
+export interface EventBus {
+  publish(item: BusItem): Promise<void>
+  subscribe(onItem: (item: BusItem) => void): () => void
+  close(): Promise<void>
+}

@@ -1,0 +1,77 @@
+// Realm selection by Host, and HTTP Basic authentication (email + API key).
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { Realm, User } from '../db/index.js'
+import type { Services } from '../actions/context.js'
+import {
+  accountDeactivatedAuth,
+  basicAuthRequired,
+  invalidApiKey,
+  invalidAuthHeader,
+  invalidSubdomain,
+  malformedApiKey,
+  missingAuthHeader,
+  realmDeactivatedAuth,
+  wrongSubdomain,
+} from '../errors.js'
+
+/** The subdomain a Host header names: '' for the bare host (or any host that is not ours). */
+export function subdomainOf(hostHeader: string | undefined, externalUrl: string): string {
+  const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '')
+  const root = new URL(externalUrl).hostname.toLowerCase()
+  if (host === root || !host.endsWith(`.${root}`)) return ''
+  const sub = host.slice(0, -(root.length + 1))
+  return sub === 'www' ? '' : sub
+}
+
+export async function realmForRequest(services: Services, request: FastifyRequest): Promise<Realm | null> {
+  const stringId = subdomainOf(request.headers.host, services.config.externalUrl)
+  return services.prisma.realm.findUnique({ where: { stringId } })
+}
+
+export async function requireRealm(services: Services, request: FastifyRequest): Promise<Realm> {
+  const realm = await realmForRequest(services, request)
+  if (!realm) throw invalidSubdomain()
+  return realm
+}
+
+export function parseBasicAuth(header: string | undefined): { username: string; password: string } | undefined {
+  if (header === undefined) return undefined
+  const [scheme, encoded] = header.trim().split(/\s+/, 2)
+  if (scheme?.toLowerCase() !== 'basic') throw basicAuthRequired()
+  if (!encoded) throw invalidAuthHeader()
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) throw invalidAuthHeader()
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+const API_KEY_PATTERN = /^[A-Za-z0-9]{32}$/
+
+/** Authenticates the request's Basic credentials; throws the 401 envelopes upstream sends. */
+export async function authenticate(services: Services, request: FastifyRequest): Promise<{ realm: Realm; user: User }> {
+  const credentials = parseBasicAuth(request.headers.authorization)
+  if (!credentials) throw missingAuthHeader()
+  const { username, password: apiKey } = credentials
+  if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
+  const user = await services.prisma.user.findUnique({ where: { apiKey } })
+  if (!user || !sameSecret(user.apiKey, apiKey) || user.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
+    throw invalidApiKey()
+  }
+  const realm = await services.prisma.realm.findUnique({ where: { id: user.realmId } })
+  if (!realm) throw invalidApiKey()
+  if (!user.isActive) throw accountDeactivatedAuth()
+  if (realm.deactivated) throw realmDeactivatedAuth()
+  if (realm.stringId !== subdomainOf(request.headers.host, services.config.externalUrl)) {
+    // The bare host also serves the only realm of a single-realm server.
+    const root = await realmForRequest(services, request)
+    if (root || subdomainOf(request.headers.host, services.config.externalUrl) !== '') throw wrongSubdomain()
+  }
+  return { realm, user }
+}

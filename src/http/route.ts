@@ -1,0 +1,127 @@
+// route(): one declaration per endpoint — parameters, authentication and the
+// success envelope, with ignored_parameters_unsupported derived from the
+// declared names (STYLE.md "Routes: thin and declarative").
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Static, TObject, TSchema } from 'typebox'
+import type { ActionContext, RequestContext, Services } from '../actions/context.js'
+import type { Realm, User } from '../db/index.js'
+import { paramParser } from './params.js'
+import { authenticate, parseBasicAuth, realmForRequest, requireRealm } from './auth.js'
+
+/** user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
+export type AuthMode = 'user' | 'none' | 'optional' | 'public'
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
+
+export interface UploadedFile {
+  fieldName: string
+  fileName: string
+  contentType: string
+  data: Buffer
+}
+
+type ContextFor<A extends AuthMode> = A extends 'user'
+  ? ActionContext & HandlerExtras
+  : A extends 'optional'
+    ? RequestContext & HandlerExtras & { user: User | undefined }
+    : A extends 'public'
+      ? Services & HandlerExtras & { realm: Realm | null; log: RequestContext['log']; clientName: string }
+      : RequestContext & HandlerExtras
+
+export interface HandlerExtras {
+  files: UploadedFile[]
+  request: FastifyRequest
+  reply: FastifyReply
+}
+
+export interface RouteSpec<P extends Record<string, TSchema>, A extends AuthMode> {
+  method: HttpMethod
+  url: string
+  auth?: A
+  params?: P
+  /** Replies with something other than the JSON envelope (e.g. a file); the handler uses ctx.reply. */
+  raw?: boolean
+  handler: (input: Static<TObject<P>>, ctx: ContextFor<A>) => Promise<Record<string, unknown> | void>
+}
+
+export interface Route {
+  method: HttpMethod
+  url: string
+  handle(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+}
+
+function fieldsOf(body: unknown, files: UploadedFile[]): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return {}
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const parts = Array.isArray(value) ? value : [value]
+    for (const part of parts) {
+      if (part && typeof part === 'object' && 'type' in part && (part as { type: unknown }).type === 'file') {
+        const file = part as { fieldname: string; filename: string; mimetype: string; _buf?: Buffer }
+        files.push({ fieldName: file.fieldname, fileName: file.filename, contentType: file.mimetype, data: file._buf ?? Buffer.alloc(0) })
+      } else if (part && typeof part === 'object' && 'type' in part && (part as { type: unknown }).type === 'field') {
+        out[key] = (part as { value: unknown }).value
+      } else {
+        out[key] = part
+      }
+    }
+  }
+  return out
+}
+
+function queryOf(query: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    out[key] = Array.isArray(value) ? value[value.length - 1] : value
+  }
+  return out
+}
+
+function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): string {
+  if (typeof raw.client === 'string' && raw.client) return raw.client
+  const agent = request.headers['user-agent'] ?? ''
+  return agent.split('/')[0]?.trim() || 'API'
+}
+
+export function route<P extends Record<string, TSchema>, A extends AuthMode = 'user'>(spec: RouteSpec<P, A>): Route {
+  const parser = paramParser(spec.params ?? ({} as P))
+  const auth: AuthMode = spec.auth ?? 'user'
+  return {
+    method: spec.method,
+    url: spec.url,
+    async handle(services, request, reply) {
+      let realmAndUser: { realm: Realm | null; user: User | undefined }
+      if (auth === 'public') {
+        realmAndUser = { realm: await realmForRequest(services, request), user: undefined }
+      } else if (auth === 'user' || (auth === 'optional' && request.headers.authorization !== undefined)) {
+        realmAndUser = await authenticate(services, request)
+      } else {
+        if (auth === 'optional') parseBasicAuth(request.headers.authorization)
+        realmAndUser = { realm: await requireRealm(services, request), user: undefined }
+      }
+      const files: UploadedFile[] = []
+      const bodyFields = fieldsOf(request.body, files)
+      const queryFields = queryOf(request.query)
+      const raw = { ...queryFields, ...bodyFields }
+      const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) })
+      const ctx = {
+        ...services,
+        realm: realmAndUser.realm,
+        user: realmAndUser.user,
+        log: realmAndUser.user ? request.log.child({ user_id: realmAndUser.user.id }) : request.log,
+        clientName: clientNameOf(request, raw),
+        files,
+        request,
+        reply,
+      }
+      const fields = await spec.handler(input as Static<TObject<P>>, ctx as unknown as ContextFor<A>)
+      if (spec.raw) return reply
+      const ignored = Object.keys(raw).filter((k) => !parser.declared.has(k)).sort()
+      return {
+        result: 'success',
+        msg: '',
+        ...(fields ?? {}),
+        ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
+      }
+    },
+  }
+}

@@ -1,0 +1,60 @@
+// Entry point: configuration, services, bootstrap, listen; drain and close on SIGTERM.
+import { mkdirSync } from 'node:fs'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { openServices } from './services.js'
+import { buildApp } from './app.js'
+import { bootstrapRealm } from './actions/bootstrap-realm.js'
+
+function readConfig(): Config {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`roost: configuration error: ${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig()
+  if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true })
+  const services = await openServices(config, { log: (msg) => process.stdout.write(`roost: ${msg}\n`) })
+  const created = await bootstrapRealm(services)
+  if (created?.printPassword) {
+    process.stdout.write(
+      [
+        '',
+        `roost: created the organization '${created.realmName}' at ${created.url}`,
+        `roost: owner email:    ${created.email}`,
+        `roost: owner password: ${created.password}`,
+        `roost: owner API key:  ${created.apiKey}`,
+        '',
+      ].join('\n') + '\n',
+    )
+  }
+  const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+  await app.listen({ port: config.port, host: config.host })
+  process.stdout.write(`roost: serving ${config.externalUrl}/api/v1 on http://${config.host}:${config.port}\n`)
+
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    try {
+      await app.close()
+      await services.close()
+    } finally {
+      process.exit(0)
+    }
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`roost: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.exit(1)
+})

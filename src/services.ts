@@ -1,0 +1,51 @@
+// Builds the shared services of a node from its configuration: database
+// (PGlite or PostgreSQL) and event bus (in-process or Redis).
+import { randomUUID } from 'node:crypto'
+import type { Config } from './config.js'
+import type { Services } from './actions/context.js'
+import { openDatabase, type Database } from './db/client.js'
+import { applyMigrations } from './db/migrate.js'
+import type { EventBus } from './events/bus.js'
+import { MemoryEventBus } from './events/memory-bus.js'
+
+export interface NodeServices extends Services {
+  database: Database
+  close(): Promise<void>
+}
+
+export interface OpenServicesOptions {
+  /** In-memory PGlite (tests). */
+  inMemory?: boolean
+  /** Overrides the bus chosen from the configuration. */
+  bus?: EventBus
+  log?: (msg: string) => void
+}
+
+export async function createBus(config: Config, options: { redisPrefix?: string } = {}): Promise<EventBus> {
+  if (!config.redisUrl) return new MemoryEventBus()
+  const { RedisEventBus } = await import('./events/redis-bus.js')
+  return RedisEventBus.connect(config.redisUrl, { prefix: options.redisPrefix ?? 'roost' })
+}
+
+/** Services of one node over an already open database; closing them leaves the database open. */
+export function servicesOver(config: Config, database: Database, bus: EventBus): Services & { database: Database } {
+  return { database, prisma: database.prisma, bus, config, nodeId: randomUUID(), now: () => new Date() }
+}
+
+export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<NodeServices> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: options.inMemory })
+  try {
+    await applyMigrations(database, options.log)
+    const bus = options.bus ?? (await createBus(config))
+    return {
+      ...servicesOver(config, database, bus),
+      async close() {
+        await bus.close()
+        await database.close()
+      },
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}

@@ -1,0 +1,164 @@
+// buildTestApp(t): an app over the shared test database with a fresh realm
+// (owner, admin, moderator, member, guest, bot; two channels). Files run in
+// parallel; each test makes its own realm, so nothing needs cleaning up.
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig, type Config } from '../../src/config.js'
+import { openDatabase, type Database } from '../../src/db/client.js'
+import { applyMigrations } from '../../src/db/migrate.js'
+import type { Realm, Stream, User } from '../../src/db/index.js'
+import type { Services } from '../../src/actions/context.js'
+import { createRealm } from '../../src/actions/create-realm.js'
+import { insertUser, pickStreamColor } from '../../src/actions/user-rows.js'
+import type { EventBus } from '../../src/events/bus.js'
+import { MemoryEventBus } from '../../src/events/memory-bus.js'
+import { servicesOver, createBus } from '../../src/services.js'
+import { ROLE } from '../../src/domain/roles.js'
+import { renderPlainDescription } from '../../src/actions/render-description.js'
+
+export interface Tap {
+  teardown(fn: () => unknown): void
+}
+
+/** PostgreSQL when ROOST_TEST_DATABASE_URL is set (the CI's second pass), else in-memory PGlite. */
+export const TEST_DATABASE_URL = process.env.ROOST_TEST_DATABASE_URL || undefined
+export const TEST_REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+
+let shared: Promise<Database> | undefined
+
+export function testDatabase(): Promise<Database> {
+  shared ??= (async () => {
+    const db = await openDatabase({ databaseUrl: TEST_DATABASE_URL, inMemory: !TEST_DATABASE_URL })
+    await applyMigrations(db)
+    return db
+  })()
+  return shared
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off' }), databaseUrl: TEST_DATABASE_URL, ...overrides }
+}
+
+export type FixtureRole = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot' | 'otherMember'
+
+export interface Fixture {
+  realm: Realm
+  host: string
+  users: Record<FixtureRole, User>
+  notificationBot: User
+  /** `general` (default, everyone subscribed), `design` (public), `secret` (private; owner and member subscribed). */
+  streams: { general: Stream; design: Stream; secret: Stream }
+  user(role: FixtureRole): Promise<User>
+  /** A fresh user in the same realm. */
+  newUser(options?: { role?: number; fullName?: string; email?: string; password?: string; isBot?: boolean; botOwnerId?: number }): Promise<User>
+  refresh(user: User): Promise<User>
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  fx: Fixture
+  services: Services
+  config: Config
+}
+
+export interface BuildTestAppOptions {
+  bus?: 'memory' | 'redis' | EventBus
+  redisPrefix?: string
+  config?: Partial<Config>
+  /** Reuse the realm of another test app (cluster tests). */
+  fixture?: Fixture
+}
+
+export async function buildTestApp(t: Tap, options: BuildTestAppOptions = {}): Promise<TestApp> {
+  const database = await testDatabase()
+  const config = testConfig({
+    ...(options.bus === 'redis' ? { redisUrl: TEST_REDIS_URL } : {}),
+    ...options.config,
+  })
+  const bus: EventBus =
+    typeof options.bus === 'object' ? options.bus : options.bus === 'redis' ? await createBus(config, { redisPrefix: options.redisPrefix }) : new MemoryEventBus()
+  const services = servicesOver(config, database, bus)
+  const app = await buildApp({ services })
+  t.teardown(async () => {
+    await app.close()
+    await bus.close()
+  })
+  const fx = options.fixture ?? (await makeFixture(services))
+  return { app, fx, services, config }
+}
+
+let counter = 0
+
+export async function makeFixture(services: Services): Promise<Fixture> {
+  const stringId = `r${randomUUID().slice(0, 8)}${counter++}`
+  const domain = `${stringId}.example.com`
+  const { realm, owner, notificationBot } = await createRealm(services, {
+    stringId,
+    name: `Test realm ${stringId}`,
+    owner: { email: `owner@${domain}`, fullName: 'Olivia Owner', password: 'owner-password-1' },
+  })
+  const now = services.now()
+  const made = await services.prisma.$transaction(async (tx) => {
+    const mk = (role: number, name: string, local: string, extra: { isBot?: boolean; botOwnerId?: number } = {}) =>
+      insertUser(tx, realm, { email: `${local}@${domain}`, fullName: name, role, dateJoined: now, botType: extra.isBot ? 1 : null, ...extra })
+    const admin = await mk(ROLE.ADMIN, 'Adam Admin', 'admin')
+    const moderator = await mk(ROLE.MODERATOR, 'Mona Moderator', 'moderator')
+    const member = await mk(ROLE.MEMBER, 'Mia Member', 'member')
+    const otherMember = await mk(ROLE.MEMBER, 'Otto Other', 'other')
+    const guest = await mk(ROLE.GUEST, 'Gus Guest', 'guest', {})
+    const bot = await mk(ROLE.MEMBER, 'Bobby Bot', 'bobby-bot', { isBot: true, botOwnerId: member.user.id })
+    return { admin, moderator, member, otherMember, guest, bot }
+  })
+  const general = await services.prisma.stream.findFirstOrThrow({ where: { realmId: realm.id, name: 'general' } })
+  const adminsGroup = general.canRemoveSubscribersGroupId
+  const design = await services.prisma.stream.create({
+    data: { realmId: realm.id, name: 'design', description: 'Design talk', renderedDescription: renderPlainDescription('Design talk'), canRemoveSubscribersGroupId: adminsGroup, creatorId: owner.id, dateCreated: now },
+  })
+  const secret = await services.prisma.stream.create({
+    data: { realmId: realm.id, name: 'secret', description: 'Private', renderedDescription: renderPlainDescription('Private'), inviteOnly: true, historyPublicToSubscribers: false, canRemoveSubscribersGroupId: adminsGroup, creatorId: owner.id, dateCreated: now },
+  })
+  await services.prisma.subscription.createMany({
+    data: [
+      { userId: owner.id, streamId: design.id, color: pickStreamColor(1) },
+      { userId: made.member.user.id, streamId: design.id, color: pickStreamColor(1) },
+      { userId: owner.id, streamId: secret.id, color: pickStreamColor(2) },
+      { userId: made.member.user.id, streamId: secret.id, color: pickStreamColor(2) },
+    ],
+  })
+  const users: Record<FixtureRole, User> = {
+    owner,
+    admin: made.admin.user,
+    moderator: made.moderator.user,
+    member: made.member.user,
+    otherMember: made.otherMember.user,
+    guest: made.guest.user,
+    bot: made.bot.user,
+  }
+  let extra = 0
+  return {
+    realm,
+    host: `${stringId}.localhost`,
+    users,
+    notificationBot,
+    streams: { general, design, secret },
+    user: async (role) => services.prisma.user.findUniqueOrThrow({ where: { id: users[role].id } }),
+    refresh: (user) => services.prisma.user.findUniqueOrThrow({ where: { id: user.id } }),
+    async newUser(o = {}) {
+      const n = extra++
+      const { user } = await services.prisma.$transaction((tx) =>
+        insertUser(tx, realm, {
+          email: o.email ?? `user${n}@${domain}`,
+          fullName: o.fullName ?? `User ${n}`,
+          role: o.role ?? ROLE.MEMBER,
+          password: o.password,
+          isBot: o.isBot,
+          botType: o.isBot ? 1 : null,
+          botOwnerId: o.botOwnerId,
+          dateJoined: services.now(),
+        }),
+      )
+      return user
+    },
+  }
+}
