@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// The runner behind `npm test` (which builds first). Runs the compiled tests
+// under dist/test with tap, in phases:
+//
+//   unit      every test except test/cluster and test/e2e, on in-memory PGlite
+//   postgres  the same minus the pure test/domain ones, again on PostgreSQL
+//             (ROOST_TEST_DATABASE_URL, a fresh roost_test database)
+//   cluster   test/cluster: several nodes sharing PostgreSQL and Redis
+//   e2e       test/e2e: the real server process, driven over HTTP
+//
+//   node scripts/test.mjs [phase …]      (default: all four, in that order)
+//
+// Only tests whose TypeScript source still exists are run, so a stale file
+// left in dist/ by a deleted test never runs. Every phase runs even when an
+// earlier one failed; the exit code is non-zero if any failed.
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const DATABASE_URL = process.env.ROOST_TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/roost_test'
+const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+
+/** test/**\/*.test.ts, as paths relative to test/, sorted. */
+function sourceTests(dir = path.join(root, 'test'), prefix = '') {
+  const found = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name
+    if (entry.isDirectory()) found.push(...sourceTests(path.join(dir, entry.name), rel))
+    else if (entry.name.endsWith('.test.ts')) found.push(rel)
+  }
+  return found.sort()
+}
+
+const under = (dir) => (rel) => rel.startsWith(`${dir}/`)
+const not = (pred) => (rel) => !pred(rel)
+const all = sourceTests()
+const isCluster = under('cluster')
+const isE2e = under('e2e')
+const isDomain = under('domain')
+
+const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
+const phases = {
+  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f)), env: withoutDb },
+  postgres: {
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && not(isDomain)(f)),
+    env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
+    before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
+  },
+  cluster: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL } },
+  e2e: { files: all.filter(isE2e), env: withoutDb },
+}
+
+function run(command, args, env, onLine) {
+  return new Promise((resolve) => {
+    const merged = { ...process.env }
+    for (const [k, v] of Object.entries(env)) {
+      if (v === undefined) delete merged[k]
+      else merged[k] = v
+    }
+    const child = spawn(command, args, { cwd: root, env: merged, stdio: ['ignore', onLine ? 'pipe' : 'inherit', 'inherit'] })
+    if (onLine) {
+      let rest = ''
+      child.stdout.on('data', (chunk) => {
+        process.stdout.write(chunk)
+        const lines = (rest + chunk.toString()).split('\n')
+        rest = lines.pop() ?? ''
+        lines.forEach(onLine)
+      })
+      child.stdout.on('end', () => rest && onLine(rest))
+    }
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
+  })
+}
+
+const requested = process.argv.slice(2)
+for (const name of requested) {
+  if (!(name in phases)) {
+    console.error(`test: unknown phase '${name}' (phases: ${Object.keys(phases).join(', ')})`)
+    process.exit(2)
+  }
+}
+const selected = requested.length > 0 ? requested : Object.keys(phases)
+const tap = path.join(root, 'node_modules/.bin/tap')
+const totals = { pass: 0, fail: 0 }
+const failedPhases = []
+
+for (const name of selected) {
+  const phase = phases[name]
+  console.log(`\n=== ${name}: ${phase.files.length} test file(s) ===`)
+  if (phase.files.length === 0) continue
+  const compiled = phase.files.map((f) => path.join('dist/test', f.replace(/\.ts$/, '.js')))
+  const missing = compiled.filter((f) => !existsSync(path.join(root, f)))
+  if (missing.length > 0) {
+    console.error(`test: not compiled (did the build fail?): ${missing.join(', ')}`)
+    failedPhases.push(name)
+    continue
+  }
+  if (phase.before && (await phase.before()) !== 0) {
+    failedPhases.push(name)
+    continue
+  }
+  // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
+  let summary
+  const code = await run(tap, compiled, phase.env, (line) => {
+    const m = /^# \{ (total: \d+.*) \}\s*$/.exec(line.trim())
+    if (m) summary = Object.fromEntries(m[1].split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))
+  })
+  if (summary) {
+    totals.pass += summary.pass ?? 0
+    totals.fail += summary.fail ?? 0
+  }
+  if (code !== 0) {
+    failedPhases.push(name)
+    if (!summary?.fail) totals.fail += 1 // a crash or a failed file with no counted assertion
+  }
+}
+
+console.log(failedPhases.length > 0 ? `\ntest: failed phases: ${failedPhases.join(', ')}` : '\ntest: all phases passed')
+console.log(`asserts: ${totals.pass} passed, ${totals.fail} failed`)
+process.exit(failedPhases.length > 0 ? 1 : 0)
