@@ -1,9 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify'
 
-export interface Asserts {
-  equal(actual: unknown, expected: unknown, message?: string): void
-  match(actual: unknown, expected: unknown, message?: string): void
-}
+import type { Test } from 'tap'
+
+export type Asserts = Pick<Test, 'equal' | 'match'>
 
 // Test bodies are read loosely; `any` keeps assertions on nested JSON short.
 export type Body = Record<string, any>
