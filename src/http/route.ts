@@ -6,6 +6,8 @@ import type { Static, TObject, TSchema } from 'typebox'
 import type { ActionContext, RequestContext, Services } from '../actions/context.js'
 import type { Realm, User } from '../db/index.js'
 import { paramParser } from './params.js'
+import { RATE_RULES } from '../ratelimit/limiter.js'
+import { rateLimited } from '../errors.js'
 import { authenticate, parseBasicAuth, realmForRequest, requireRealm } from './auth.js'
 
 /** user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
@@ -40,6 +42,8 @@ export interface RouteSpec<P extends Record<string, TSchema>, A extends AuthMode
   params?: P
   /** Replies with something other than the JSON envelope (e.g. a file); the handler uses ctx.reply. */
   raw?: boolean
+  /** Counted against the per-user / per-IP API rate limit (default true; long-polls are not). */
+  rateLimited?: boolean
   handler: (input: Static<TObject<P>>, ctx: ContextFor<A>) => Promise<Record<string, unknown> | void>
 }
 
@@ -82,6 +86,17 @@ function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): st
   return agent.split('/')[0]?.trim() || 'API'
 }
 
+async function applyRateLimit(services: Services, request: FastifyRequest, reply: FastifyReply, user: User | undefined): Promise<void> {
+  if (!services.config.rateLimiting) return
+  const decision = user
+    ? await services.limiter.hit(`user:${user.id}`, RATE_RULES.apiByUser, services.now().getTime())
+    : await services.limiter.hit(`ip:${request.ip}`, RATE_RULES.apiByIp, services.now().getTime())
+  reply.header('X-RateLimit-Limit', String(decision.limit))
+  reply.header('X-RateLimit-Remaining', String(decision.remaining))
+  reply.header('X-RateLimit-Reset', String(decision.resetAt))
+  if (!decision.allowed) throw rateLimited(decision.retryAfter)
+}
+
 export function route<P extends Record<string, TSchema>, A extends AuthMode = 'user'>(spec: RouteSpec<P, A>): Route {
   const parser = paramParser(spec.params ?? ({} as P))
   const auth: AuthMode = spec.auth ?? 'user'
@@ -98,6 +113,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
         if (auth === 'optional') parseBasicAuth(request.headers.authorization)
         realmAndUser = { realm: await requireRealm(services, request), user: undefined }
       }
+      if (spec.rateLimited !== false) await applyRateLimit(services, request, reply, realmAndUser.user)
       const files: UploadedFile[] = []
       const bodyFields = fieldsOf(request.body, files)
       const queryFields = queryOf(request.query)
