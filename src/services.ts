@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './db/client.js'
 import { applyMigrations } from './db/migrate.js'
 import type { EventBus } from './events/bus.js'
 import { MemoryEventBus } from './events/memory-bus.js'
+import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
 
 export interface NodeServices extends Services {
   database: Database
@@ -28,8 +29,20 @@ export async function createBus(config: Config, options: { redisPrefix?: string 
 }
 
 /** Services of one node over an already open database; closing them leaves the database open. */
-export function servicesOver(config: Config, database: Database, bus: EventBus): Services & { database: Database } {
-  return { database, prisma: database.prisma, bus, config, nodeId: randomUUID(), now: () => new Date() }
+export function servicesOver(
+  config: Config,
+  database: Database,
+  bus: EventBus,
+  limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
+): Services & { database: Database } {
+  return { database, prisma: database.prisma, bus, config, nodeId: randomUUID(), now: () => new Date(), limiter }
+}
+
+export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {
+  if (!config.rateLimiting) return new NoRateLimiter()
+  if (!config.redisUrl) return new MemoryRateLimiter()
+  const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js')
+  return RedisRateLimiter.connect(config.redisUrl, options.redisPrefix ?? 'roost')
 }
 
 export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<NodeServices> {
@@ -37,9 +50,11 @@ export async function openServices(config: Config, options: OpenServicesOptions 
   try {
     await applyMigrations(database, options.log)
     const bus = options.bus ?? (await createBus(config))
+    const limiter = await createLimiter(config)
     return {
-      ...servicesOver(config, database, bus),
+      ...servicesOver(config, database, bus, limiter),
       async close() {
+        await limiter.close()
         await bus.close()
         await database.close()
       },

@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import type { PrismaClient, Tx } from '../db/index.js'
 import type { ChatEvent, EventBus } from '../events/bus.js'
 import type { Realm, User } from '../db/index.js'
+import type { RateLimiter } from '../ratelimit/limiter.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -12,6 +13,7 @@ export interface Services {
   config: Config
   nodeId: string
   now: () => Date
+  limiter: RateLimiter
 }
 
 export interface RequestContext extends Services {
