@@ -1,0 +1,217 @@
+// What the HTTP layer sees of the event system: register, fetch (long-poll),
+// delete, drain. Long-poll waiters live on the node that holds the request;
+// they are woken by the queue store's signals, never by polling.
+import { randomUUID } from 'node:crypto'
+import { ApiError, badEventQueueId, badRequest } from '../../errors.js'
+import type { NarrowTerm } from '../../domain/narrow.js'
+import {
+  MAX_QUEUE_LIFESPAN_SECS,
+  NO_CAPABILITIES,
+  type ClientCapabilities,
+  type Holder,
+  type QueueDescriptor,
+  type QueuedEvent,
+  type QueueStore,
+  type WakeSignal,
+} from './types.js'
+
+export interface RegisterQueueInput {
+  userId: number
+  userEmail: string
+  realmId: number
+  eventTypes?: string[] | null
+  narrow?: NarrowTerm[]
+  allPublicStreams?: boolean
+  capabilities?: Partial<ClientCapabilities>
+  applyMarkdown?: boolean
+  clientExtavatar?: boolean
+  slimPresence?: boolean
+  /** queue_lifespan_secs; 0 or absent → the configured default; capped at 7 days. */
+  lifespanSecs?: number
+}
+
+export interface GetEventsInput {
+  queueId: string
+  userId: number
+  lastEventId: number
+  dontBlock?: boolean
+  /** Aborted when the client goes away: the poll ends, the queue stays. */
+  signal?: AbortSignal
+}
+
+export interface EventQueuesOptions {
+  nodeId: string
+  defaultLifespanSecs: number
+  heartbeatSecs: number
+  onError?: (error: unknown) => void
+}
+
+type WaiterSignal = 'wake' | 'supersede' | 'heartbeat' | 'drain' | 'abort'
+const PRIORITY: Record<WaiterSignal, number> = { wake: 0, heartbeat: 1, supersede: 2, abort: 3, drain: 4 }
+
+/** One held long-poll: a latch of the strongest signal received since the last wait. */
+class Waiter {
+  private pending: WaiterSignal | undefined
+  private resolve: ((s: WaiterSignal) => void) | undefined
+  constructor(readonly token: string) {}
+
+  signal(s: WaiterSignal): void {
+    if (this.resolve) {
+      const r = this.resolve
+      this.resolve = undefined
+      r(s)
+    } else if (this.pending === undefined || PRIORITY[s] > PRIORITY[this.pending]) {
+      this.pending = s
+    }
+  }
+
+  next(): Promise<WaiterSignal> {
+    if (this.pending !== undefined) {
+      const s = this.pending
+      this.pending = undefined
+      return Promise.resolve(s)
+    }
+    return new Promise((resolve) => (this.resolve = resolve))
+  }
+}
+
+export class EventQueues {
+  private readonly waiters = new Map<string, Set<Waiter>>()
+  private listening: Promise<() => Promise<void>> | undefined
+  private draining = false
+
+  constructor(
+    readonly store: QueueStore,
+    private readonly options: EventQueuesOptions,
+  ) {}
+
+  get nodeId(): string {
+    return this.options.nodeId
+  }
+
+  /** Long-polls this node holds that the store knows about (parked). */
+  heldPolls = 0
+
+  async register(input: RegisterQueueInput): Promise<QueueDescriptor> {
+    const requested = input.lifespanSecs ?? 0
+    const desc: QueueDescriptor = {
+      queueId: randomUUID(),
+      userId: input.userId,
+      userEmail: input.userEmail,
+      realmId: input.realmId,
+      eventTypes: input.eventTypes ?? null,
+      narrow: input.narrow ?? [],
+      allPublicStreams: input.allPublicStreams ?? false,
+      capabilities: { ...NO_CAPABILITIES, ...input.capabilities },
+      applyMarkdown: input.applyMarkdown ?? false,
+      clientExtavatar: input.clientExtavatar ?? false,
+      slimPresence: input.slimPresence ?? false,
+      lifespanSecs: requested > 0 ? Math.min(requested, MAX_QUEUE_LIFESPAN_SECS) : this.options.defaultLifespanSecs,
+      createdAt: Date.now(),
+    }
+    await this.store.create(desc)
+    return desc
+  }
+
+  /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
+  async get(queueId: string, userId: number): Promise<QueueDescriptor> {
+    const desc = await this.store.describe(queueId)
+    if (!desc || desc.userId !== userId) throw badEventQueueId(queueId)
+    return desc
+  }
+
+  async delete(queueId: string, userId: number): Promise<void> {
+    const desc = await this.get(queueId, userId)
+    if (!(await this.store.remove(desc))) throw badEventQueueId(queueId)
+  }
+
+  /** Events after lastEventId; waits (long-poll) when there are none unless dontBlock. */
+  async getEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
+    const desc = await this.get(input.queueId, input.userId)
+    const first = await this.fetch(desc, input.lastEventId)
+    if (first.length > 0 || input.dontBlock || this.draining || input.signal?.aborted) return first
+
+    const waiter = new Waiter(randomUUID())
+    const holder: Holder = { nodeId: this.options.nodeId, token: waiter.token }
+    const set = this.waiters.get(desc.queueId) ?? new Set<Waiter>()
+    this.waiters.set(desc.queueId, set)
+    set.add(waiter)
+    const onAbort = () => waiter.signal('abort')
+    input.signal?.addEventListener('abort', onAbort, { once: true })
+    const heartbeat = setTimeout(() => waiter.signal('heartbeat'), this.options.heartbeatSecs * 1000)
+    let parked = false
+    try {
+      await this.startListening()
+      // Mark the poll as held, then read again: an event appended before the mark is
+      // seen by this read; one appended after it wakes us.
+      if (!(await this.store.park(desc, holder))) throw badEventQueueId(desc.queueId)
+      parked = true
+      this.heldPolls++
+      for (;;) {
+        const events = await this.fetch(desc, input.lastEventId)
+        if (events.length > 0) return events
+        switch (await waiter.next()) {
+          case 'wake':
+            continue
+          case 'heartbeat':
+            await this.store.heartbeat(desc)
+            continue
+          case 'supersede':
+            // A newer poll took the queue over; answer with what there is (upstream does the same).
+            return this.fetch(desc, input.lastEventId)
+          case 'drain':
+          case 'abort':
+            return []
+        }
+      }
+    } finally {
+      clearTimeout(heartbeat)
+      if (parked) this.heldPolls--
+      input.signal?.removeEventListener('abort', onAbort)
+      set.delete(waiter)
+      if (set.size === 0 && this.waiters.get(desc.queueId) === set) this.waiters.delete(desc.queueId)
+      await this.store.unpark(desc, holder).catch((error: unknown) => this.options.onError?.(error))
+    }
+  }
+
+  /** Graceful shutdown: answer every held poll with no events (clients retry on another node) and hold no new ones. */
+  drain(): void {
+    this.draining = true
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.signal('drain')
+  }
+
+  async close(): Promise<void> {
+    this.drain()
+    const listening = this.listening
+    this.listening = undefined
+    if (listening) await (await listening.catch(() => async () => {}))()
+  }
+
+  private async fetch(desc: QueueDescriptor, lastEventId: number): Promise<QueuedEvent[]> {
+    const outcome = await this.store.fetch(desc, lastEventId)
+    switch (outcome.kind) {
+      case 'ok':
+        return outcome.events
+      case 'gone':
+        throw badEventQueueId(desc.queueId)
+      case 'pruned':
+        throw badRequest(`An event newer than ${lastEventId} has already been pruned!`)
+      case 'ahead':
+        throw new ApiError(`Event ${lastEventId} was not in this queue`, 'BAD_REQUEST', 400)
+    }
+  }
+
+  private startListening(): Promise<unknown> {
+    this.listening ??= this.store.listen(this.options.nodeId, (signal) => this.onSignal(signal))
+    return this.listening
+  }
+
+  private onSignal(signal: WakeSignal): void {
+    const set = this.waiters.get(signal.queueId)
+    if (!set) return
+    for (const waiter of set) {
+      if (signal.kind === 'wake') waiter.signal('wake')
+      else if (waiter.token === signal.token) waiter.signal('supersede')
+    }
+  }
+}

@@ -1,0 +1,174 @@
+// Per-queue filtering and client_capabilities transforms, applied when an
+// item is appended (upstream's ClientDescriptor.accepts_event and friends).
+// Pure: both queue stores call it with the queue's descriptor.
+//
+// Conventions for publishers (actions):
+// * message events carry `message.content` rendered (HTML) and the Markdown
+//   source in `message.raw_content`; queues without apply_markdown get the
+//   source with content_type text/x-markdown. `raw_content` never leaves here.
+// * per-recipient fields (`flags`) come in BusItem.perUser.
+// * settings changes are published once as `user_settings`; the legacy
+//   update_display_settings / update_global_notifications events are derived
+//   here for queues without the user_settings_object capability.
+import { listToFlags } from '../../domain/flags.js'
+import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
+import type { BusItem, ChatEvent } from '../bus.js'
+import type { QueueDescriptor } from './types.js'
+
+/** Upstream's UserProfile.display_settings_legacy (frozen at feature level 89) plus timezone. */
+const LEGACY_DISPLAY_SETTINGS = new Set([
+  'color_scheme',
+  'default_language',
+  'default_view',
+  'demote_inactive_streams',
+  'dense_mode',
+  'emojiset',
+  'enter_sends',
+  'fluid_layout_width',
+  'high_contrast_mode',
+  'left_side_userlist',
+  'starred_message_counts',
+  'translate_emoticons',
+  'twenty_four_hour_time',
+  'timezone',
+])
+
+/** Upstream's UserProfile.notification_settings_legacy. */
+const LEGACY_NOTIFICATION_SETTINGS = new Set([
+  'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications',
+  'enable_stream_push_notifications',
+  'enable_stream_audible_notifications',
+  'wildcard_mentions_notify',
+  'notification_sound',
+  'enable_desktop_notifications',
+  'enable_sounds',
+  'enable_offline_email_notifications',
+  'enable_offline_push_notifications',
+  'enable_online_push_notifications',
+  'enable_digest_emails',
+  'enable_marketing_emails',
+  'enable_login_emails',
+  'message_content_in_email_notifications',
+  'pm_content_in_desktop_notifications',
+  'desktop_icon_count_display',
+  'realm_name_in_email_notifications_policy',
+  'presence_enabled',
+])
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function narrowableMessage(message: Record<string, unknown>, flags: unknown): NarrowableMessage {
+  const recipient = message.display_recipient
+  const dmUsers = Array.isArray(recipient)
+    ? recipient.filter(isRecord).map((u) => ({ id: Number(u.id), email: String(u.email ?? '') }))
+    : undefined
+  let mask = 0
+  if (Array.isArray(flags)) {
+    try {
+      mask = listToFlags(flags.map(String))
+    } catch {
+      mask = 0
+    }
+  }
+  return {
+    id: Number(message.id),
+    type: message.type === 'stream' ? 'stream' : 'private',
+    streamId: typeof message.stream_id === 'number' ? message.stream_id : null,
+    streamName: typeof recipient === 'string' ? recipient : null,
+    topic: typeof message.subject === 'string' ? message.subject : typeof message.topic === 'string' ? message.topic : null,
+    senderId: Number(message.sender_id),
+    senderEmail: String(message.sender_email ?? ''),
+    dmUsers,
+    flags: mask,
+    content: String(message.raw_content ?? message.content ?? ''),
+  }
+}
+
+function renderMessage(event: ChatEvent, applyMarkdown: boolean): ChatEvent {
+  if (!isRecord(event.message)) return event
+  const { raw_content: raw, ...message } = event.message
+  if (!applyMarkdown && typeof raw === 'string') {
+    message.content = raw
+    message.content_type = 'text/x-markdown'
+  } else if (raw !== undefined) {
+    message.content_type = 'text/html'
+  }
+  return { ...event, message }
+}
+
+function legacySettingsEvent(desc: QueueDescriptor, event: ChatEvent): ChatEvent | undefined {
+  if (event.op !== 'update' || typeof event.property !== 'string') return undefined
+  const extra = event.language_name !== undefined ? { language_name: event.language_name } : {}
+  if (LEGACY_DISPLAY_SETTINGS.has(event.property)) {
+    return { type: 'update_display_settings', user: desc.userEmail, setting_name: event.property, setting: event.value, ...extra }
+  }
+  if (LEGACY_NOTIFICATION_SETTINGS.has(event.property)) {
+    return { type: 'update_global_notifications', user: desc.userEmail, notification_name: event.property, setting: event.value }
+  }
+  return undefined
+}
+
+/** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */
+export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[] {
+  if (item.realmId !== desc.realmId) return []
+  const caps = desc.capabilities
+  const recipient = item.userIds.includes(desc.userId)
+  let event = item.event
+  if (!recipient) {
+    // Only all_public_streams queues see messages they were not addressed.
+    if (!(event.type === 'message' && item.publicStreamId !== undefined && desc.allPublicStreams)) return []
+    event = { ...event, flags: [] }
+  } else {
+    const own = item.perUser?.[desc.userId]
+    if (own) event = { ...event, ...own }
+  }
+
+  let out: ChatEvent[]
+  switch (event.type) {
+    case 'message':
+      if (desc.narrow.length > 0 && isRecord(event.message) && !matchesNarrow(narrowableMessage(event.message, event.flags), desc.narrow)) {
+        return []
+      }
+      out = [renderMessage(event, desc.applyMarkdown)]
+      break
+    case 'user_settings': {
+      const legacy = caps.user_settings_object ? undefined : legacySettingsEvent(desc, event)
+      out = legacy ? [event, legacy] : [event]
+      break
+    }
+    case 'update_display_settings':
+    case 'update_global_notifications':
+      out = caps.user_settings_object ? [] : [event]
+      break
+    case 'delete_message':
+      if (!caps.bulk_message_deletion && Array.isArray(event.message_ids)) {
+        const { message_ids: ids, ...rest } = event
+        out = (ids as unknown[]).map((id) => ({ ...rest, message_id: id }))
+      } else {
+        out = [event]
+      }
+      break
+    case 'typing':
+      out = (event.stream_id !== undefined || event.message_type === 'stream') && !caps.stream_typing_notifications ? [] : [event]
+      break
+    case 'realm_linkifiers':
+      out = caps.linkifier_url_template ? [event] : []
+      break
+    case 'presence':
+      if (desc.slimPresence) {
+        const { email: _email, ...rest } = event
+        out = [rest as ChatEvent]
+      } else {
+        out = [event]
+      }
+      break
+    case 'muted_topics':
+      out = desc.eventTypes?.includes('user_topic') && desc.eventTypes.includes('muted_topics') ? [] : [event]
+      break
+    default:
+      out = [event]
+  }
+  const types = desc.eventTypes
+  return types === null ? out : out.filter((e) => types.includes(e.type))
+}

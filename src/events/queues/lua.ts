@@ -1,0 +1,152 @@
+// Lua scripts of the Redis queue store. Each runs atomically, so an event's
+// ID, its append, the TTL and the wake-up of the polling node happen together.
+//
+// Layout (P = the configured prefix):
+//   P:q:<queue_id>        descriptor JSON (string); its TTL is the queue's life
+//   P:q:<queue_id>:m      hash { last: last issued event ID, pruned: newest acknowledged ID }
+//   P:q:<queue_id>:e      sorted set of events, score = ID, member = event JSON (with "id")
+//   P:q:<queue_id>:h      holder of the long-poll: "<node_id>|<token>"
+//   P:u:<user_id>         set of the user's queue IDs (publish finds target queues here)
+//   P:r:<realm_id>:public set of the realm's all_public_streams queue IDs
+//   channel P:node:<id>   wake-ups for the node holding a poll: "w <queue_id>" or "s <queue_id> <token>"
+//   channel P:items       every published bus item (for EventBus.subscribe)
+// Every queue key carries the same TTL, refreshed on each touch: an untouched
+// queue disappears cluster-wide with no sweeper. Index sets are cleaned lazily
+// by publishers when a member's descriptor is gone.
+import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
+
+export class LuaScript {
+  private readonly sha: string
+  constructor(private readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex')
+  }
+
+  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args)
+    } catch (error) {
+      if (error instanceof Error && error.message.includes('NOSCRIPT')) return redis.eval(this.source, keys.length, ...keys, ...args)
+      throw error
+    }
+  }
+}
+
+const EXTEND_TTL = `
+local function extend(key, ttl)
+  local t = redis.call('PTTL', key)
+  if t == -1 or (t >= 0 and t < ttl) then redis.call('PEXPIRE', key, ttl) end
+end
+`
+
+/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, queueId, allPublic(0|1) */
+export const CREATE = new LuaScript(`${EXTEND_TTL}
+local ttl = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('HSET', KEYS[2], 'last', -1, 'pruned', -1)
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('SADD', KEYS[3], ARGV[3])
+extend(KEYS[3], ttl)
+if ARGV[4] == '1' then
+  redis.call('SADD', KEYS[4], ARGV[3])
+  extend(KEYS[4], ttl)
+end
+return 1
+`)
+
+/** KEYS desc, meta, events, holder, userSet, realmPublicSet; ARGV lastEventId, ttlMs */
+export const FETCH = new LuaScript(`${EXTEND_TTL}
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
+local last = tonumber(ARGV[1])
+local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
+local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
+if last < pruned then return {'pruned', tostring(pruned)} end
+if last > issued then return {'ahead'} end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', last)
+redis.call('HSET', KEYS[2], 'pruned', last)
+local ttl = tonumber(ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
+extend(KEYS[5], ttl)
+if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
+return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf')}
+`)
+
+/**
+ * KEYS per queue: desc, meta, events, holder.
+ * ARGV maxEvents, nodeChannelPrefix, queueCount, then per queue: queueId, eventCount, event JSON… (objects without "id").
+ * Returns per queue: 0 gone, 1 appended, 2 dropped for exceeding maxEvents.
+ */
+export const APPEND = new LuaScript(`
+local max = tonumber(ARGV[1])
+local chan = ARGV[2]
+local n = tonumber(ARGV[3])
+local a = 4
+local out = {}
+for i = 1, n do
+  local k = (i - 1) * 4
+  local qid = ARGV[a]
+  local c = tonumber(ARGV[a + 1])
+  a = a + 2
+  local ttl = redis.call('PTTL', KEYS[k + 1])
+  if ttl < 0 then
+    out[i] = 0
+    a = a + c
+  else
+    for j = 1, c do
+      local id = redis.call('HINCRBY', KEYS[k + 2], 'last', 1)
+      redis.call('ZADD', KEYS[k + 3], id, '{"id":' .. id .. ',' .. string.sub(ARGV[a], 2))
+      a = a + 1
+    end
+    redis.call('PEXPIRE', KEYS[k + 3], ttl)
+    local holder = redis.call('GET', KEYS[k + 4])
+    if redis.call('ZCARD', KEYS[k + 3]) > max then
+      redis.call('DEL', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3])
+      out[i] = 2
+    else
+      out[i] = 1
+    end
+    if holder then
+      local node = string.match(holder, '^([^|]*)|')
+      if node then redis.call('PUBLISH', chan .. node, 'w ' .. qid) end
+    end
+  end
+end
+return out
+`)
+
+/** KEYS desc, holder; ARGV holderValue, nodeChannelPrefix, queueId. Returns 0 when the queue is gone. */
+export const PARK = new LuaScript(`
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then return 0 end
+local old = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+if old and old ~= ARGV[1] then
+  local node, token = string.match(old, '^([^|]*)|(.*)$')
+  if node then redis.call('PUBLISH', ARGV[2] .. node, 's ' .. ARGV[3] .. ' ' .. token) end
+end
+return 1
+`)
+
+/** KEYS holder; ARGV holderValue */
+export const UNPARK = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`)
+
+/** KEYS desc, meta, events, holder, userSet, realmPublicSet; ARGV queueId, nodeChannelPrefix. Returns 1 when the queue existed. */
+export const REMOVE = new LuaScript(`
+local existed = redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2], KEYS[3])
+local holder = redis.call('GET', KEYS[4])
+redis.call('DEL', KEYS[4])
+redis.call('SREM', KEYS[5], ARGV[1])
+redis.call('SREM', KEYS[6], ARGV[1])
+if holder and existed == 1 then
+  local node = string.match(holder, '^([^|]*)|')
+  if node then redis.call('PUBLISH', ARGV[2] .. node, 'w ' .. ARGV[1]) end
+end
+return existed
+`)

@@ -1,0 +1,169 @@
+// In-process queue store for the embedded single-node mode. Same semantics as
+// the Redis store: IDs from a per-queue counter, pruning on acknowledgement,
+// a backlog cap that drops the queue, expiry after `lifespanSecs` untouched.
+import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
+import type { BusItem, ChatEvent } from '../bus.js'
+import { eventsForQueue } from './filter.js'
+import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+
+interface MemoryQueue {
+  desc: QueueDescriptor
+  events: QueuedEvent[]
+  /** Last issued event ID (-1: none yet). */
+  lastId: number
+  newestPruned: number
+  touchedAt: number
+  holder: Holder | undefined
+}
+
+const holderKey = (h: Holder): string => `${h.nodeId}|${h.token}`
+
+export class MemoryQueueStore implements QueueStore {
+  private readonly queues = new Map<string, MemoryQueue>()
+  private readonly byUser = new Map<number, Set<string>>()
+  private readonly publicByRealm = new Map<number, Set<string>>()
+  private readonly listeners = new Map<string, (signal: WakeSignal) => void>()
+  private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
+  private readonly sweeper: NodeJS.Timeout
+
+  constructor(private readonly now: () => number = Date.now) {
+    // Frees memory of abandoned queues; correctness does not depend on it (every access checks expiry).
+    this.sweeper = setInterval(() => this.sweep(), 30_000)
+    this.sweeper.unref()
+  }
+
+  setMaxEvents(max: number): void {
+    this.maxEvents = max
+  }
+
+  async create(desc: QueueDescriptor): Promise<void> {
+    this.queues.set(desc.queueId, { desc, events: [], lastId: -1, newestPruned: -1, touchedAt: this.now(), holder: undefined })
+    indexAdd(this.byUser, desc.userId, desc.queueId)
+    if (desc.allPublicStreams) indexAdd(this.publicByRealm, desc.realmId, desc.queueId)
+  }
+
+  async describe(queueId: string): Promise<QueueDescriptor | null> {
+    return this.live(queueId)?.desc ?? null
+  }
+
+  async fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome> {
+    const q = this.live(desc.queueId)
+    if (!q) return { kind: 'gone' }
+    if (lastEventId < q.newestPruned) return { kind: 'pruned', newestPruned: q.newestPruned }
+    if (lastEventId > q.lastId) return { kind: 'ahead' }
+    let drop = 0
+    while (drop < q.events.length && (q.events[drop] as QueuedEvent).id <= lastEventId) drop++
+    if (drop > 0) q.events.splice(0, drop)
+    q.newestPruned = lastEventId
+    q.touchedAt = this.now()
+    return { kind: 'ok', events: q.events.map((e) => structuredClone(e)) }
+  }
+
+  async remove(desc: QueueDescriptor): Promise<boolean> {
+    const q = this.live(desc.queueId)
+    if (!q) return false
+    this.drop(q, true)
+    return true
+  }
+
+  async append(item: BusItem): Promise<void> {
+    this.appendNow(item)
+  }
+
+  /** Synchronous fan-out (the memory bus calls it from its listener). */
+  appendNow(item: BusItem): void {
+    const targets = new Set<string>()
+    for (const userId of item.userIds) for (const id of this.byUser.get(userId) ?? []) targets.add(id)
+    if (item.publicStreamId !== undefined && item.event.type === 'message') {
+      for (const id of this.publicByRealm.get(item.realmId) ?? []) targets.add(id)
+    }
+    for (const queueId of targets) {
+      const q = this.live(queueId)
+      if (!q) continue
+      const events = eventsForQueue(q.desc, item)
+      if (events.length > 0) this.push(q, events)
+    }
+  }
+
+  async heartbeat(desc: QueueDescriptor): Promise<void> {
+    const q = this.live(desc.queueId)
+    if (q) this.push(q, [{ type: 'heartbeat' }])
+  }
+
+  async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
+    const q = this.live(desc.queueId)
+    if (!q) return false
+    const previous = q.holder
+    q.holder = holder
+    q.touchedAt = this.now()
+    if (previous && holderKey(previous) !== holderKey(holder)) {
+      this.signal(previous.nodeId, { kind: 'supersede', queueId: desc.queueId, token: previous.token })
+    }
+    return true
+  }
+
+  async unpark(desc: QueueDescriptor, holder: Holder): Promise<void> {
+    const q = this.queues.get(desc.queueId)
+    if (q?.holder && holderKey(q.holder) === holderKey(holder)) q.holder = undefined
+  }
+
+  async listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {
+    this.listeners.set(nodeId, onSignal)
+    return async () => {
+      if (this.listeners.get(nodeId) === onSignal) this.listeners.delete(nodeId)
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper)
+  }
+
+  private push(q: MemoryQueue, events: ChatEvent[]): void {
+    for (const event of events) q.events.push({ ...structuredClone(event), id: ++q.lastId })
+    if (q.events.length > this.maxEvents) {
+      this.drop(q, true)
+      return
+    }
+    if (q.holder) this.signal(q.holder.nodeId, { kind: 'wake', queueId: q.desc.queueId })
+  }
+
+  private signal(nodeId: string, signal: WakeSignal): void {
+    const listener = this.listeners.get(nodeId)
+    if (listener) queueMicrotask(() => listener(signal))
+  }
+
+  private live(queueId: string): MemoryQueue | undefined {
+    const q = this.queues.get(queueId)
+    if (!q) return undefined
+    if (this.now() - q.touchedAt >= q.desc.lifespanSecs * 1000) {
+      this.drop(q, false)
+      return undefined
+    }
+    return q
+  }
+
+  private drop(q: MemoryQueue, wakeHolder: boolean): void {
+    this.queues.delete(q.desc.queueId)
+    indexRemove(this.byUser, q.desc.userId, q.desc.queueId)
+    indexRemove(this.publicByRealm, q.desc.realmId, q.desc.queueId)
+    // A held poll re-reads and answers BAD_EVENT_QUEUE_ID.
+    if (wakeHolder && q.holder) this.signal(q.holder.nodeId, { kind: 'wake', queueId: q.desc.queueId })
+  }
+
+  private sweep(): void {
+    for (const queueId of [...this.queues.keys()]) this.live(queueId)
+  }
+}
+
+function indexAdd(index: Map<number, Set<string>>, key: number, queueId: string): void {
+  let set = index.get(key)
+  if (!set) index.set(key, (set = new Set()))
+  set.add(queueId)
+}
+
+function indexRemove(index: Map<number, Set<string>>, key: number, queueId: string): void {
+  const set = index.get(key)
+  if (!set) return
+  set.delete(queueId)
+  if (set.size === 0) index.delete(key)
+}

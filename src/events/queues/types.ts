@@ -1,0 +1,86 @@
+// The queue store: one event queue per registered client, holding the events
+// it accepted (after filtering) under strictly increasing IDs until the client
+// acknowledges them. Two implementations: in-process (embedded) and Redis.
+import type { NarrowTerm } from '../../domain/narrow.js'
+import type { BusItem, ChatEvent } from '../bus.js'
+
+export const CLIENT_CAPABILITY_KEYS = [
+  'notification_settings_null',
+  'bulk_message_deletion',
+  'user_avatar_url_field_optional',
+  'stream_typing_notifications',
+  'user_settings_object',
+  'linkifier_url_template',
+  'user_list_incomplete',
+] as const
+export type ClientCapability = (typeof CLIENT_CAPABILITY_KEYS)[number]
+export type ClientCapabilities = Record<ClientCapability, boolean>
+
+export const NO_CAPABILITIES: ClientCapabilities = Object.fromEntries(CLIENT_CAPABILITY_KEYS.map((k) => [k, false])) as ClientCapabilities
+
+/** Upstream's MAX_QUEUE_TIMEOUT_SECS: the longest lifespan a client may ask for. */
+export const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 3600
+
+/** What a queue was registered with. Immutable after creation; the last touch lives in the store. */
+export interface QueueDescriptor {
+  queueId: string
+  userId: number
+  /** The user's API email when the queue was made (legacy settings events carry it). */
+  userEmail: string
+  realmId: number
+  /** null: every type. */
+  eventTypes: string[] | null
+  narrow: NarrowTerm[]
+  allPublicStreams: boolean
+  capabilities: ClientCapabilities
+  applyMarkdown: boolean
+  clientExtavatar: boolean
+  slimPresence: boolean
+  /** Idle seconds before the queue is garbage-collected. */
+  lifespanSecs: number
+  /** UNIX milliseconds. */
+  createdAt: number
+}
+
+export interface QueuedEvent extends ChatEvent {
+  id: number
+}
+
+export type FetchOutcome =
+  | { kind: 'ok'; events: QueuedEvent[] }
+  /** Unknown, deleted, collected or dropped for exceeding the backlog cap. */
+  | { kind: 'gone' }
+  /** last_event_id is older than one already acknowledged. */
+  | { kind: 'pruned'; newestPruned: number }
+  /** last_event_id was never issued by this queue. */
+  | { kind: 'ahead' }
+
+/** Sent to the node holding a long-poll: new events, or a newer poll took the queue over. */
+export type WakeSignal = { kind: 'wake'; queueId: string } | { kind: 'supersede'; queueId: string; token: string }
+
+/** Identifies one held long-poll: the node that holds it and a token unique to the request. */
+export interface Holder {
+  nodeId: string
+  token: string
+}
+
+export interface QueueStore {
+  create(desc: QueueDescriptor): Promise<void>
+  /** The descriptor of a live queue (no touch). */
+  describe(queueId: string): Promise<QueueDescriptor | null>
+  /** Prunes events up to lastEventId, touches the queue and returns the rest. */
+  fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome>
+  /** false when the queue did not exist. */
+  remove(desc: QueueDescriptor): Promise<boolean>
+  /** Fans one published item out to every queue that accepts it. */
+  append(item: BusItem): Promise<void>
+  /** Appends a heartbeat (bypasses filtering). */
+  heartbeat(desc: QueueDescriptor): Promise<void>
+  /** Marks the queue as held by `holder`; a previous holder is sent a supersede signal. false when the queue is gone. */
+  park(desc: QueueDescriptor, holder: Holder): Promise<boolean>
+  unpark(desc: QueueDescriptor, holder: Holder): Promise<void>
+  /** Receives the wake signals addressed to nodeId. */
+  listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>>
+  /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
+  setMaxEvents(max: number): void
+}
