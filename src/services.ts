@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './db/client.js'
 import { applyMigrations } from './db/migrate.js'
 import type { EventBus } from './events/bus.js'
 import { MemoryEventBus } from './events/memory-bus.js'
+import { eventQueuesFor } from './events/queues/index.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
 
 export interface NodeServices extends Services {
@@ -35,7 +36,8 @@ export function servicesOver(
   bus: EventBus,
   limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
 ): Services & { database: Database } {
-  return { database, prisma: database.prisma, bus, config, nodeId: randomUUID(), now: () => new Date(), limiter }
+  const nodeId = randomUUID()
+  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId) }
 }
 
 export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {

@@ -6,6 +6,7 @@ import type { PrismaClient, Tx } from '../db/index.js'
 import type { ChatEvent, EventBus } from '../events/bus.js'
 import type { Realm, User } from '../db/index.js'
 import type { RateLimiter } from '../ratelimit/limiter.js'
+import type { EventQueues } from '../events/queues/index.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -14,6 +15,8 @@ export interface Services {
   nodeId: string
   now: () => Date
   limiter: RateLimiter
+  /** Event queues of this node: register, long-poll, delete, drain (HTTP layer only; actions publish through bus). */
+  events: EventQueues
 }
 
 export interface RequestContext extends Services {
