@@ -94,6 +94,14 @@ export const invalidStreamId = () => badRequest('Invalid channel ID')
 
 // Users and messages
 export const noSuchUser = () => badRequest('No such user')
+export const emailInUse = (email: string) => badRequest(`Email '${email}' already in use`)
+export const emailNotAllowed = (email: string) => badRequest(`Email '${email}' not allowed in this organization`)
+export const badNameOrUsername = () => badRequest('Bad name or username')
+export const nameTooLong = () => badRequest('Name too long!')
+export const nameTooShort = () => badRequest('Name too short!')
+export const invalidNameCharacters = () => badRequest('Invalid characters in name!')
+export const passwordTooWeak = () => badRequest('The password is too weak.')
+export const invalidEmailAddress = () => badRequest('Enter a valid email address.')
 export const invalidUserId = (id: number | string) => badRequest(`Invalid user ID ${id}`)
 export const invalidMessage = () => badRequest('Invalid message(s)')
 export const streamWildcardMentionNotAllowed = () =>

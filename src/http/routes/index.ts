@@ -1,5 +1,7 @@
 // The route table: every route module listed once.
 import type { Route } from '../route.js'
 import { routes as serverSettings } from './server-settings.js'
+import { routes as auth } from './auth.js'
+import { routes as users } from './users.js'
 
-export const allRoutes: Route[] = [...serverSettings]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users]

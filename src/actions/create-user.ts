@@ -1,0 +1,144 @@
+// POST /users: an administrator creates a person from an email, a password and
+// a full name. The row, its settings, role group and default subscriptions go
+// in one transaction; realm_user add, subscription add and peer_add follow.
+import type { Realm, Stream, Subscription, Tx, User } from '../db/index.js'
+import type { ActionContext, Emit } from './context.js'
+import { inTransaction } from './context.js'
+import { insertUser } from './user-rows.js'
+import { isAdmin, isGuest } from '../domain/roles.js'
+import {
+  badNameOrUsername,
+  emailInUse,
+  emailNotAllowed,
+  invalidNameCharacters,
+  mustBeAdmin,
+  nameTooLong,
+  nameTooShort,
+  passwordTooWeak,
+} from '../errors.js'
+import { isValidEmail } from '../access/user.js'
+import { canSeeDeliveryEmail, realmUserAddEvent, realmUserAddPerson } from '../present/user.js'
+
+export const MAX_NAME_LENGTH = 100
+export const MIN_NAME_LENGTH = 2
+export const PASSWORD_MIN_LENGTH = 6
+const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@']
+
+export interface CreateUserInput {
+  email: string
+  password: string
+  fullName: string
+}
+
+/** Upstream check_full_name: trimmed, 2–100 characters, none of the mention/markup characters. */
+export function checkFullName(raw: string): string {
+  const name = raw.trim()
+  if (name.length > MAX_NAME_LENGTH) throw nameTooLong()
+  if (name.length < MIN_NAME_LENGTH) throw nameTooShort()
+  if (NAME_INVALID_CHARS.some((c) => name.includes(c))) throw invalidNameCharacters()
+  return name
+}
+
+async function checkEmailAllowed(tx: Tx, realm: Realm, email: string): Promise<void> {
+  if (!realm.emailsRestrictedToDomains) return
+  const domain = (email.split('@')[1] ?? '').toLowerCase()
+  const domains = await tx.realmDomain.findMany({ where: { realmId: realm.id } })
+  const allowed = domains.some((d) => d.domain === domain || (d.allowSubdomains && domain.endsWith(`.${d.domain}`)))
+  if (!allowed) throw emailNotAllowed(email)
+}
+
+export async function createUser(ctx: ActionContext, input: CreateUserInput): Promise<User> {
+  if (!isAdmin(ctx.user.role)) throw mustBeAdmin()
+  const fullName = checkFullName(input.fullName)
+  const email = input.email.trim()
+  if (!isValidEmail(email)) throw badNameOrUsername()
+  if (input.password.length < PASSWORD_MIN_LENGTH) throw passwordTooWeak()
+
+  return inTransaction(ctx, async (tx, emit) => {
+    await checkEmailAllowed(tx, ctx.realm, email)
+    const existing = await tx.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: email, mode: 'insensitive' } } })
+    if (existing) throw emailInUse(email)
+    const { user, subscribedStreamIds } = await insertUser(tx, ctx.realm, {
+      email,
+      fullName,
+      password: input.password,
+      dateJoined: ctx.now(),
+    })
+    await emitUserAdded(tx, ctx.realm, user, emit)
+    await emitSubscriptions(tx, user, subscribedStreamIds, emit)
+    return user
+  }).catch((error: unknown) => {
+    // A concurrent request created the same address between the check and the insert.
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002') throw emailInUse(email)
+    throw error
+  })
+}
+
+/** realm_user add to every active user, with delivery_email hidden from those who may not see it. */
+async function emitUserAdded(tx: Tx, realm: Realm, user: User, emit: Emit): Promise<void> {
+  const settings = await tx.userSettings.findUnique({ where: { userId: user.id }, select: { emailAddressVisibility: true } })
+  const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
+  const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
+  const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, target)).map((v) => v.id)
+  const notSeeing = viewers.filter((v) => !canSeeDeliveryEmail(v, target)).map((v) => v.id)
+  const person = realmUserAddPerson(target, null, realm)
+  emit(realmUserAddEvent({ ...person, delivery_email: user.deliveryEmail }), seeing)
+  emit(realmUserAddEvent({ ...person, delivery_email: null }), notSeeing)
+}
+
+/** subscription add to the new user for its default channels, peer_add to those who may know the subscribers. */
+async function emitSubscriptions(tx: Tx, user: User, streamIds: number[], emit: Emit): Promise<void> {
+  if (streamIds.length === 0) return
+  const streams = await tx.stream.findMany({
+    where: { id: { in: streamIds } },
+    include: { subscriptions: { where: { active: true }, select: { userId: true } } },
+    orderBy: { name: 'asc' },
+  })
+  const subs = await tx.subscription.findMany({ where: { userId: user.id, streamId: { in: streamIds } } })
+  const subByStream = new Map(subs.map((s) => [s.streamId, s]))
+  const dicts = streams.flatMap((stream) => {
+    const sub = subByStream.get(stream.id)
+    return sub ? [subscriptionDict(stream, sub, stream.subscriptions.map((s) => s.userId))] : []
+  })
+  emit({ type: 'subscription', op: 'add', subscriptions: dicts }, [user.id])
+
+  const everyone = await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true, role: true } })
+  for (const stream of streams) {
+    const subscriberIds = stream.subscriptions.map((s) => s.userId)
+    const audience = new Set(subscriberIds)
+    if (!stream.inviteOnly) for (const u of everyone) if (stream.isWebPublic || !isGuest(u.role)) audience.add(u.id)
+    audience.delete(user.id)
+    emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: [user.id] }, [...audience].sort((a, b) => a - b))
+  }
+}
+
+// The subscription object of upstream's `subscription add` (upstream-behaviour §2).
+function subscriptionDict(stream: Stream, sub: Subscription, subscribers: number[]): Record<string, unknown> {
+  return {
+    audible_notifications: sub.audibleNotifications,
+    can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,
+    color: sub.color,
+    creator_id: stream.creatorId,
+    date_created: Math.floor(stream.dateCreated.getTime() / 1000),
+    description: stream.description,
+    desktop_notifications: sub.desktopNotifications,
+    email_notifications: sub.emailNotifications,
+    first_message_id: stream.firstMessageId,
+    history_public_to_subscribers: stream.historyPublicToSubscribers,
+    in_home_view: !sub.isMuted,
+    invite_only: stream.inviteOnly,
+    is_announcement_only: stream.streamPostPolicy === 2,
+    is_muted: sub.isMuted,
+    is_web_public: stream.isWebPublic,
+    message_retention_days: stream.messageRetentionDays,
+    name: stream.name,
+    pin_to_top: sub.pinToTop,
+    push_notifications: sub.pushNotifications,
+    rendered_description: stream.renderedDescription,
+    stream_id: stream.id,
+    stream_post_policy: stream.streamPostPolicy,
+    stream_weekly_traffic: null,
+    subscribers: [...subscribers].sort((a, b) => a - b),
+    wildcard_mentions_notify: sub.wildcardMentionsNotify,
+  }
+}

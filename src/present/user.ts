@@ -1,0 +1,145 @@
+// User rows → the API's user dict (spec "User"; upstream-behaviour §3.3), and
+// the realm_user add event built from it. No I/O.
+import { createHash } from 'node:crypto'
+import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
+import type { ChatEvent } from '../events/bus.js'
+import { isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
+
+/** Values of `email_address_visibility` (a per-user setting since upstream 7.0). */
+export const EMAIL_VISIBILITY = {
+  EVERYONE: 1,
+  MEMBERS: 2,
+  ADMINS: 3,
+  NOBODY: 4,
+  MODERATORS: 5,
+} as const
+
+/** Custom profile field types whose values are Markdown and carry `rendered_value`. */
+const RENDERED_FIELD_TYPES = new Set([1, 2])
+
+export type Viewer = Pick<User, 'id' | 'role'>
+
+/** The user row plus the one setting the presenter needs (bots always count as "everyone"). */
+export type PresentableUser = User & { emailAddressVisibility?: number }
+
+export interface ProfileValue {
+  value: string
+  rendered_value?: string
+}
+
+export type ProfileData = Record<string, ProfileValue>
+
+export interface UserDict {
+  email: string
+  user_id: number
+  avatar_version: number
+  is_admin: boolean
+  is_owner: boolean
+  is_guest: boolean
+  is_billing_admin: boolean
+  role: number
+  is_bot: boolean
+  full_name: string
+  timezone: string
+  is_active: boolean
+  date_joined: string
+  delivery_email: string | null
+  avatar_url: string | null
+  bot_type?: number | null
+  bot_owner_id?: number | null
+  profile_data?: ProfileData
+}
+
+export interface PresentUserOptions {
+  /** The client computes externally hosted avatars itself (`client_extavatar`). */
+  clientExtavatar: boolean
+  /** Adds `profile_data` to non-bots. */
+  includeCustomProfileFields: boolean
+  /** The user's custom profile field values (only read when includeCustomProfileFields). */
+  profileData?: ProfileData
+  /** The user's realm (uploaded avatars live under its ID). */
+  realm: Pick<Realm, 'id'>
+}
+
+/** Whether `viewer` may see the real address of `target` (upstream can_access_delivery_email). */
+export function canSeeDeliveryEmail(viewer: Viewer | null, target: PresentableUser): boolean {
+  if (viewer && viewer.id === target.id) return true
+  const visibility = target.isBot ? EMAIL_VISIBILITY.EVERYONE : (target.emailAddressVisibility ?? EMAIL_VISIBILITY.EVERYONE)
+  switch (visibility) {
+    case EMAIL_VISIBILITY.EVERYONE:
+      return true
+    case EMAIL_VISIBILITY.MEMBERS:
+      return viewer !== null && !isGuest(viewer.role)
+    case EMAIL_VISIBILITY.ADMINS:
+      return viewer !== null && isAdmin(viewer.role)
+    case EMAIL_VISIBILITY.MODERATORS:
+      return viewer !== null && isModeratorOrAbove(viewer.role)
+    default:
+      return false
+  }
+}
+
+export function gravatarUrl(deliveryEmail: string, avatarVersion: number): string {
+  const hash = createHash('md5').update(deliveryEmail.trim().toLowerCase()).digest('hex')
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`
+}
+
+/** The avatar URL of a user regardless of client capabilities. */
+export function avatarUrl(user: Pick<User, 'avatarSource' | 'avatarHash' | 'avatarVersion' | 'deliveryEmail' | 'realmId'>): string {
+  if (user.avatarSource === 'U' && user.avatarHash) {
+    return `/user_avatars/${user.realmId}/${user.avatarHash}.png?version=${user.avatarVersion}`
+  }
+  return gravatarUrl(user.deliveryEmail, user.avatarVersion)
+}
+
+/** Upstream's ISO form: microsecond-free, with an explicit UTC offset. */
+export function isoDate(date: Date): string {
+  return date.toISOString().replace(/Z$/, '+00:00')
+}
+
+/** Maps stored values to `profile_data`: field ID (as a string key) → value and, for Markdown types, its HTML. */
+export function profileDataOf(values: (CustomProfileFieldValue & { field: Pick<CustomProfileField, 'type'> })[]): ProfileData {
+  const out: ProfileData = {}
+  for (const v of values) {
+    out[String(v.fieldId)] = RENDERED_FIELD_TYPES.has(v.field.type) ? { value: v.value, rendered_value: v.renderedValue ?? v.value } : { value: v.value }
+  }
+  return out
+}
+
+export function presentUser(user: PresentableUser, viewer: Viewer | null, options: PresentUserOptions): UserDict {
+  const emailVisible = canSeeDeliveryEmail(viewer, user)
+  const computedByClient = options.clientExtavatar && emailVisible && user.avatarSource === 'G'
+  const dict: UserDict = {
+    email: user.email,
+    user_id: user.id,
+    avatar_version: user.avatarVersion,
+    is_admin: isAdmin(user.role),
+    is_owner: isOwner(user.role),
+    is_guest: isGuest(user.role),
+    is_billing_admin: user.isBillingAdmin,
+    role: user.role,
+    is_bot: user.isBot,
+    full_name: user.fullName,
+    timezone: user.timezone,
+    is_active: user.isActive,
+    date_joined: isoDate(user.dateJoined),
+    delivery_email: emailVisible ? user.deliveryEmail : null,
+    avatar_url: computedByClient ? null : avatarUrl(user),
+  }
+  if (user.isBot) {
+    dict.bot_type = user.botType
+    dict.bot_owner_id = user.botOwnerId
+  } else if (options.includeCustomProfileFields) {
+    dict.profile_data = options.profileData ?? {}
+  }
+  return dict
+}
+
+/** The `person` of a `realm_user add` event: a fresh account, so profile_data is empty. */
+export function realmUserAddPerson(user: PresentableUser, viewer: Viewer | null, realm: PresentUserOptions['realm']): UserDict {
+  return presentUser(user, viewer, { clientExtavatar: false, includeCustomProfileFields: true, profileData: {}, realm })
+}
+
+export function realmUserAddEvent(person: UserDict): ChatEvent {
+  return { type: 'realm_user', op: 'add', person: { ...person } }
+}

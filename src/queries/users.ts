@@ -1,0 +1,78 @@
+// The user directory as the API returns it: GET /users, GET /users/{id}, GET /users/me.
+import type { PrismaClient, User } from '../db/index.js'
+import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
+import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type UserDict } from '../present/user.js'
+
+export interface UserListOptions {
+  clientExtavatar: boolean
+  includeCustomProfileFields: boolean
+}
+
+const WITH_VISIBILITY = { settings: { select: { emailAddressVisibility: true } } } as const
+
+type UserWithSettings = User & { settings: { emailAddressVisibility: number } | null }
+
+function presentable(row: UserWithSettings): PresentableUser {
+  const { settings, ...user } = row
+  return { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
+}
+
+/** Profile field values of the given users, keyed by user ID. */
+async function profileDataFor(prisma: PrismaClient, userIds: number[]): Promise<Map<number, ProfileData>> {
+  const values = await prisma.customProfileFieldValue.findMany({
+    where: { userId: { in: userIds } },
+    include: { field: { select: { type: true } } },
+    orderBy: { fieldId: 'asc' },
+  })
+  const byUser = new Map<number, typeof values>()
+  for (const v of values) byUser.set(v.userId, [...(byUser.get(v.userId) ?? []), v])
+  return new Map(userIds.map((id) => [id, profileDataOf(byUser.get(id) ?? [])]))
+}
+
+/** Every user of the realm the requester may access, bots and deactivated users included, by ID. */
+export async function getUsers(ctx: UserQueryContext, options: UserListOptions): Promise<UserDict[]> {
+  const accessible = await accessibleUserIds(ctx)
+  const rows = await ctx.prisma.user.findMany({
+    where: { realmId: ctx.realm.id, ...(accessible ? { id: { in: [...accessible] } } : {}) },
+    include: WITH_VISIBILITY,
+    orderBy: { id: 'asc' },
+  })
+  const profiles = options.includeCustomProfileFields ? await profileDataFor(ctx.prisma, rows.map((r) => r.id)) : new Map<number, ProfileData>()
+  return rows.map((row) =>
+    presentUser(presentable(row), ctx.user, { ...options, profileData: profiles.get(row.id), realm: ctx.realm }),
+  )
+}
+
+/** One user the requester has already been allowed to access (see access/user.ts). */
+export async function getUser(ctx: UserQueryContext, target: User, options: UserListOptions): Promise<UserDict> {
+  const row = await ctx.prisma.user.findUniqueOrThrow({ where: { id: target.id }, include: WITH_VISIBILITY })
+  const profileData = options.includeCustomProfileFields ? (await profileDataFor(ctx.prisma, [target.id])).get(target.id) : undefined
+  return presentUser(presentable(row), ctx.user, { ...options, profileData, realm: ctx.realm })
+}
+
+/** GET /users/me: the spec's fields only, plus max_message_id (-1 without messages). */
+export async function getOwnUser(ctx: UserQueryContext): Promise<Record<string, unknown>> {
+  const dict = await getUser(ctx, ctx.user, { clientExtavatar: false, includeCustomProfileFields: true })
+  const newest = await ctx.prisma.userMessage.findFirst({ where: { userId: ctx.user.id }, orderBy: { messageId: 'desc' }, select: { messageId: true } })
+  const { profile_data, bot_type, bot_owner_id, ...common } = dict
+  return {
+    avatar_url: common.avatar_url,
+    avatar_version: common.avatar_version,
+    email: common.email,
+    full_name: common.full_name,
+    is_admin: common.is_admin,
+    is_owner: common.is_owner,
+    is_billing_admin: common.is_billing_admin,
+    role: common.role,
+    is_guest: common.is_guest,
+    is_bot: common.is_bot,
+    is_active: common.is_active,
+    timezone: common.timezone,
+    date_joined: common.date_joined,
+    max_message_id: newest?.messageId ?? -1,
+    user_id: common.user_id,
+    delivery_email: common.delivery_email,
+    // Bots have no profile; upstream gives them their bot fields instead.
+    ...(dict.is_bot ? { bot_type, bot_owner_id } : { profile_data: profile_data ?? {} }),
+  }
+}
