@@ -3,8 +3,9 @@
 // under dist/test with tap, in phases:
 //
 //   unit      every test except test/cluster and test/e2e, on in-memory PGlite
-//   postgres  the same minus the pure test/domain ones, again on PostgreSQL
-//             (ROOST_TEST_DATABASE_URL, a fresh roost_test database)
+//   postgres  again on PostgreSQL (ROOST_TEST_DATABASE_URL, a fresh roost_test
+//             database): those of the unit phase that use the test database,
+//             i.e. import test/support/app.js (the API tests)
 //   cluster   test/cluster: several nodes sharing PostgreSQL and Redis
 //   e2e       test/e2e: the real server process, driven over HTTP
 //
@@ -14,7 +15,7 @@
 // left in dist/ by a deleted test never runs. Every phase runs even when an
 // earlier one failed; the exit code is non-zero if any failed.
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -34,17 +35,16 @@ function sourceTests(dir = path.join(root, 'test'), prefix = '') {
 }
 
 const under = (dir) => (rel) => rel.startsWith(`${dir}/`)
-const not = (pred) => (rel) => !pred(rel)
 const all = sourceTests()
 const isCluster = under('cluster')
 const isE2e = under('e2e')
-const isDomain = under('domain')
+const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const phases = {
   unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f)), env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && not(isDomain)(f)),
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && usesDatabase(f)),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
@@ -95,10 +95,12 @@ for (const name of selected) {
   if (missing.length > 0) {
     console.error(`test: not compiled (did the build fail?): ${missing.join(', ')}`)
     failedPhases.push(name)
+    totals.fail += 1
     continue
   }
   if (phase.before && (await phase.before()) !== 0) {
     failedPhases.push(name)
+    totals.fail += 1
     continue
   }
   // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
