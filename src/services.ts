@@ -8,6 +8,7 @@ import { applyMigrations } from './db/migrate.js'
 import type { EventBus } from './events/bus.js'
 import { MemoryEventBus } from './events/memory-bus.js'
 import { eventQueuesFor } from './events/queues/index.js'
+import { createStorage } from './storage/file-storage.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
 
 export interface NodeServices extends Services {
@@ -37,7 +38,7 @@ export function servicesOver(
   limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
 ): Services & { database: Database } {
   const nodeId = randomUUID()
-  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId) }
+  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId), storage: createStorage(config) }
 }
 
 export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {
@@ -51,6 +52,7 @@ export async function openServices(config: Config, options: OpenServicesOptions 
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: options.inMemory })
   try {
     await applyMigrations(database, options.log)
+    await createStorage(config).check()
     const bus = options.bus ?? (await createBus(config))
     const limiter = await createLimiter(config)
     return {

@@ -7,6 +7,7 @@ import type { ChatEvent, EventBus } from '../events/bus.js'
 import type { Realm, User } from '../db/index.js'
 import type { RateLimiter } from '../ratelimit/limiter.js'
 import type { EventQueues } from '../events/queues/index.js'
+import type { FileStorage } from '../storage/file-storage.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -17,6 +18,8 @@ export interface Services {
   limiter: RateLimiter
   /** Event queues of this node: register, long-poll, delete, drain (HTTP layer only; actions publish through bus). */
   events: EventQueues
+  /** Uploaded files (local disk or S3). */
+  storage: FileStorage
 }
 
 export interface RequestContext extends Services {

@@ -1,0 +1,27 @@
+// Upload storage behind one interface: local disk (embedded default) or an
+// S3-compatible bucket (production, every node sees the same files).
+import type { Config } from '../config.js'
+import { LocalFileStorage } from './local-storage.js'
+import { S3FileStorage } from './s3-storage.js'
+
+export interface StoredFile {
+  data: Buffer
+  contentType: string
+}
+
+export interface FileStorage {
+  /** Stores `data` under `key` (a path such as "<realm_id>/ab/<token>/<name>"). */
+  put(key: string, data: Buffer, contentType: string): Promise<void>
+  /** The file, or null when no file has that key. */
+  get(key: string): Promise<StoredFile | null>
+  /** Removes the file; a missing key is not an error. */
+  delete(key: string): Promise<void>
+  /** Fails when the storage cannot be used (called at startup, so a bad configuration stops the server). */
+  check(): Promise<void>
+}
+
+/** S3 when the S3_* variables are set, else DATA_DIR/uploads. */
+export function createStorage(config: Config): FileStorage {
+  if (config.s3) return new S3FileStorage(config.s3)
+  return new LocalFileStorage(`${config.dataDir}/uploads`)
+}

@@ -1,0 +1,61 @@
+// Uploads in an S3-compatible bucket through @aws-sdk/client-s3, loaded on
+// first use so the embedded default never pays for it. Path-style addressing
+// keeps MinIO and other S3-compatible servers working.
+import type { S3Client } from '@aws-sdk/client-s3'
+import type { Config } from '../config.js'
+import type { FileStorage, StoredFile } from './file-storage.js'
+
+type S3Settings = NonNullable<Config['s3']>
+type S3Module = typeof import('@aws-sdk/client-s3')
+
+export class S3FileStorage implements FileStorage {
+  private client: Promise<{ s3: S3Client; sdk: S3Module }> | undefined
+
+  constructor(private readonly settings: S3Settings) {}
+
+  /** Loads the SDK and builds the client; fails with a message naming the S3_* variables. */
+  connect(): Promise<{ s3: S3Client; sdk: S3Module }> {
+    this.client ??= (async () => {
+      let sdk: S3Module
+      try {
+        sdk = await import('@aws-sdk/client-s3')
+      } catch (error) {
+        throw new Error(`S3_* is set but @aws-sdk/client-s3 cannot be loaded (run npm ci): ${(error as Error).message}`)
+      }
+      const s3 = new sdk.S3Client({
+        endpoint: this.settings.endpoint,
+        region: this.settings.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: this.settings.accessKeyId, secretAccessKey: this.settings.secretAccessKey },
+      })
+      return { s3, sdk }
+    })()
+    return this.client
+  }
+
+  async put(key: string, data: Buffer, contentType: string): Promise<void> {
+    const { s3, sdk } = await this.connect()
+    await s3.send(new sdk.PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: data, ContentType: contentType }))
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    const { s3, sdk } = await this.connect()
+    try {
+      const out = await s3.send(new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: key }))
+      const bytes = out.Body ? await out.Body.transformToByteArray() : new Uint8Array()
+      return { data: Buffer.from(bytes), contentType: out.ContentType ?? 'application/octet-stream' }
+    } catch (error) {
+      if (error instanceof sdk.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return null
+      throw error
+    }
+  }
+
+  async check(): Promise<void> {
+    await this.connect()
+  }
+
+  async delete(key: string): Promise<void> {
+    const { s3, sdk } = await this.connect()
+    await s3.send(new sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }))
+  }
+}
