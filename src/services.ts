@@ -9,6 +9,7 @@ import type { EventBus } from './events/bus.js'
 import { MemoryEventBus } from './events/memory-bus.js'
 import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/file-storage.js'
+import { presenceStoreFor } from './presence/index.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
 
 export interface NodeServices extends Services {
@@ -38,7 +39,7 @@ export function servicesOver(
   limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
 ): Services & { database: Database } {
   const nodeId = randomUUID()
-  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId), storage: createStorage(config) }
+  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId), storage: createStorage(config), presence: presenceStoreFor(bus) }
 }
 
 export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {

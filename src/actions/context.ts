@@ -8,6 +8,7 @@ import type { Realm, User } from '../db/index.js'
 import type { RateLimiter } from '../ratelimit/limiter.js'
 import type { EventQueues } from '../events/queues/index.js'
 import type { FileStorage } from '../storage/file-storage.js'
+import type { PresenceStore } from '../presence/store.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -20,6 +21,8 @@ export interface Services {
   events: EventQueues
   /** Uploaded files (local disk or S3). */
   storage: FileStorage
+  /** Users' presence (in-process or Redis, like the bus). */
+  presence: PresenceStore
 }
 
 export interface RequestContext extends Services {
