@@ -26,6 +26,9 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
     forceCloseConnections: 'idle',
   })
   installErrorHandling(app)
+  // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
+  app.addHook('preClose', async () => services.events.drain())
+  app.addHook('onClose', async () => services.events.close())
   await app.register(formbody)
   await app.register(multipart, {
     attachFieldsToBody: true,

@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     closing = true
     app.log.info({ signal }, 'shutting down')
     try {
+      // Answer held long-polls first (app.close also does, via preClose) so clients reconnect to another node.
+      services.events.drain()
       await app.close()
       await services.close()
     } finally {

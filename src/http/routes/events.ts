@@ -1,0 +1,119 @@
+// POST /register, GET /events, DELETE /events (spec "Register an event
+// queue", "Get events", "Delete an event queue"; §States event queue).
+import { Type } from 'typebox'
+import type { FastifyReply } from 'fastify'
+import { route } from '../route.js'
+import { json, optional } from '../params.js'
+import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
+import { fetchRegisterState } from '../../queries/register-state.js'
+import { capabilitiesOf, queueInputFor } from '../../queries/register-queue.js'
+
+const queueParams = {
+  apply_markdown: optional(Type.Boolean()),
+  client_extavatar: optional(Type.Boolean()),
+  slim_presence: optional(Type.Boolean()),
+  all_public_streams: optional(Type.Boolean()),
+  event_types: optional(json(Type.Array(Type.String()))),
+  narrow: optional(json(Type.Array(Type.Unknown()))),
+}
+
+const CAPABILITY_PARAMS = ['bulk_message_deletion', 'stream_typing_notifications', 'user_settings_object', 'linkifier_url_template', 'user_list_incomplete'] as const
+
+/** Aborted when the client goes away before the response is written. */
+function abortOnClose(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  })
+  return controller.signal
+}
+
+export const routes = [
+  route({
+    method: 'POST',
+    url: '/register',
+    auth: 'optional',
+    params: {
+      ...queueParams,
+      include_subscribers: optional(Type.Boolean()),
+      client_capabilities: optional(json(Type.Record(Type.String(), Type.Boolean()))),
+      fetch_event_types: optional(json(Type.Array(Type.String()))),
+      queue_lifespan_secs: optional(Type.Integer()),
+    },
+    handler: async (input, ctx) => {
+      const capabilities = capabilitiesOf(input.client_capabilities)
+      const fetchEventTypes = input.fetch_event_types ?? input.event_types ?? null
+      if (!ctx.user) {
+        if (!ctx.realm.webPublicAccessEnabled) throw notLoggedIn()
+        if (input.client_extavatar) throw badRequest("Invalid 'client_extavatar' parameter for anonymous request")
+        if (input.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request")
+        const state = await fetchRegisterState(
+          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config },
+          { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false },
+        )
+        return { queue_id: null, last_event_id: -1, ...state }
+      }
+      const clientExtavatar = input.client_extavatar ?? true
+      const queueInput = await queueInputFor(ctx.prisma, ctx.user, { ...input, client_extavatar: clientExtavatar, lifespan_secs: input.queue_lifespan_secs }, capabilities)
+      // The queue first, then the snapshot: a change made in between is in both, never in neither.
+      const queue = await ctx.events.register(queueInput)
+      ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
+      const state = await fetchRegisterState(
+        { prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config },
+        { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
+      )
+      return { queue_id: queue.queueId, last_event_id: -1, ...state }
+    },
+  }),
+
+  route({
+    method: 'GET',
+    url: '/events',
+    params: {
+      queue_id: optional(Type.String()),
+      last_event_id: optional(Type.Integer()),
+      dont_block: optional(Type.Boolean()),
+      ...queueParams,
+      client_gravatar: optional(Type.Boolean()),
+      lifespan_secs: optional(Type.Integer()),
+      pronouns_field_type_supported: optional(Type.Boolean()),
+      ...Object.fromEntries(CAPABILITY_PARAMS.map((name) => [name, optional(Type.Boolean())])),
+    },
+    handler: async (input, ctx) => {
+      const dontBlock = input.dont_block ?? false
+      if (input.queue_id === undefined) {
+        // Implicit registration (upstream get_events_backend): only without blocking.
+        if (!dontBlock) throw missingArgument('queue_id')
+        const raw = input as Record<string, unknown>
+        const capabilities = capabilitiesOf(Object.fromEntries(CAPABILITY_PARAMS.map((k) => [k, raw[k] === true])))
+        const queueInput = await queueInputFor(
+          ctx.prisma,
+          ctx.user,
+          { ...input, client_extavatar: input.client_extavatar ?? input.client_gravatar ?? false },
+          capabilities,
+        )
+        const queue = await ctx.events.register(queueInput)
+        return { events: [], queue_id: queue.queueId }
+      }
+      if (input.last_event_id === undefined) throw missingArgument('last_event_id')
+      const events = await ctx.events.getEvents({
+        queueId: input.queue_id,
+        userId: ctx.user.id,
+        lastEventId: input.last_event_id,
+        dontBlock,
+        signal: abortOnClose(ctx.reply),
+      })
+      return { events, queue_id: input.queue_id }
+    },
+  }),
+
+  route({
+    method: 'DELETE',
+    url: '/events',
+    params: { queue_id: Type.String() },
+    handler: async (input, ctx) => {
+      await ctx.events.delete(input.queue_id, ctx.user.id)
+      return {}
+    },
+  }),
+]

@@ -1,0 +1,168 @@
+// Realm settings (`realm` fetch type) and user settings (`user_settings` and
+// the legacy top-level forms) of the register response (upstream §3.2–3.4, §10.1).
+import type { Realm, UserSettings } from '../db/index.js'
+import { MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
+import { realmIconUrl, realmUrl } from '../present/realm.js'
+
+/** Upstream's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS. */
+export const EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS = 90
+
+const snake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/** Realm columns returned as `realm_<snake_case name>` unchanged. */
+const REALM_SCALARS = [
+  'name',
+  'description',
+  'webPublicAccessEnabled',
+  'emailAddressVisibility',
+  'orgType',
+  'allowMessageEditing',
+  'editTopicPolicy',
+  'moveMessagesBetweenStreamsPolicy',
+  'messageContentEditLimitSeconds',
+  'moveMessagesWithinStreamLimitSeconds',
+  'moveMessagesBetweenStreamsLimitSeconds',
+  'messageContentDeleteLimitSeconds',
+  'deleteOwnMessagePolicy',
+  'allowEditHistory',
+  'mandatoryTopics',
+  'messageRetentionDays',
+  'wildcardMentionPolicy',
+  'inviteToRealmPolicy',
+  'inviteToStreamPolicy',
+  'userGroupEditPolicy',
+  'addCustomEmojiPolicy',
+  'createWebPublicStreamPolicy',
+  'botCreationPolicy',
+  'waitingPeriodThreshold',
+  'inviteRequired',
+  'emailsRestrictedToDomains',
+  'disallowDisposableEmailAddresses',
+  'passwordAuthEnabled',
+  'sendWelcomeEmails',
+  'nameChangesDisabled',
+  'emailChangesDisabled',
+  'avatarChangesDisabled',
+  'requireUniqueNames',
+  'defaultLanguage',
+  'videoChatProvider',
+  'jitsiServerUrl',
+  'presenceDisabled',
+  'enableReadReceipts',
+  'enableGuestUserIndicator',
+  'digestEmailsEnabled',
+  'digestWeekday',
+  'messageContentAllowedInEmailNotifications',
+  'defaultCodeBlockLanguage',
+  'giphyRating',
+  'deactivated',
+] as const satisfies readonly (keyof Realm)[]
+
+/** Group settings: `realm_<name>` is the group ID. */
+const REALM_GROUPS = [
+  ['create_multiuse_invite_group', 'createMultiuseInviteGroupId'],
+  ['can_access_all_users_group', 'canAccessAllUsersGroupId'],
+  ['can_create_public_channel_group', 'canCreatePublicChannelGroupId'],
+  ['can_create_private_channel_group', 'canCreatePrivateChannelGroupId'],
+  ['direct_message_initiator_group', 'directMessageInitiatorGroupId'],
+  ['direct_message_permission_group', 'directMessagePermissionGroupId'],
+] as const satisfies readonly (readonly [string, keyof Realm])[]
+
+export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeMib: number, spectator: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const name of REALM_SCALARS) out[`realm_${snake(name)}`] = realm[name]
+  for (const [wire, column] of REALM_GROUPS) out[`realm_${wire}`] = realm[column]
+  const url = realmUrl(realm, externalUrl)
+  Object.assign(out, {
+    realm_description: realm.renderedDescription,
+    realm_uri: url,
+    realm_url: url,
+    realm_icon_url: realmIconUrl(realm, externalUrl),
+    realm_icon_source: realm.iconUrl ? 'U' : 'G',
+    realm_date_created: Math.floor(realm.dateCreated.getTime() / 1000),
+    realm_max_invites: realm.maxInvitesPerDay,
+    realm_new_stream_announcements_stream_id: realm.newStreamAnnouncementsStreamId ?? -1,
+    realm_signup_announcements_stream_id: realm.signupAnnouncementsStreamId ?? -1,
+    realm_zulip_update_announcements_stream_id: -1,
+    realm_authentication_methods: { password: realm.passwordAuthEnabled, email: realm.passwordAuthEnabled },
+    realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
+    realm_is_zephyr_mirror_realm: false,
+    realm_push_notifications_enabled: false,
+    realm_plan_type: 1,
+    realm_org_type: realm.orgType,
+    max_message_length: MAX_MESSAGE_LENGTH,
+    max_topic_length: MAX_TOPIC_LENGTH,
+    max_stream_name_length: MAX_STREAM_NAME_LENGTH,
+    max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
+    max_file_upload_size_mib: realm.maxFileUploadSizeMib ?? maxFileUploadSizeMib,
+    max_avatar_file_size_mib: 5,
+    max_icon_file_size_mib: 5,
+    max_logo_file_size_mib: 5,
+    event_queue_longpoll_timeout_seconds: EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
+    server_presence_ping_interval_seconds: 60,
+    server_presence_offline_threshold_seconds: 200,
+    server_typing_started_expiry_period_milliseconds: 45000,
+    server_typing_stopped_wait_period_milliseconds: 12000,
+    server_typing_started_wait_period_milliseconds: 30000,
+    server_needs_upgrade: false,
+    password_min_length: 6,
+    password_min_guesses: 10000,
+  })
+  if (spectator) {
+    // Upstream forces these for web-public visitors.
+    Object.assign(out, { realm_allow_message_editing: false, realm_edit_topic_policy: 2, realm_delete_own_message_policy: 2, realm_presence_disabled: true })
+  }
+  return out
+}
+
+export const EMOJISET_CHOICES = [
+  { key: 'google', text: 'Google' },
+  { key: 'twitter', text: 'Twitter' },
+  { key: 'text', text: 'Plain text' },
+  { key: 'google-blob', text: 'Google blobs' },
+]
+export const AVAILABLE_NOTIFICATION_SOUNDS = ['zulip', 'ding', 'chime-bell', 'none']
+
+/** The `user_settings` object: every setting column in wire form, plus timezone and the choice lists. */
+export function userSettingsState(settings: UserSettings | null, timezone: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (settings) {
+    for (const [key, value] of Object.entries(settings)) if (key !== 'userId') out[snake(key)] = value
+  }
+  return { ...out, timezone, emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS }
+}
+
+const NOTIFICATION_KEYS = new Set([
+  'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications',
+  'enable_stream_push_notifications',
+  'enable_stream_audible_notifications',
+  'notification_sound',
+  'enable_desktop_notifications',
+  'enable_sounds',
+  'enable_offline_email_notifications',
+  'enable_offline_push_notifications',
+  'enable_online_push_notifications',
+  'enable_digest_emails',
+  'enable_marketing_emails',
+  'enable_login_emails',
+  'message_content_in_email_notifications',
+  'pm_content_in_desktop_notifications',
+  'wildcard_mentions_notify',
+  'desktop_icon_count_display',
+  'realm_name_in_email_notifications_policy',
+  'presence_enabled',
+  'email_notifications_batching_period_seconds',
+])
+
+/** Legacy top-level settings for clients without user_settings_object. */
+export function legacySettingsState(userSettings: Record<string, unknown>, kind: 'display' | 'notifications'): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(userSettings)) {
+    if (key === 'emojiset_choices' || key === 'available_notification_sounds') continue
+    if (NOTIFICATION_KEYS.has(key) === (kind === 'notifications')) out[key] = value
+  }
+  if (kind === 'display') out.emojiset_choices = EMOJISET_CHOICES
+  else out.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS
+  return out
+}

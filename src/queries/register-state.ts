@@ -1,0 +1,235 @@
+// The initial state of POST /register: each key present only when
+// fetch_event_types selects it (upstream-behaviour §3.2). The route creates
+// the queue first, then reads this snapshot, so no change falls between them.
+import type { PrismaClient, Realm, Stream, User } from '../db/index.js'
+import type { Config } from '../config.js'
+import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
+import type { ClientCapabilities } from '../events/queues/index.js'
+import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
+import { presentUser, type UserDict } from '../present/user.js'
+import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../version.js'
+import { getStreams, getSubscriberIds } from './streams.js'
+import { getUsers } from './users.js'
+import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
+import { legacySettingsState, realmState, userSettingsState } from './register-settings.js'
+
+export interface RegisterStateContext {
+  prisma: PrismaClient
+  realm: Realm
+  /** null for a web-public visitor. */
+  user: User | null
+  config: Config
+}
+
+export interface RegisterStateOptions {
+  /** null: every key. */
+  fetchEventTypes: string[] | null
+  capabilities: ClientCapabilities
+  clientExtavatar: boolean
+  includeSubscribers: boolean
+  slimPresence: boolean
+}
+
+const CUSTOM_PROFILE_FIELD_TYPES = {
+  SHORT_TEXT: { id: 1, name: 'Short text' },
+  LONG_TEXT: { id: 2, name: 'Long text' },
+  SELECT: { id: 3, name: 'List of options' },
+  DATE: { id: 4, name: 'Date picker' },
+  URL: { id: 5, name: 'Link' },
+  USER: { id: 6, name: 'Person picker' },
+  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
+  PRONOUNS: { id: 8, name: 'Pronouns' },
+}
+
+/** Per-subscription notification settings and the global settings they inherit when null. */
+const INHERITED_NOTIFICATIONS = [
+  ['desktop_notifications', 'enable_stream_desktop_notifications'],
+  ['audible_notifications', 'enable_stream_audible_notifications'],
+  ['push_notifications', 'enable_stream_push_notifications'],
+  ['email_notifications', 'enable_stream_email_notifications'],
+  ['wildcard_mentions_notify', 'wildcard_mentions_notify'],
+] as const
+
+export async function fetchRegisterState(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<Record<string, unknown>> {
+  const want = (type: string): boolean => options.fetchEventTypes === null || options.fetchEventTypes.includes(type)
+  const { prisma, realm, user } = ctx
+  const state: Record<string, unknown> = {
+    service_feature_level: SERVICE_FEATURE_LEVEL,
+    service_version: SERVICE_VERSION,
+    service_merge_base: SERVICE_MERGE_BASE,
+  }
+  const settings = user ? await prisma.userSettings.findUnique({ where: { userId: user.id } }) : null
+  const userSettings = userSettingsState(settings, user?.timezone ?? '')
+
+  if (want('alert_words')) {
+    state.alert_words = user ? (await prisma.alertWord.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } })).map((w) => w.word) : []
+  }
+  if (want('custom_profile_fields')) {
+    const fields = await prisma.customProfileField.findMany({ where: { realmId: realm.id }, orderBy: { order: 'asc' } })
+    state.custom_profile_fields = fields.map((f) => ({
+      id: f.id,
+      type: f.type,
+      order: f.order,
+      name: f.name,
+      hint: f.hint,
+      field_data: f.fieldData,
+      display_in_profile_summary: f.displayInProfileSummary,
+      required: f.required,
+    }))
+    state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES
+  }
+  if (want('message')) state.max_message_id = user ? await getMaxMessageId(prisma, user.id) : -1
+  if (want('presence')) {
+    // Presence is not tracked yet: nobody is online.
+    state.presences = {}
+    state.presence_last_update_id = -1
+    state.server_timestamp = Date.now() / 1000
+  }
+  if (want('realm')) Object.assign(state, realmState(realm, ctx.config.externalUrl, ctx.config.maxFileUploadSizeMib, user === null))
+  if (want('realm_user')) Object.assign(state, await realmUserState(ctx, options))
+  if (want('realm_linkifiers')) {
+    state.realm_linkifiers = options.capabilities.linkifier_url_template
+      ? (await prisma.realmLinkifier.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })).map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.urlTemplate }))
+      : []
+  }
+  if (want('realm_filters')) state.realm_filters = []
+  if (want('recent_private_conversations')) state.recent_private_conversations = user ? await getRecentPrivateConversations(prisma, user.id) : []
+  if (want('subscription')) Object.assign(state, await subscriptionState(ctx, options, userSettings))
+  if (want('message') && want('update_message_flags')) {
+    state.unread_msgs = user
+      ? await getUnreadSummary(prisma, user.id)
+      : { count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false }
+  }
+  if (want('starred_messages')) state.starred_messages = user ? await getStarredMessageIds(prisma, user.id) : []
+  if (want('stream')) state.streams = await visibleStreams(ctx, options)
+  if (want('default_streams')) {
+    const defaults = await prisma.defaultStream.findMany({ where: { realmId: realm.id }, include: { stream: true } })
+    state.realm_default_streams = user && isGuest(user.role) ? [] : sortByName(defaults.map((d) => presentStream(d.stream)))
+  }
+  if (want('user_settings')) state.user_settings = userSettings
+  if (!options.capabilities.user_settings_object) {
+    if (want('update_display_settings')) Object.assign(state, legacySettingsState(userSettings, 'display'))
+    if (want('update_global_notifications')) Object.assign(state, legacySettingsState(userSettings, 'notifications'))
+  }
+  if (want('user_topic')) {
+    const topics = user ? await prisma.userTopic.findMany({ where: { userId: user.id, visibilityPolicy: { not: 0 } }, orderBy: { id: 'asc' } }) : []
+    state.user_topics = topics.map((t) => ({
+      stream_id: t.streamId,
+      topic_name: t.topicName,
+      last_updated: Math.floor(t.lastUpdated.getTime() / 1000),
+      visibility_policy: t.visibilityPolicy,
+    }))
+  }
+  if (want('user_status')) {
+    const statuses = user ? await prisma.userStatus.findMany({ where: { user: { realmId: realm.id } } }) : []
+    state.user_status = Object.fromEntries(
+      statuses.map((s) => {
+        const status: Record<string, unknown> = {}
+        if (s.statusText) status.status_text = s.statusText
+        if (s.emojiName) Object.assign(status, { emoji_name: s.emojiName, emoji_code: s.emojiCode, reaction_type: s.reactionType })
+        return [String(s.userId), status]
+      }),
+    )
+  }
+  return state
+}
+
+async function realmUserState(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<Record<string, unknown>> {
+  const { prisma, realm, user } = ctx
+  let users: UserDict[]
+  if (user) {
+    // user_list_incomplete: the accessible users only; otherwise upstream sends everyone (inaccessible ones as "Unknown user").
+    users = await getUsers({ prisma, realm, user }, { clientExtavatar: options.clientExtavatar, includeCustomProfileFields: true })
+  } else {
+    const rows = await prisma.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })
+    users = rows.map((row) => presentUser(row, null, { clientExtavatar: false, includeCustomProfileFields: true, realm }))
+  }
+  const strip = (u: UserDict) => {
+    const { is_active: _active, ...rest } = u
+    if (options.capabilities.user_avatar_url_field_optional && rest.avatar_url === null) {
+      const { avatar_url: _avatar, ...slim } = rest
+      return slim
+    }
+    return rest
+  }
+  const out: Record<string, unknown> = {
+    realm_users: users.filter((u) => u.is_active).map(strip),
+    realm_non_active_users: users.filter((u) => !u.is_active).map(strip),
+    cross_realm_bots: [],
+  }
+  const me = user ? users.find((u) => u.user_id === user.id) : undefined
+  if (user && me) {
+    const admin = isAdmin(user.role)
+    Object.assign(out, {
+      avatar_source: user.avatarSource,
+      avatar_url: me.avatar_url,
+      avatar_url_medium: me.avatar_url,
+      can_create_streams: !isGuest(user.role),
+      can_create_public_streams: !isGuest(user.role),
+      can_create_private_streams: !isGuest(user.role),
+      can_create_web_public_streams: isModeratorOrAbove(user.role) && realm.webPublicAccessEnabled,
+      can_subscribe_other_users: !isGuest(user.role),
+      can_invite_others_to_realm: !isGuest(user.role),
+      is_admin: admin,
+      is_owner: me.is_owner,
+      is_moderator: isModeratorOrAbove(user.role) && !admin,
+      is_guest: me.is_guest,
+      is_billing_admin: me.is_billing_admin,
+      user_id: user.id,
+      email: user.email,
+      delivery_email: user.deliveryEmail,
+      full_name: user.fullName,
+    })
+  } else {
+    Object.assign(out, { is_admin: false, is_owner: false, is_moderator: false, is_guest: true, is_billing_admin: false, user_id: 0 })
+  }
+  return out
+}
+
+async function subscriptionState(
+  ctx: RegisterStateContext,
+  options: RegisterStateOptions,
+  userSettings: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const { prisma, realm, user } = ctx
+  if (!user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] }
+  const rows = await prisma.subscription.findMany({ where: { userId: user.id, stream: { deactivated: false } }, include: { stream: true } })
+  const subscribedIds = new Set(rows.map((r) => r.streamId))
+  const neverRows = isGuest(user.role)
+    ? []
+    : await prisma.stream.findMany({
+        where: { realmId: realm.id, deactivated: false, id: { notIn: [...subscribedIds] }, ...(isAdmin(user.role) ? {} : { inviteOnly: false }) },
+      })
+  const subscribers = options.includeSubscribers
+    ? await getSubscriberIds(prisma, [...rows.map((r) => r.streamId), ...neverRows.map((s) => s.id)])
+    : undefined
+  const present = (row: (typeof rows)[number]): SubscriptionObject => {
+    const sub = presentSubscription(row, row.stream, { subscribers: subscribers?.get(row.streamId) })
+    if (!options.capabilities.notification_settings_null) {
+      for (const [field, global] of INHERITED_NOTIFICATIONS) if (sub[field] === null) sub[field] = Boolean(userSettings[global])
+    }
+    return sub
+  }
+  return {
+    subscriptions: sortByName(rows.filter((r) => r.active).map(present)),
+    unsubscribed: sortByName(rows.filter((r) => !r.active).map(present)),
+    never_subscribed: sortByName(neverRows.map((s: Stream) => presentStream(s, { subscribers: subscribers?.get(s.id) }))),
+  }
+}
+
+async function visibleStreams(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<unknown[]> {
+  const { prisma, realm, user } = ctx
+  let streams
+  if (!user) {
+    streams = sortByName((await prisma.stream.findMany({ where: { realmId: realm.id, deactivated: false, isWebPublic: true } })).map((s) => presentStream(s)))
+  } else {
+    const admin = isAdmin(user.role)
+    streams = await getStreams(
+      { prisma, user },
+      { includePublic: true, includeWebPublic: true, includeSubscribed: true, includeAllActive: admin, includeDefault: false, includeOwnerSubscribed: false },
+    )
+  }
+  if (!options.includeSubscribers) return streams
+  const subscribers = await getSubscriberIds(prisma, streams.map((s) => s.stream_id))
+  return streams.map((s) => ({ ...s, subscribers: subscribers.get(s.stream_id) ?? [] }))
+}
