@@ -3,9 +3,6 @@ import type { Route } from '../route.js'
 import { routes as serverSettings } from './server-settings.js'
 import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
-import { routes as subscriptions } from './subscriptions.js'
-import { routes as streams } from './streams.js'
 import { routes as events } from './events.js'
-import { routes as messages } from './messages.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...subscriptions, ...streams, ...events, ...messages]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...events]
