@@ -10,7 +10,7 @@ import {
   invalidAuthHeader,
   invalidSubdomain,
   malformedApiKey,
-  missingAuthHeader,
+  notLoggedIn,
   realmDeactivatedAuth,
   wrongSubdomain,
 } from '../errors.js'
@@ -57,7 +57,7 @@ const API_KEY_PATTERN = /^[A-Za-z0-9]{32}$/
 /** Authenticates the request's Basic credentials; throws the 401 envelopes upstream sends. */
 export async function authenticate(services: Services, request: FastifyRequest): Promise<{ realm: Realm; user: User }> {
   const credentials = parseBasicAuth(request.headers.authorization)
-  if (!credentials) throw missingAuthHeader()
+  if (!credentials) throw notLoggedIn()
   const { username, password: apiKey } = credentials
   if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
   const user = await services.prisma.user.findUnique({ where: { apiKey } })
