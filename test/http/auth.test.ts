@@ -20,7 +20,7 @@ t.test('HTTP Basic authentication', async (t) => {
 
   t.test('answers 401 with a challenge when the header is missing', async (t) => {
     const res = await anon(app, fx).get('/users/me')
-    expectError(t, res, { code: 'UNAUTHORIZED', status: 401 })
+    expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Not logged in: API authentication or user session required' })
     t.equal(res.headers['www-authenticate'], CHALLENGE)
     t.match(res.headers['content-type'], /^application\/json/)
   })
