@@ -109,6 +109,16 @@ export const streamWildcardMentionNotAllowed = () =>
 export const topicWildcardMentionNotAllowed = () =>
   new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED')
 
+// Sending and fetching messages
+export const missingTopic = () => badRequest('Missing topic')
+export const missingChannel = () => badRequest('Missing channel')
+export const cannotSendToMultipleChannels = () => badRequest('Cannot send to multiple channels')
+export const invalidEmailRecipient = (email: string) => badRequest(`Invalid email '${email}'`)
+export const recipientDeactivated = (email: string) => badRequest(`'${email}' is no longer using Roost.`)
+export const notAuthorizedToSendToChannel = (name: string) => badRequest(`Not authorized to send to channel '${name}'`)
+export const tooManyMessagesRequested = (max: number) => badRequest(`Too many messages requested (maximum ${max}).`)
+export const invalidAnchor = () => badRequest('Invalid anchor')
+
 // Events
 export const badEventQueueId = (queueId: string) =>
   new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId })

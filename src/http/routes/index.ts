@@ -4,5 +4,6 @@ import { routes as serverSettings } from './server-settings.js'
 import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
 import { routes as events } from './events.js'
+import { routes as messages } from './messages.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...events]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...events, ...messages]

@@ -1,0 +1,175 @@
+// Who a new message goes to: the `to`/`type`/`topic` parameters of
+// POST /messages parsed as upstream does (zerver/lib/addressee.py), the
+// channel or users looked up, and the permission to post checked.
+import type { ActionContext } from './context.js'
+import type { Realm, Stream, User } from '../db/index.js'
+import {
+  ApiError,
+  badRequest,
+  cannotSendToMultipleChannels,
+  invalidEmailRecipient,
+  invalidUserId,
+  missingChannel,
+  missingTopic,
+  notAuthorizedToSendToChannel,
+  recipientDeactivated,
+  streamIdNotFound,
+  streamNameNotFound,
+} from '../errors.js'
+import { isAdmin, isGuest, isModeratorOrAbove, isProvisionalMember, ROLE } from '../domain/roles.js'
+import { normalizeTopic } from '../domain/topics.js'
+import { findStreamByName } from '../access/stream.js'
+
+export type MessageType = 'direct' | 'private' | 'channel' | 'stream'
+
+export type Addressee =
+  | { kind: 'stream'; channel: number | string | null; topic: string }
+  | { kind: 'private'; to: number[] | string[] }
+
+function parseJsonOr(s: string): unknown {
+  try {
+    return JSON.parse(s)
+  } catch {
+    return s
+  }
+}
+
+/** `to` of a channel message: an id, a name, or a one-element JSON list of either. */
+function channelIndicator(to: string): number | string {
+  let data = parseJsonOr(to)
+  if (Array.isArray(data)) {
+    if (data.length > 1) throw cannotSendToMultipleChannels()
+    if (data.length === 0) throw missingChannel()
+    data = data[0]
+  }
+  if (typeof data === 'number' && Number.isInteger(data)) return data
+  if (typeof data === 'string') return data
+  throw badRequest('Invalid data type for channel')
+}
+
+/** `to` of a direct message: a JSON list of ids or of emails, or a comma-separated string of emails. */
+function privateRecipients(to: string): number[] | string[] {
+  let data = parseJsonOr(to)
+  if (typeof data === 'string') data = data.split(',')
+  if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients')
+  if (data.length === 0) return []
+  if (typeof data[0] === 'string') {
+    if (!data.every((d): d is string => typeof d === 'string')) {
+      throw badRequest('Recipient lists may contain emails or user IDs, but not both.')
+    }
+    return [...new Set(data.map((e) => e.trim()).filter((e) => e !== ''))]
+  }
+  if (!data.every((d): d is number => typeof d === 'number' && Number.isInteger(d))) {
+    if (data.every((d) => typeof d === 'number' || typeof d === 'string')) {
+      throw badRequest('Recipient lists may contain emails or user IDs, but not both.')
+    }
+    throw badRequest('Invalid data type for recipients')
+  }
+  return [...new Set(data)]
+}
+
+export function parseAddressee(input: { type: MessageType; to?: string; topic?: string }): Addressee {
+  if (input.type === 'channel' || input.type === 'stream') {
+    const channel = input.to === undefined ? null : channelIndicator(input.to)
+    if (input.topic === undefined) throw missingTopic()
+    return { kind: 'stream', channel, topic: normalizeTopic(input.topic) }
+  }
+  const to = input.to === undefined ? [] : privateRecipients(input.to)
+  if (to.length === 0) throw new ApiError('Message must have recipients')
+  return { kind: 'private', to }
+}
+
+// ---------------------------------------------------------------------------
+// Channels
+
+export async function findStreamForSend(ctx: ActionContext, channel: number | string | null): Promise<Stream> {
+  if (channel === null) {
+    // Bots may have a default channel to send to.
+    const id = ctx.user.defaultSendingStreamId
+    if (id === null) throw missingChannel()
+    channel = id
+  }
+  if (typeof channel === 'number') {
+    const stream = await ctx.prisma.stream.findUnique({ where: { id: channel } })
+    if (!stream || stream.realmId !== ctx.realm.id || stream.deactivated) throw streamIdNotFound(channel)
+    return stream
+  }
+  const stream = await findStreamByName(ctx.prisma, ctx.realm.id, channel)
+  if (!stream) throw streamNameNotFound(channel.trim())
+  return stream
+}
+
+const POST_POLICY = { EVERYONE: 1, ADMINS: 2, RESTRICT_NEW_MEMBERS: 3, MODERATORS: 4 } as const
+
+/** The channel's stream_post_policy applied to one user; returns the refusal, if any. */
+function postPolicyRefusal(user: Pick<User, 'role' | 'dateJoined'>, stream: Stream, realm: Realm, now: Date): ApiError | null {
+  const policy = stream.streamPostPolicy
+  if (policy === POST_POLICY.EVERYONE || isAdmin(user.role)) return null
+  if (policy === POST_POLICY.ADMINS) return badRequest('Only organization administrators can send to this channel.')
+  if (policy === POST_POLICY.MODERATORS && !isModeratorOrAbove(user.role)) {
+    return badRequest('Only organization administrators and moderators can send to this channel.')
+  }
+  if (isGuest(user.role)) return badRequest('Guests cannot send to this channel.')
+  if (policy === POST_POLICY.RESTRICT_NEW_MEMBERS && isProvisionalMember(user, realm, now)) {
+    return badRequest('New members cannot send to this channel.')
+  }
+  return null
+}
+
+async function isSubscribed(ctx: ActionContext, userId: number, streamId: number): Promise<boolean> {
+  return (await ctx.prisma.subscription.count({ where: { userId, streamId, active: true } })) > 0
+}
+
+/** May a user post to the channel without going through its owner? (upstream check_basic_stream_access) */
+async function hasBasicAccess(ctx: ActionContext, user: Pick<User, 'id' | 'role'>, stream: Stream): Promise<boolean> {
+  if (stream.isWebPublic) return true
+  if (!stream.inviteOnly && user.role !== ROLE.GUEST) return true
+  return isSubscribed(ctx, user.id, stream.id)
+}
+
+/** Throws unless the sender (or, for a bot, its owner) may post to the channel. */
+export async function checkMaySendToStream(ctx: ActionContext, stream: Stream): Promise<void> {
+  const sender = ctx.user
+  const now = ctx.now()
+  const owner =
+    sender.isBot && sender.botOwnerId !== null ? await ctx.prisma.user.findUnique({ where: { id: sender.botOwnerId } }) : null
+  const refusal = postPolicyRefusal(sender, stream, ctx.realm, now)
+  if (refusal && !(owner && owner.isActive && postPolicyRefusal(owner, stream, ctx.realm, now) === null)) throw refusal
+  if (owner && owner.isActive && (await hasBasicAccess(ctx, owner, stream))) return
+  if (await hasBasicAccess(ctx, sender, stream)) return
+  throw notAuthorizedToSendToChannel(stream.name)
+}
+
+// ---------------------------------------------------------------------------
+// Direct messages
+
+/** The users named by `to`, active and in the realm; throws upstream's errors otherwise. */
+export async function findDirectRecipients(ctx: ActionContext, to: number[] | string[]): Promise<User[]> {
+  let users: User[]
+  if (typeof to[0] === 'number') {
+    const ids = to as number[]
+    const found = await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } })
+    const byId = new Map(found.map((u) => [u.id, u]))
+    users = ids.map((id) => {
+      const user = byId.get(id)
+      if (!user) throw invalidUserId(id)
+      return user
+    })
+  } else {
+    const emails = to as string[]
+    const found = await ctx.prisma.user.findMany({
+      where: {
+        realmId: ctx.realm.id,
+        OR: [{ email: { in: emails, mode: 'insensitive' } }, { deliveryEmail: { in: emails, mode: 'insensitive' } }],
+      },
+    })
+    users = emails.map((email) => {
+      const e = email.toLowerCase()
+      const user = found.find((u) => u.deliveryEmail.toLowerCase() === e) ?? found.find((u) => u.email.toLowerCase() === e)
+      if (!user) throw invalidEmailRecipient(email)
+      return user
+    })
+  }
+  for (const user of users) if (!user.isActive) throw recipientDeactivated(user.email)
+  return users
+}

@@ -1,0 +1,129 @@
+// Rendering message Markdown with only the data it mentions: the users,
+// groups, channels and custom emoji named in the content are loaded, then the
+// pure renderer runs. Shared by sending (and later editing) messages.
+import type { Config } from '../config.js'
+import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
+import { Prisma } from '../db/index.js'
+import {
+  extractMentionCandidates,
+  renderMarkdown,
+  type MentionableUser,
+  type RenderContext,
+  type RenderResult,
+} from '../domain/markdown.js'
+import { canAccessStreamContent } from '../domain/stream-access.js'
+import { realmUrl } from '../present/realm.js'
+
+type Db = PrismaClient | Tx
+
+export async function loadRenderContext(
+  db: Db,
+  realm: Realm,
+  sender: Pick<User, 'id' | 'role'>,
+  content: string,
+  config: Pick<Config, 'externalUrl'>,
+): Promise<RenderContext> {
+  const c = extractMentionCandidates(content)
+  const lowerNames = c.userNames.map((n) => n.toLowerCase())
+  const users =
+    lowerNames.length + c.userIds.length === 0
+      ? []
+      : await db.$queryRaw<{ id: number; full_name: string }[]>`
+          SELECT id, full_name FROM user_profile
+          WHERE realm_id = ${realm.id} AND is_active
+            AND (lower(full_name) = ANY(${lowerNames}::text[]) OR id = ANY(${c.userIds}::int[]))`
+  const usersByName = new Map<string, MentionableUser[]>()
+  const usersById = new Map<number, MentionableUser>()
+  for (const u of users) {
+    const m: MentionableUser = { id: u.id, fullName: u.full_name }
+    usersById.set(m.id, m)
+    const key = m.fullName.toLowerCase()
+    usersByName.set(key, [...(usersByName.get(key) ?? []), m])
+  }
+
+  const groups =
+    c.groupNames.length === 0
+      ? []
+      : await db.userGroup.findMany({
+          where: { realmId: realm.id, deactivated: false, isSystemGroup: false, name: { in: c.groupNames, mode: 'insensitive' } },
+          select: { id: true, name: true },
+        })
+
+  const streams =
+    c.streamNames.length === 0
+      ? []
+      : await db.stream.findMany({
+          where: { realmId: realm.id, deactivated: false, name: { in: c.streamNames, mode: 'insensitive' } },
+          select: { id: true, name: true, inviteOnly: true, isWebPublic: true },
+        })
+  const subscribed = new Set(
+    streams.length === 0
+      ? []
+      : (
+          await db.subscription.findMany({
+            where: { userId: sender.id, active: true, streamId: { in: streams.map((s) => s.id) } },
+            select: { streamId: true },
+          })
+        ).map((s) => s.streamId),
+  )
+  const linkable = streams.filter((s) => canAccessStreamContent(sender, s, subscribed.has(s.id)))
+
+  const emoji =
+    c.emojiNames.length === 0
+      ? []
+      : await db.realmEmoji.findMany({ where: { realmId: realm.id, name: { in: c.emojiNames } } })
+
+  return {
+    usersByName,
+    usersById,
+    groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
+    streamsByName: new Map(linkable.map((s) => [s.name.toLowerCase(), { id: s.id, name: s.name }])),
+    realmEmoji: new Map(
+      emoji.map((e) => [
+        e.name,
+        { id: String(e.id), name: e.name, sourceUrl: `/user_avatars/${realm.id}/emoji/images/${e.fileName}`, deactivated: e.deactivated },
+      ]),
+    ),
+    realmUrl: realmUrl(realm, config.externalUrl),
+  }
+}
+
+export async function renderMessageContent(
+  db: Db,
+  realm: Realm,
+  sender: Pick<User, 'id' | 'role'>,
+  content: string,
+  config: Pick<Config, 'externalUrl'>,
+): Promise<RenderResult> {
+  return renderMarkdown(content, await loadRenderContext(db, realm, sender, content, config))
+}
+
+/** Members of the groups, including members of their subgroups at any depth. */
+export async function groupMemberIds(db: Db, groupIds: readonly number[]): Promise<number[]> {
+  if (groupIds.length === 0) return []
+  const rows = await db.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+    WITH RECURSIVE g(id) AS (
+      SELECT unnest(${[...groupIds]}::int[])
+      UNION
+      SELECT s.subgroup_id FROM user_group_subgroup s JOIN g ON s.supergroup_id = g.id
+    )
+    SELECT DISTINCT m.user_id FROM user_group_member m JOIN g ON m.group_id = g.id`)
+  return rows.map((r) => r.user_id)
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Users (of `userIds`) with an alert word in `content`: case-insensitive, whole words only. */
+export async function alertedUserIds(db: Db, userIds: readonly number[], content: string): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set()
+  const words = await db.alertWord.findMany({ where: { userId: { in: [...userIds] } }, select: { userId: true, word: true } })
+  const out = new Set<number>()
+  for (const { userId, word } of words) {
+    if (out.has(userId) || word.trim() === '') continue
+    const re = new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu')
+    if (re.test(content)) out.add(userId)
+  }
+  return out
+}

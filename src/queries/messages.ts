@@ -1,0 +1,210 @@
+// GET /messages and GET /messages/{id}: message windows around an anchor in a
+// narrow, and single messages, as API dicts with the viewer's flags.
+import type { PrismaClient, Realm, User } from '../db/index.js'
+import { Prisma } from '../db/index.js'
+import { escapeHtml } from '../domain/markdown.js'
+import { HISTORICAL_FLAGS } from '../domain/flags.js'
+import { parseNarrow } from '../domain/narrow.js'
+import { badRequest, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
+import { presentMessage, type MessageRow } from '../present/message.js'
+import { accessMessageById } from '../access/message.js'
+import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
+
+/** Upstream's MAX_MESSAGES_PER_FETCH. */
+export const MAX_MESSAGES_PER_FETCH = 5000
+/** Upstream's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` resolves to it. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000
+
+export interface ViewerContext {
+  prisma: PrismaClient
+  realm: Realm
+  user: User
+}
+
+export interface GetMessagesInput {
+  anchor?: string
+  useFirstUnreadAnchor?: boolean
+  numBefore: number
+  numAfter: number
+  includeAnchor: boolean
+  narrow?: unknown
+  applyMarkdown: boolean
+  clientExtavatar: boolean
+}
+
+export interface GetMessagesResult {
+  messages: Record<string, unknown>[]
+  found_anchor: boolean
+  found_oldest: boolean
+  found_newest: boolean
+  history_limited: boolean
+  anchor: number
+}
+
+interface IdRow {
+  id: number
+  flags: number
+}
+
+/** Loads what presentMessage needs for the rows and presents them in the given order. */
+export async function presentMessages(
+  ctx: ViewerContext,
+  rows: { message: MessageRow & { realmId: number }; flags: number }[],
+  options: { applyMarkdown: boolean; clientExtavatar: boolean },
+): Promise<Record<string, unknown>[]> {
+  if (rows.length === 0) return []
+  const messageIds = rows.map((r) => r.message.id)
+  const userIds = new Set<number>()
+  const streamIds = new Set<number>()
+  for (const { message } of rows) {
+    userIds.add(message.senderId)
+    for (const id of message.dmUserIds) userIds.add(id)
+    if (message.streamId !== null) streamIds.add(message.streamId)
+  }
+  const reactions = await ctx.prisma.reaction.findMany({
+    where: { messageId: { in: messageIds } },
+    orderBy: { id: 'asc' },
+    include: { user: { select: { id: true, email: true, fullName: true } } },
+  })
+  const [users, streams] = await Promise.all([
+    ctx.prisma.user.findMany({ where: { id: { in: [...userIds] } } }),
+    ctx.prisma.stream.findMany({ where: { id: { in: [...streamIds] } }, select: { id: true, name: true } }),
+  ])
+  const userById = new Map(users.map((u) => [u.id, u]))
+  const streamById = new Map(streams.map((s) => [s.id, s]))
+  return rows.map(({ message, flags }) => {
+    const sender = userById.get(message.senderId)
+    if (!sender) throw new Error(`sender ${message.senderId} of message ${message.id} not found`)
+    return presentMessage(message, {
+      ...options,
+      realm: ctx.realm,
+      sender,
+      stream: message.streamId === null ? null : streamById.get(message.streamId),
+      recipients: message.dmUserIds.flatMap((id) => userById.get(id) ?? []),
+      reactions: reactions.filter((r) => r.messageId === message.id),
+      flags,
+    })
+  })
+}
+
+function parseAnchor(input: GetMessagesInput): number | 'newest' | 'oldest' | 'first_unread' {
+  const raw = input.anchor
+  if (raw === undefined) {
+    if (input.useFirstUnreadAnchor) return 'first_unread'
+    throw badRequest("Missing 'anchor' argument.")
+  }
+  if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw
+  if (!/^-?\d+$/.test(raw.trim())) throw invalidAnchor()
+  const n = Number(raw.trim())
+  if (n < 0) return 0
+  return Math.min(n, LARGER_THAN_MAX_MESSAGE_ID)
+}
+
+async function resolveAnchor(ctx: ViewerContext, narrow: CompiledNarrow, anchor: ReturnType<typeof parseAnchor>): Promise<number> {
+  if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID
+  if (anchor === 'oldest') return 0
+  if (anchor !== 'first_unread') return anchor
+  const rows = await ctx.prisma.$queryRaw<{ id: number | null }[]>(Prisma.sql`
+    SELECT min(m.id) AS id ${narrow.from} WHERE ${narrow.where} AND (um.flags & 1) = 0`)
+  return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID
+}
+
+function idRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<IdRow[]> {
+  if (limit <= 0) return Promise.resolve([])
+  const cmp = side === 'before' ? Prisma.sql`m.id <= ${bound}::bigint` : Prisma.sql`m.id >= ${bound}::bigint`
+  const order = side === 'before' ? Prisma.sql`ORDER BY m.id DESC` : Prisma.sql`ORDER BY m.id ASC`
+  return ctx.prisma.$queryRaw<IdRow[]>(Prisma.sql`
+    SELECT m.id, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`)
+}
+
+export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {
+  const { numBefore, includeAnchor } = input
+  let { numAfter } = input
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH)
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range')
+  const parsedAnchor = parseAnchor(input)
+  const terms = parseNarrow(input.narrow)
+  const narrow = await compileNarrow(ctx.prisma, ctx.user, terms)
+  const anchor = await resolveAnchor(ctx, narrow, parsedAnchor)
+  const anchoredToLeft = anchor === 0
+  const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID
+
+  // upstream limit_query_to_range: the anchor row rides along with one side.
+  const needBefore = !anchoredToLeft && numBefore > 0
+  const needAfter = !anchoredToRight && numAfter > 0
+  let before: IdRow[] = []
+  let after: IdRow[] = []
+  if (needBefore && needAfter) {
+    ;[before, after] = await Promise.all([
+      idRows(ctx, narrow, 'before', anchor - 1, numBefore),
+      idRows(ctx, narrow, 'after', anchor, numAfter + 1),
+    ])
+  } else if (needBefore) {
+    const limit = numBefore + (!anchoredToRight && includeAnchor ? 1 : 0)
+    before = await idRows(ctx, narrow, 'before', includeAnchor ? anchor : anchor - 1, limit)
+  } else if (needAfter) {
+    after = await idRows(ctx, narrow, 'after', includeAnchor ? anchor : anchor + 1, numAfter + (includeAnchor ? 1 : 0))
+  } else {
+    after = await idRows(ctx, narrow, 'after', anchor, 1)
+  }
+  const rows = [...before.reverse(), ...after]
+
+  // upstream post_process_limited_query
+  let beforeRows: IdRow[]
+  let anchorRows: IdRow[]
+  let afterRows: IdRow[]
+  if (anchoredToRight) {
+    numAfter = 0
+    beforeRows = rows
+    anchorRows = []
+    afterRows = []
+  } else {
+    beforeRows = rows.filter((r) => r.id < anchor)
+    anchorRows = rows.filter((r) => r.id === anchor)
+    afterRows = rows.filter((r) => r.id > anchor)
+  }
+  if (numBefore > 0) beforeRows = beforeRows.slice(-numBefore)
+  else if (!anchoredToRight) beforeRows = []
+  if (numAfter > 0) afterRows = afterRows.slice(0, numAfter)
+  else afterRows = []
+  const kept = [...beforeRows, ...(includeAnchor ? anchorRows : []), ...afterRows]
+
+  const messages = await ctx.prisma.message.findMany({ where: { id: { in: kept.map((r) => r.id) } } })
+  const byId = new Map(messages.map((m) => [m.id, m]))
+  const presented = await presentMessages(
+    ctx,
+    kept.flatMap((r) => {
+      const message = byId.get(r.id)
+      return message ? [{ message, flags: r.flags }] : []
+    }),
+    { applyMarkdown: input.applyMarkdown, clientExtavatar: input.clientExtavatar },
+  )
+  if (narrow.isSearch) {
+    for (const m of presented) {
+      const source = byId.get(m.id as number)
+      m.match_content = source?.renderedContent ?? ''
+      m.match_subject = escapeHtml(source?.topic ?? '')
+    }
+  }
+  return {
+    messages: presented,
+    found_anchor: anchorRows.length === 1,
+    found_oldest: anchoredToLeft || beforeRows.length < numBefore,
+    found_newest: anchoredToRight || afterRows.length < numAfter,
+    history_limited: false,
+    anchor,
+  }
+}
+
+export async function getMessage(
+  ctx: ViewerContext,
+  messageId: number,
+  options: { applyMarkdown: boolean },
+): Promise<{ message: Record<string, unknown>; raw_content: string }> {
+  const { message, userMessage } = await accessMessageById(ctx, messageId)
+  const [presented] = await presentMessages(ctx, [{ message, flags: userMessage?.flags ?? HISTORICAL_FLAGS }], {
+    applyMarkdown: options.applyMarkdown,
+    clientExtavatar: false,
+  })
+  return { message: presented ?? {}, raw_content: message.content }
+}
