@@ -91,6 +91,28 @@ export const streamIdNotFound = (streamId: number) =>
 export const streamNameNotFound = (name: string) =>
   new ApiError(`Channel '${name}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: name })
 export const invalidStreamId = () => badRequest('Invalid channel ID')
+export const invalidStreamName = (name: string) => badRequest(`Invalid channel name '${name}'`)
+export const emptyStreamName = () => badRequest("Channel name can't be empty.")
+export const streamNameTooLong = (limit: number) => badRequest(`Channel name too long (limit: ${limit} characters).`)
+export const invalidStreamNameCharacter = (position: number) => badRequest(`Invalid character in channel name, at position ${position}.`)
+export const unableToAccessStream = (name: string) => badRequest(`Unable to access channel (${name}).`)
+export const webPublicStreamsDisabled = () => badRequest('Web-public channels are not enabled.')
+export const defaultStreamCannotBePrivate = () => badRequest('A default channel cannot be private.')
+export const invalidParameters = () => badRequest('Invalid parameters')
+export const notSubscribedToStreamId = (streamId: number) => badRequest(`Not subscribed to channel ID ${streamId}`)
+export const unknownSubscriptionProperty = (property: string) => badRequest(`Unknown subscription property: ${property}`)
+export const userNotAuthorizedForQuery = () => badRequest('User not authorized for this query')
+export const notAllowedForGuests = () => badRequest('Not allowed for guest users')
+export const mustBeOwner = () => badRequest('Must be an organization owner')
+export const principalDeactivated = () => badRequest('User is deactivated')
+export const invalidUserGroup = () => badRequest('Invalid user group')
+export const groupSettingNotAllowed = (setting: string, groupName: string) =>
+  badRequest(`'${setting}' setting cannot be set to '${groupName}' group.`)
+export const streamArchived = (name: string) => badRequest(`Channel '${name}' is archived.`)
+export const invalidHexColor = (name: string) => badRequest(`${name} is not a valid hex color code`)
+export const notABoolean = (name: string) => badRequest(`${name} is not a boolean`)
+export const badValueFor = (name: string, value: unknown) =>
+  new ApiError(`Bad value for '${name}': ${String(value)}`, 'REQUEST_VARIABLE_INVALID', 400, { var_name: name, bad_value: value })
 
 // Users and messages
 export const noSuchUser = () => badRequest('No such user')

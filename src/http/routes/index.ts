@@ -5,5 +5,7 @@ import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
 import { routes as events } from './events.js'
 import { routes as messages } from './messages.js'
+import { routes as subscriptions } from './subscriptions.js'
+import { routes as streams } from './streams.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...events, ...messages]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...events, ...messages, ...subscriptions, ...streams]

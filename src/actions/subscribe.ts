@@ -1,0 +1,211 @@
+// POST /users/me/subscriptions: subscribe the requester or others to
+// channels, creating the missing ones. One transaction; events after commit.
+// Not done here: the Notification Bot messages upstream sends for new
+// channels and to users subscribed by someone else (needs message sending).
+import type { Stream, Subscription, Tx, User } from '../db/index.js'
+import type { ActionContext, Emit } from './context.js'
+import { inTransaction } from './context.js'
+import { insufficientPermission, invalidHexColor, notAllowedForGuests, streamArchived, unableToAccessStream } from '../errors.js'
+import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
+import { canSeeStreamMetadata } from '../domain/stream-access.js'
+import { presentStream, presentSubscription } from '../present/stream.js'
+import { getSubscriberIds } from '../queries/streams.js'
+import { resolvePrincipals, type Principals } from '../access/principals.js'
+import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, type NewStream } from './create-streams.js'
+import { peerEvents, type RealmUserInfo } from './subscription-events.js'
+import { STREAM_COLORS } from './user-rows.js'
+
+export const HEX_COLOR = /^#[0-9a-fA-F]{3,6}$/
+
+export interface SubscribeRequest {
+  name: string
+  description?: string
+  color?: string
+}
+
+export interface SubscribeInput {
+  subscriptions: SubscribeRequest[]
+  principals?: Principals
+  authorizationErrorsFatal: boolean
+  announce: boolean
+  inviteOnly: boolean
+  isWebPublic: boolean
+  isDefaultStream: boolean
+  historyPublicToSubscribers?: boolean
+  streamPostPolicy: number
+  messageRetentionDays: string | number
+  canRemoveSubscribersGroup?: number
+}
+
+export interface SubscribeResult {
+  subscribed: Record<string, string[]>
+  already_subscribed: Record<string, string[]>
+  unauthorized?: string[]
+}
+
+interface Wanted extends NewStream {
+  color?: string
+}
+
+function normalizeRequests(requests: SubscribeRequest[]): Wanted[] {
+  const byKey = new Map<string, Wanted>()
+  for (const r of requests) {
+    const name = r.name.trim()
+    checkStreamName(name)
+    if (r.color !== undefined && !HEX_COLOR.test(r.color)) throw invalidHexColor('color')
+    const key = name.toLowerCase()
+    if (!byKey.has(key)) byKey.set(key, { name, description: r.description?.replace(/\n/g, ' '), color: r.color })
+  }
+  return [...byKey.values()]
+}
+
+/** May the requester subscribe (itself or others) to this existing channel? */
+function canAddSubscribers(user: User, stream: Stream, subscribed: boolean): boolean {
+  if (subscribed || stream.isWebPublic) return true
+  return !stream.inviteOnly && !isGuest(user.role)
+}
+
+/** The first palette color the user does not use yet, else by count. */
+function colorPicker(used: string[]): () => string {
+  const taken = new Set(used.map((c) => c.toLowerCase()))
+  let n = used.length
+  return () => {
+    const free = STREAM_COLORS.find((c) => !taken.has(c))
+    const color = free ?? (STREAM_COLORS[n % STREAM_COLORS.length] as string)
+    taken.add(color)
+    n++
+    return color
+  }
+}
+
+export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInput): Promise<SubscribeResult> {
+  const { user, realm } = ctx
+  if (isGuest(user.role)) throw notAllowedForGuests()
+  const retention = parseMessageRetentionDays(input.messageRetentionDays)
+  const wanted = normalizeRequests(input.subscriptions)
+  const now = ctx.now()
+
+  return inTransaction(ctx, async (tx, emit) => {
+    const existing = new Map<string, Stream>()
+    const missing: Wanted[] = []
+    for (const w of wanted) {
+      const found = await tx.stream.findFirst({ where: { realmId: realm.id, name: { equals: w.name, mode: 'insensitive' } } })
+      if (found?.deactivated) throw streamArchived(found.name)
+      if (found) existing.set(w.name.toLowerCase(), found)
+      else missing.push(w)
+    }
+    const ownSubs = await tx.subscription.findMany({ where: { userId: user.id, active: true, streamId: { in: [...existing.values()].map((s) => s.id) } } })
+    const ownSubscribed = new Set(ownSubs.map((s) => s.streamId))
+    const authorized: Stream[] = []
+    const unauthorized: Stream[] = []
+    for (const stream of existing.values()) {
+      ;(canAddSubscribers(user, stream, ownSubscribed.has(stream.id)) ? authorized : unauthorized).push(stream)
+    }
+    if (unauthorized.length > 0 && input.authorizationErrorsFatal) throw unableToAccessStream((unauthorized[0] as Stream).name)
+
+    const principals = input.principals ?? []
+    const others = principals.some((p) => (typeof p === 'number' ? p !== user.id : p.trim().toLowerCase() !== user.email.toLowerCase()))
+    if (others && !hasPolicyPermission(realm.inviteToStreamPolicy, user, realm, now)) throw insufficientPermission()
+    const subscribers = others ? await resolvePrincipals(tx, realm.id, principals) : [user]
+
+    let created: Stream[] = []
+    if (missing.length > 0) {
+      const options = {
+        inviteOnly: input.inviteOnly,
+        isWebPublic: input.isWebPublic,
+        isDefaultStream: input.isDefaultStream,
+        historyPublicToSubscribers: input.historyPublicToSubscribers,
+        streamPostPolicy: input.streamPostPolicy,
+        messageRetentionDays: retention,
+        canRemoveSubscribersGroupId: input.canRemoveSubscribersGroup,
+      }
+      const group = await checkCanCreateStreams(tx, realm, user, options, now)
+      created = await insertStreams(tx, realm, user, missing, { ...options, canRemoveSubscribersGroupId: group }, now)
+    }
+    const colors = new Map(wanted.filter((w) => w.color !== undefined).map((w) => [w.name.toLowerCase(), w.color as string]))
+    const streams = [...authorized, ...created]
+    const result = await addSubscriptions(tx, emit, { ctx, streams, created, subscribers, colors })
+    return input.authorizationErrorsFatal ? result : { ...result, unauthorized: unauthorized.map((s) => s.name) }
+  })
+}
+
+interface AddSubscriptionsArgs {
+  ctx: ActionContext
+  streams: Stream[]
+  created: Stream[]
+  subscribers: User[]
+  /** Requested colors by lower-cased channel name. */
+  colors: Map<string, string>
+}
+
+async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs): Promise<SubscribeResult> {
+  const { ctx, streams, created, subscribers, colors } = args
+  const streamIds = streams.map((s) => s.id)
+  const rows = await tx.subscription.findMany({ where: { userId: { in: subscribers.map((u) => u.id) } } })
+  const subscribed: Record<string, string[]> = {}
+  const already: Record<string, string[]> = {}
+  const added = new Map<number, { stream: Stream; sub: Subscription }[]>()
+  for (const target of subscribers) {
+    const mine = rows.filter((r) => r.userId === target.id)
+    const nextColor = colorPicker(mine.filter((r) => r.active).map((r) => r.color))
+    for (const stream of streams) {
+      const row = mine.find((r) => r.streamId === stream.id)
+      if (row?.active) {
+        ;(already[target.email] ??= []).push(stream.name)
+        continue
+      }
+      const color = colors.get(stream.name.toLowerCase())
+      const sub = row
+        ? await tx.subscription.update({ where: { id: row.id }, data: { active: true, ...(color ? { color } : {}) } })
+        : await tx.subscription.create({ data: { userId: target.id, streamId: stream.id, color: color ?? nextColor() } })
+      ;(subscribed[target.email] ??= []).push(stream.name)
+      const list = added.get(target.id) ?? []
+      list.push({ stream, sub })
+      added.set(target.id, list)
+    }
+  }
+  await emitSubscribeEvents(tx, emit, { ctx, streamIds, created, subscribers, added })
+  return { subscribed, already_subscribed: already }
+}
+
+interface EmitArgs {
+  ctx: ActionContext
+  streamIds: number[]
+  created: Stream[]
+  subscribers: User[]
+  added: Map<number, { stream: Stream; sub: Subscription }[]>
+}
+
+async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<void> {
+  const { ctx, streamIds, created, subscribers, added } = args
+  const realmUsers: RealmUserInfo[] = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true }, select: { id: true, role: true } })
+  // Channels that now exist: to the users who may see them.
+  for (const stream of created) {
+    const audience = realmUsers.filter((u) => (stream.inviteOnly ? isAdmin(u.role) : stream.isWebPublic || !isGuest(u.role))).map((u) => u.id)
+    emit({ type: 'stream', op: 'create', streams: [presentStream(stream)] }, audience)
+  }
+  // New subscribers who could not see a channel before (and did not just hear of it above).
+  for (const target of subscribers) {
+    const fresh = (added.get(target.id) ?? [])
+      .map((a) => a.stream)
+      .filter((s) => !canSeeStreamMetadata(target, s, false))
+    if (fresh.length > 0) emit({ type: 'stream', op: 'create', streams: fresh.map((s) => presentStream(s)) }, [target.id])
+  }
+  const subscriberIds = await getSubscriberIds(tx, streamIds)
+  for (const target of subscribers) {
+    const list = added.get(target.id)
+    if (!list || list.length === 0) continue
+    const subscriptions = list.map(({ stream, sub }) => presentSubscription(sub, stream, { subscribers: subscriberIds.get(stream.id) ?? [] }))
+    emit({ type: 'subscription', op: 'add', subscriptions }, [target.id])
+  }
+  const joined = new Map<number, { stream: Stream; userIds: number[] }>()
+  for (const target of subscribers) {
+    for (const { stream } of added.get(target.id) ?? []) {
+      const change = joined.get(stream.id) ?? { stream, userIds: [] }
+      change.userIds.push(target.id)
+      joined.set(stream.id, change)
+    }
+  }
+  const changes = [...joined.values()]
+  for (const { event, userIds } of peerEvents('peer_add', changes, realmUsers, subscriberIds)) emit(event, userIds)
+}

@@ -1,0 +1,81 @@
+// DELETE /users/me/subscriptions: unsubscribe the requester, bots it owns, or
+// (with permission) other users. One transaction; events after commit.
+import type { Stream, User } from '../db/index.js'
+import type { ActionContext } from './context.js'
+import { inTransaction } from './context.js'
+import { insufficientPermission, streamNameNotFound } from '../errors.js'
+import { isAdmin } from '../domain/roles.js'
+import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
+import { findStreamByName } from '../access/stream.js'
+import { resolvePrincipals, type Principals } from '../access/principals.js'
+import { getRecursiveGroupIds } from '../queries/group-membership.js'
+import { getSubscriberIds } from '../queries/streams.js'
+import { presentStream } from '../present/stream.js'
+import { peerEvents, type RealmUserInfo } from './subscription-events.js'
+
+export interface UnsubscribeInput {
+  subscriptions: string[]
+  principals?: Principals
+}
+
+export interface UnsubscribeResult {
+  removed: string[]
+  not_removed: string[]
+}
+
+/** The requester itself or a bot it owns. */
+const directlyControls = (user: User, target: User): boolean =>
+  target.id === user.id || (target.isBot && target.botOwnerId === user.id)
+
+export async function unsubscribeFromStreams(ctx: ActionContext, input: UnsubscribeInput): Promise<UnsubscribeResult> {
+  const { user, realm } = ctx
+  return inTransaction(ctx, async (tx, emit) => {
+    const targets = input.principals && input.principals.length > 0 ? await resolvePrincipals(tx, realm.id, input.principals) : [user]
+    const unsubscribingOthers = targets.some((t) => !directlyControls(user, t))
+    const groups = unsubscribingOthers && !isAdmin(user.role) ? await getRecursiveGroupIds(tx, realm.id, user.id) : undefined
+
+    const streams: Stream[] = []
+    for (const raw of input.subscriptions) {
+      const name = raw.trim()
+      const stream = await findStreamByName(tx, realm.id, name)
+      const own = stream ? await tx.subscription.findFirst({ where: { userId: user.id, streamId: stream.id, active: true } }) : null
+      // Channels the requester may not know of are reported as missing.
+      if (!stream || !canSeeStreamMetadata(user, stream, own !== null)) throw streamNameNotFound(name)
+      if (groups && !(canAccessStreamContent(user, stream, own !== null) && groups.has(stream.canRemoveSubscribersGroupId))) {
+        throw insufficientPermission()
+      }
+      if (!streams.some((s) => s.id === stream.id)) streams.push(stream)
+    }
+
+    const result: UnsubscribeResult = { removed: [], not_removed: [] }
+    const removedByUser = new Map<number, Stream[]>()
+    const leftByStream = new Map<number, number[]>()
+    for (const target of targets) {
+      for (const stream of streams) {
+        const { count } = await tx.subscription.updateMany({ where: { userId: target.id, streamId: stream.id, active: true }, data: { active: false } })
+        if (count === 0) {
+          result.not_removed.push(stream.name)
+          continue
+        }
+        result.removed.push(stream.name)
+        removedByUser.set(target.id, [...(removedByUser.get(target.id) ?? []), stream])
+        leftByStream.set(stream.id, [...(leftByStream.get(stream.id) ?? []), target.id])
+      }
+    }
+
+    for (const target of targets) {
+      const lost = removedByUser.get(target.id)
+      if (!lost) continue
+      emit({ type: 'subscription', op: 'remove', subscriptions: lost.map((s) => ({ name: s.name, stream_id: s.id })) }, [target.id])
+      const hidden = lost.filter((s) => !canSeeStreamMetadata(target, s, false))
+      if (hidden.length > 0) emit({ type: 'stream', op: 'delete', streams: hidden.map((s) => presentStream(s)) }, [target.id])
+    }
+    if (leftByStream.size > 0) {
+      const realmUsers: RealmUserInfo[] = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
+      const subscribersAfter = await getSubscriberIds(tx, [...leftByStream.keys()])
+      const changes = streams.filter((s) => leftByStream.has(s.id)).map((stream) => ({ stream, userIds: leftByStream.get(stream.id) as number[] }))
+      for (const { event, userIds } of peerEvents('peer_remove', changes, realmUsers, subscribersAfter)) emit(event, userIds)
+    }
+    return result
+  })
+}
