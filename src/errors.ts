@@ -144,3 +144,32 @@ export const invalidAnchor = () => badRequest('Invalid anchor')
 // Events
 export const badEventQueueId = (queueId: string) =>
   new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId })
+// Drafts
+export const draftsSyncDisabled = () => badRequest('User has disabled synchronizing drafts.')
+export const draftNotFound = () => new ApiError('Draft does not exist', 'BAD_REQUEST', 404)
+export const draftNeedsOneChannel = () => badRequest('Must specify exactly 1 channel ID for channel messages')
+export const topicHasNullBytes = () => badRequest('Topic must not contain null bytes')
+export const negativeTimestamp = () => badRequest('Timestamp must not be negative.')
+// User groups
+export const invalidUserIdInList = (id: number) => badRequest(`Invalid user ID: ${id}`)
+export const invalidUserGroupId = (id: number) => badRequest(`Invalid user group ID: ${id}`)
+export const userGroupNameEmpty = () => badRequest("User group name can't be empty!")
+export const userGroupNameTooLong = (limit: number) => badRequest(`User group name cannot exceed ${limit} characters.`)
+export const userGroupNameBadPrefix = (prefix: string) => badRequest(`User group name cannot start with '${prefix}'.`)
+export const userGroupExists = (name: string) => badRequest(`User group '${name}' already exists.`)
+export const noNewDataSupplied = () => badRequest('No new data supplied')
+export const nothingToAddOrDelete = () => badRequest('Nothing to do. Specify at least one of "add" or "delete".')
+export const alreadyGroupMember = (userId: number) => badRequest(`User ${userId} is already a member of this group`)
+export const notGroupMember = (userId: number) => badRequest(`There is no member '${userId}' in this user group`)
+export const alreadySubgroup = (groupId: number) => badRequest(`User group ${groupId} is already a subgroup of this group.`)
+export const notSubgroup = (groupId: number) => badRequest(`User group ${groupId} is not a subgroup of this group.`)
+export const subgroupCycle = (groupId: number) =>
+  badRequest(`User group ${groupId} is already a subgroup of one of the passed subgroups.`)
+export const groupSettingOldMismatch = () => badRequest("'old' value does not match the expected value.")
+export const userGroupInUse = (name: string) => badRequest(`User group '${name}' is used by a setting and cannot be deleted.`)
+// Uploads
+export const noFileUploaded = () => badRequest('You must specify a file to upload')
+export const tooManyFilesUploaded = () => badRequest('You may only upload one file at a time')
+export const uploadTooLarge = (limitMib: number) => badRequest(`Uploaded file is larger than the allowed limit of ${limitMib} MiB`)
+export const fileNotFound = () => new ApiError('File not found', 'NOT_FOUND', 404)
+export const fileAccessDenied = () => new ApiError('You are not authorized to view this file.', 'BAD_REQUEST', 403)

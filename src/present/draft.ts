@@ -1,0 +1,28 @@
+// Draft row → the API's draft object (also the payload of drafts events).
+import type { Draft } from '../db/index.js'
+import type { ChatEvent } from '../events/bus.js'
+
+export interface DraftDict {
+  id: number
+  type: '' | 'stream' | 'private'
+  to: number[]
+  topic: string
+  content: string
+  timestamp: number
+}
+
+export function presentDraft(draft: Draft): DraftDict {
+  const type = draft.type === 'stream' || draft.type === 'private' ? draft.type : ''
+  return {
+    id: draft.id,
+    type,
+    to: [...draft.to],
+    topic: draft.topic,
+    content: draft.content,
+    timestamp: Math.floor(draft.lastEditTime.getTime() / 1000),
+  }
+}
+
+export const draftsAddEvent = (drafts: DraftDict[]): ChatEvent => ({ type: 'drafts', op: 'add', drafts })
+export const draftsUpdateEvent = (draft: DraftDict): ChatEvent => ({ type: 'drafts', op: 'update', draft })
+export const draftsRemoveEvent = (draftId: number): ChatEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId })
