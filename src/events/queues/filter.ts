@@ -6,7 +6,8 @@
 // * message events carry `message.content` rendered (HTML) and the Markdown
 //   source in `message.raw_content`; queues without apply_markdown get the
 //   source with content_type text/x-markdown. `raw_content` never leaves here.
-// * per-recipient fields (`flags`) come in BusItem.perUser.
+// * per-recipient fields (`flags`) come in BusItem.perUser; the sender's entry may
+//   carry `local_message_id` with `sender_queue_id`, delivered to that queue only.
 // * settings changes are published once as `user_settings`; the legacy
 //   update_display_settings / update_global_notifications events are derived
 //   here for queues without the user_settings_object capability.
@@ -97,6 +98,13 @@ function renderMessage(event: ChatEvent, applyMarkdown: boolean): ChatEvent {
   return { ...event, message }
 }
 
+/** `local_message_id` goes only to the queue that sent the message (`sender_queue_id`, never delivered). */
+function ownLocalId(event: ChatEvent, queueId: string): ChatEvent {
+  if (event.sender_queue_id === undefined && event.local_message_id === undefined) return event
+  const { sender_queue_id: senderQueue, local_message_id: localId, ...rest } = event
+  return senderQueue === queueId && localId !== undefined ? { ...rest, local_message_id: localId } : rest
+}
+
 function legacySettingsEvent(desc: QueueDescriptor, event: ChatEvent): ChatEvent | undefined {
   if (event.op !== 'update' || typeof event.property !== 'string') return undefined
   const extra = event.language_name !== undefined ? { language_name: event.language_name } : {}
@@ -130,7 +138,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
       if (desc.narrow.length > 0 && isRecord(event.message) && !matchesNarrow(narrowableMessage(event.message, event.flags), desc.narrow)) {
         return []
       }
-      out = [renderMessage(event, desc.applyMarkdown)]
+      out = [renderMessage(ownLocalId(event, desc.queueId), desc.applyMarkdown)]
       break
     case 'user_settings': {
       const legacy = caps.user_settings_object ? undefined : legacySettingsEvent(desc, event)
