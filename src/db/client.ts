@@ -1,0 +1,226 @@
+// Prisma client construction: PGlite (embedded, on disk or in memory) or
+// PostgreSQL through the pg driver adapter (DESIGN.md "Prisma, offline").
+//
+// Besides the Prisma client, each Database keeps a way to reach the
+// underlying driver for multi-statement SQL (migrations). That access stays
+// inside src/db: see rawSession() below, which index.ts does not export.
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
+import { PrismaPGlite } from 'pglite-prisma-adapter'
+import { PrismaClient, type Prisma } from './generated/client.js'
+
+export interface Database {
+  prisma: PrismaClient
+  kind: 'pglite' | 'postgres'
+  close(): Promise<void>
+}
+
+export interface OpenDatabaseOptions {
+  /** postgresql://… — selects PostgreSQL; otherwise PGlite. */
+  databaseUrl?: string
+  /** PGlite data lives in `${dataDir}/db`. Defaults to ./data. */
+  dataDir?: string
+  /** PGlite in memory (tests); ignored when databaseUrl is set. */
+  inMemory?: boolean
+}
+
+/** Thrown for a bad DATABASE_URL or an unreachable database; names the variable. */
+export class DatabaseConfigError extends Error {}
+
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  if (opts.databaseUrl !== undefined && opts.databaseUrl !== '') return openPostgres(opts.databaseUrl)
+  return openPGlite(opts.inMemory === true ? undefined : path.join(opts.dataDir ?? './data', 'db'))
+}
+
+async function openPGlite(dir: string | undefined): Promise<Database> {
+  if (dir !== undefined) await mkdir(dir, { recursive: true })
+  const pglite = new PGlite(dir ?? 'memory://')
+  await pglite.waitReady
+  const prisma = new PrismaClient({ adapter: pgliteAdapter(pglite) })
+  let closed = false
+  const db: Database = {
+    prisma,
+    kind: 'pglite',
+    async close() {
+      if (closed) return
+      closed = true
+      await prisma.$disconnect()
+      await pglite.close()
+    },
+  }
+  drivers.set(db, { kind: 'pglite', pglite, mutex: new Mutex() })
+  return db
+}
+
+type AdapterFactory = NonNullable<Prisma.PrismaClientOptions['adapter']>
+
+// pglite-prisma-adapter 0.6 is typed against an older
+// @prisma/driver-adapter-utils (6.10) than @prisma/client 6.19; the runtime
+// interface is the same (the Prisma CLI uses it through prisma.config.ts),
+// only the nominal types differ. This is the one place that bridges them.
+function pgliteAdapter(pglite: PGlite): AdapterFactory {
+  return new PrismaPGlite(pglite) as unknown as AdapterFactory
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  checkPostgresUrl(url)
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) })
+  try {
+    await prisma.$queryRawUnsafe('SELECT 1')
+  } catch (err) {
+    await prisma.$disconnect().catch(() => {})
+    throw new DatabaseConfigError(`DATABASE_URL: cannot connect to PostgreSQL at ${redact(url)}: ${errorText(err)}`)
+  }
+  let closed = false
+  const db: Database = {
+    prisma,
+    kind: 'postgres',
+    async close() {
+      if (closed) return
+      closed = true
+      await prisma.$disconnect()
+    },
+  }
+  drivers.set(db, { kind: 'postgres', url })
+  return db
+}
+
+function checkPostgresUrl(url: string): void {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new DatabaseConfigError(`DATABASE_URL must be a postgresql:// URL, got '${redact(url)}'`)
+  }
+  if (parsed.protocol !== 'postgresql:' && parsed.protocol !== 'postgres:') {
+    throw new DatabaseConfigError(`DATABASE_URL must use postgresql:// or postgres://, got '${parsed.protocol}'`)
+  }
+}
+
+/** The URL without its password, for messages. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '<unparsable URL>'
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+// ---------------------------------------------------------------- raw access (src/db only)
+
+/** A connection for raw SQL: multi-statement scripts and parameterized queries. */
+export interface RawSession {
+  readonly kind: Database['kind']
+  /** Runs a script of one or more statements (no parameters). */
+  exec(sql: string): Promise<void>
+  query<Row extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>
+  /** Runs fn in BEGIN … COMMIT on this connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: RawSession) => Promise<T>): Promise<T>
+}
+
+type Driver =
+  | { kind: 'pglite'; pglite: PGlite; mutex: Mutex }
+  | { kind: 'postgres'; url: string }
+
+const drivers = new WeakMap<Database, Driver>()
+
+/**
+ * Runs fn with a dedicated raw connection to the database. For PostgreSQL
+ * this is a fresh pg.Client (so session-level advisory locks belong to it);
+ * PGlite has a single connection, so callers on one Database are serialized
+ * in process instead.
+ */
+export async function withRawSession<T>(db: Database, fn: (session: RawSession) => Promise<T>): Promise<T> {
+  const driver = drivers.get(db)
+  if (driver === undefined) throw new Error('withRawSession: not a Database from openDatabase()')
+  if (driver.kind === 'pglite') {
+    return driver.mutex.run(() => fn(pgliteSession(driver.pglite)))
+  }
+  const client = new pg.Client({ connectionString: driver.url })
+  await client.connect()
+  try {
+    return await fn(pgSession(client))
+  } finally {
+    await client.end()
+  }
+}
+
+function pgliteSession(pglite: PGlite): RawSession {
+  const session: RawSession = {
+    kind: 'pglite',
+    async exec(sql) {
+      await pglite.exec(sql)
+    },
+    async query<Row extends Record<string, unknown>>(sql: string, params?: unknown[]) {
+      return (await pglite.query<Row>(sql, params)).rows
+    },
+    // PGlite's own transaction() holds its lock, so Prisma queries issued
+    // meanwhile wait instead of running inside this transaction.
+    transaction(fn) {
+      return pglite.transaction((tx) =>
+        fn({
+          kind: 'pglite',
+          async exec(sql) {
+            await tx.exec(sql)
+          },
+          async query<Row extends Record<string, unknown>>(sql: string, params?: unknown[]) {
+            return (await tx.query<Row>(sql, params)).rows
+          },
+          transaction() {
+            throw new Error('nested transactions are not supported')
+          },
+        }),
+      )
+    },
+  }
+  return session
+}
+
+function pgSession(client: pg.Client): RawSession {
+  let inTransaction = false
+  const session: RawSession = {
+    kind: 'postgres',
+    async exec(sql) {
+      await client.query(sql)
+    },
+    async query<Row extends Record<string, unknown>>(sql: string, params?: unknown[]) {
+      return (await client.query<Row>(sql, params)).rows
+    },
+    async transaction(fn) {
+      if (inTransaction) throw new Error('nested transactions are not supported')
+      inTransaction = true
+      await client.query('BEGIN')
+      try {
+        const result = await fn(session)
+        await client.query('COMMIT')
+        return result
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        inTransaction = false
+      }
+    },
+  }
+  return session
+}
+
+/** A FIFO promise lock. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve()
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn)
+    this.tail = result.catch(() => {})
+    return result
+  }
+}
