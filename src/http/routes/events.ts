@@ -58,11 +58,15 @@ export const routes = [
       // The queue first, then the snapshot: a change made in between is in both, never in neither.
       const queue = await ctx.events.register(queueInput)
       ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
+      // Events already queued were committed before the snapshot is read, so the
+      // snapshot includes them: acknowledge them in last_event_id.
+      const early = await ctx.events.getEvents({ queueId: queue.queueId, userId: ctx.user.id, lastEventId: -1, dontBlock: true })
+      const lastEventId = early.reduce((max, e) => Math.max(max, e.id), -1)
       const state = await fetchRegisterState(
         { prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config },
         { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
       )
-      return { queue_id: queue.queueId, last_event_id: -1, ...state }
+      return { queue_id: queue.queueId, last_event_id: lastEventId, ...state }
     },
   }),
 
