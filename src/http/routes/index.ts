@@ -8,5 +8,6 @@ import { routes as events } from './events.js'
 import { routes as messages } from './messages.js'
 import { routes as subscriptions } from './subscriptions.js'
 import { routes as streams } from './streams.js'
+import { routes as settings } from './settings.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...events, ...messages, ...subscriptions, ...streams]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...events, ...messages, ...subscriptions, ...streams, ...settings]

@@ -1,0 +1,214 @@
+// PATCH /settings: validates every requested change first, then applies them
+// in one transaction (all or nothing) and tells the user's clients
+// (`user_settings` events; the queue layer derives the legacy ones) and, for
+// name and time zone, everyone who can see the user (`realm_user` update).
+import type { Prisma, Realm, Tx, User } from '../db/index.js'
+import type { ActionContext, Emit, Services } from './context.js'
+import { inTransaction, publishAll } from './context.js'
+import { hashPassword, randomAlphanumeric, verifyPassword } from './user-rows.js'
+import { checkFullName, PASSWORD_MIN_LENGTH } from './create-user.js'
+import { isValidEmail } from '../access/user.js'
+import { isAdmin } from '../domain/roles.js'
+import { isLanguageCode, languageName } from '../domain/languages.js'
+import { isValidTimezone } from '../domain/timezones.js'
+import {
+  MAX_EMAIL_BATCHING_PERIOD_SECONDS,
+  SETTINGS_BY_NAME,
+  USER_SETTINGS,
+  userSettingsEvent,
+  type SettingValue,
+} from '../domain/settings.js'
+import {
+  botRequestsNotAccepted,
+  emailChangesDisabled,
+  emailInUse,
+  incompatibleDenseMode,
+  invalidEmailAddress,
+  invalidEmailBatchingPeriod,
+  invalidNotificationSound,
+  invalidSettingValue,
+  newPasswordTooWeak,
+  wrongPassword,
+} from '../errors.js'
+import { usersWhoCanAccess } from '../presence/audience.js'
+import { applyPresenceEnabled } from './update-presence.js'
+import { sendEmailChangeConfirmation } from '../mail/email-change.js'
+import { canSeeDeliveryEmail } from '../present/user.js'
+import { invalidConfirmationKey } from '../errors.js'
+
+export interface UpdateSettingsInput {
+  /** Table settings by wire name (domain/settings.ts). */
+  settings: Record<string, SettingValue | undefined>
+  fullName?: string
+  email?: string
+  oldPassword?: string
+  newPassword?: string
+  timezone?: string
+}
+
+export type UpdateSettingsResult = {
+  /** Set when an email change was started (upstream's response key). */
+  account_email?: string
+}
+
+/** Upstream EMAIL_CHANGE_CONFIRMATION_DAYS. */
+const EMAIL_CHANGE_VALID_MS = 24 * 3600 * 1000
+const DENSE_FONT_SIZE = 14
+const DENSE_LINE_HEIGHT = 122
+
+function checkSettingValue(name: string, value: SettingValue): void {
+  const spec = SETTINGS_BY_NAME.get(name)
+  if (!spec) return
+  if (name === 'notification_sound') {
+    if (!spec.values?.includes(value as string)) throw invalidNotificationSound(String(value))
+    return
+  }
+  if (spec.values && !spec.values.includes(value as never)) throw invalidSettingValue(name)
+  if (name === 'default_language' && !isLanguageCode(String(value))) throw invalidSettingValue(name)
+  if (name === 'email_notifications_batching_period_seconds') {
+    const n = Number(value)
+    if (n <= 0 || n > MAX_EMAIL_BATCHING_PERIOD_SECONDS) throw invalidEmailBatchingPeriod(n)
+  }
+  if ((name === 'web_font_size_px' || name === 'web_line_height_percent') && Number(value) <= 0) throw invalidSettingValue(name)
+}
+
+export async function updateSettings(ctx: ActionContext, input: UpdateSettingsInput): Promise<UpdateSettingsResult> {
+  const user = ctx.user
+  if (user.isBot) throw botRequestsNotAccepted()
+
+  // 1. Validate everything before changing anything.
+  const requested = Object.entries(input.settings).filter((e): e is [string, SettingValue] => e[1] !== undefined)
+  for (const [name, value] of requested) checkSettingValue(name, value)
+  const { dense_mode: dense, web_font_size_px: font, web_line_height_percent: height } = input.settings
+  if (dense === true && ((font !== undefined && font !== DENSE_FONT_SIZE) || (height !== undefined && height !== DENSE_LINE_HEIGHT))) {
+    throw incompatibleDenseMode()
+  }
+  if (input.timezone !== undefined && input.timezone !== '' && !isValidTimezone(input.timezone)) throw invalidSettingValue('timezone')
+  // Upstream ignores name changes silently where the realm disables them for non-administrators.
+  const fullName =
+    input.fullName !== undefined && !(ctx.realm.nameChangesDisabled && !isAdmin(user.role)) ? checkFullName(input.fullName) : undefined
+  let passwordHash: string | undefined
+  if (input.newPassword !== undefined) {
+    if (!(await verifyPassword(user.passwordHash, input.oldPassword ?? ''))) throw wrongPassword()
+    if (input.newPassword.length < PASSWORD_MIN_LENGTH) throw newPasswordTooWeak()
+    passwordHash = await hashPassword(input.newPassword)
+  }
+  const newEmail = input.email?.trim()
+  const changingEmail = newEmail !== undefined && newEmail !== '' && newEmail.toLowerCase() !== user.deliveryEmail.toLowerCase()
+  if (changingEmail) {
+    if (ctx.realm.emailChangesDisabled && !isAdmin(user.role)) throw emailChangesDisabled()
+    if (!isValidEmail(newEmail)) throw invalidEmailAddress()
+  }
+
+  // 2. Apply in one transaction; events go out after the commit.
+  const now = ctx.now()
+  const outcome = await inTransaction(ctx, async (tx, emit) => {
+    if (changingEmail) {
+      const taken = await tx.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: newEmail, mode: 'insensitive' } }, select: { id: true } })
+      if (taken) throw emailInUse(newEmail)
+    }
+    const current = await tx.userSettings.upsert({ where: { userId: user.id }, create: { userId: user.id }, update: {} })
+    const changed = USER_SETTINGS.filter((spec) => {
+      const value = input.settings[spec.name]
+      return value !== undefined && current[spec.column] !== value
+    })
+    if (changed.length > 0) {
+      const data: Record<string, SettingValue> = {}
+      for (const spec of changed) data[spec.column] = input.settings[spec.name] as SettingValue
+      await tx.userSettings.update({ where: { userId: user.id }, data: data as Prisma.UserSettingsUncheckedUpdateInput })
+    }
+    const timezoneChanged = input.timezone !== undefined && input.timezone !== user.timezone
+    const nameChanged = fullName !== undefined && fullName !== user.fullName
+    if (timezoneChanged || nameChanged || passwordHash !== undefined) {
+      await tx.user.update({
+        where: { id: user.id },
+        data: { ...(timezoneChanged ? { timezone: input.timezone } : {}), ...(nameChanged ? { fullName } : {}), ...(passwordHash ? { passwordHash } : {}) },
+      })
+    }
+    if (changed.some((s) => s.name === 'enable_drafts_synchronization') && input.settings.enable_drafts_synchronization === false) {
+      await tx.draft.deleteMany({ where: { userId: user.id } })
+    }
+    const request = changingEmail
+      ? await tx.emailChangeRequest.create({
+          data: {
+            userId: user.id,
+            oldEmail: user.deliveryEmail,
+            newEmail,
+            key: randomAlphanumeric(24).toLowerCase(),
+            createdAt: now,
+            expiresAt: new Date(now.getTime() + EMAIL_CHANGE_VALID_MS),
+          },
+        })
+      : undefined
+
+    for (const spec of changed) {
+      const value = input.settings[spec.name] as SettingValue
+      emit(userSettingsEvent(spec.name, value, spec.name === 'default_language' ? languageName(String(value)) : undefined), [user.id])
+    }
+    if (timezoneChanged || nameChanged) await emitPersonUpdates(tx, ctx, emit, { nameChanged, timezoneChanged, fullName, timezone: input.timezone })
+    return { request, presenceChanged: changed.some((s) => s.name === 'presence_enabled') }
+  })
+
+  if (outcome.presenceChanged) await applyPresenceEnabled(ctx, input.settings.presence_enabled === true)
+  if (outcome.request) {
+    await sendEmailChangeConfirmation(ctx, { request: outcome.request, realm: ctx.realm, fullName: user.fullName })
+    return { account_email: 'Check your email for a confirmation link. ' }
+  }
+  return {}
+}
+
+async function emitPersonUpdates(
+  tx: Tx,
+  ctx: ActionContext,
+  emit: Emit,
+  change: { nameChanged: boolean; timezoneChanged: boolean; fullName?: string; timezone?: string },
+): Promise<void> {
+  const audience = await usersWhoCanAccess(tx, ctx.realm, ctx.user.id)
+  if (change.timezoneChanged) {
+    emit(userSettingsEvent('timezone', change.timezone ?? ''), [ctx.user.id])
+    emit({ type: 'realm_user', op: 'update', person: { email: ctx.user.email, user_id: ctx.user.id, timezone: change.timezone } }, audience)
+  }
+  if (change.nameChanged) {
+    emit({ type: 'realm_user', op: 'update', person: { user_id: ctx.user.id, full_name: change.fullName } }, audience)
+  }
+}
+
+/**
+ * GET /accounts/confirm_new_email/{key}: the link in the confirmation mail.
+ * Changes the real address (and the API email when it is the real one) and
+ * tells those who can see each of them.
+ */
+export async function confirmEmailChange(services: Services, key: string): Promise<{ user: User; realm: Realm; newEmail: string }> {
+  const now = services.now()
+  const request = await services.prisma.emailChangeRequest.findUnique({ where: { key }, include: { user: { include: { realm: true } } } })
+  if (!request || request.usedAt !== null || request.expiresAt <= now || !request.user.isActive || request.user.realm.deactivated) {
+    throw invalidConfirmationKey()
+  }
+  const { user: target, ...req } = request
+  const { realm, ...user } = target
+  const emitted: Parameters<typeof publishAll>[1] = []
+  const updated = await services.prisma.$transaction(async (tx) => {
+    const taken = await tx.user.findFirst({
+      where: { realmId: realm.id, id: { not: user.id }, deliveryEmail: { equals: req.newEmail, mode: 'insensitive' } },
+      select: { id: true },
+    })
+    if (taken) throw emailInUse(req.newEmail)
+    const apiEmailIsReal = user.email.toLowerCase() === user.deliveryEmail.toLowerCase()
+    const row = await tx.user.update({
+      where: { id: user.id },
+      data: { deliveryEmail: req.newEmail, ...(apiEmailIsReal ? { email: req.newEmail } : {}) },
+      include: { settings: { select: { emailAddressVisibility: true } } },
+    })
+    await tx.emailChangeRequest.update({ where: { id: req.id }, data: { usedAt: now } })
+    const audience = await usersWhoCanAccess(tx, realm, user.id)
+    const viewers = await tx.user.findMany({ where: { id: { in: audience } }, select: { id: true, role: true } })
+    const presentable = { ...row, emailAddressVisibility: row.settings?.emailAddressVisibility }
+    const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, presentable)).map((v) => v.id)
+    emitted.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: req.newEmail } }, userIds: seeing })
+    if (apiEmailIsReal) emitted.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: req.newEmail } }, userIds: audience })
+    const { settings: _settings, ...plain } = row
+    return plain
+  })
+  await publishAll({ ...services, realm }, emitted)
+  return { user: updated, realm, newEmail: req.newEmail }
+}

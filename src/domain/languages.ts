@@ -1,0 +1,61 @@
+// The interface languages Roost ships (codes as upstream's locale directory
+// names them) with their English names, used for `default_language` and the
+// `language_name` of its settings events.
+
+export const LANGUAGES: ReadonlyMap<string, string> = new Map([
+  ['ar', 'Arabic'],
+  ['be', 'Belarusian'],
+  ['bg', 'Bulgarian'],
+  ['bn', 'Bengali'],
+  ['ca', 'Catalan'],
+  ['cs', 'Czech'],
+  ['cy', 'Welsh'],
+  ['da', 'Danish'],
+  ['de', 'German'],
+  ['el', 'Greek'],
+  ['en', 'English'],
+  ['en_GB', 'British English'],
+  ['eo', 'Esperanto'],
+  ['es', 'Spanish'],
+  ['fa', 'Persian'],
+  ['fi', 'Finnish'],
+  ['fr', 'French'],
+  ['gl', 'Galician'],
+  ['gu', 'Gujarati'],
+  ['hi', 'Hindi'],
+  ['hu', 'Hungarian'],
+  ['id', 'Indonesian'],
+  ['it', 'Italian'],
+  ['ja', 'Japanese'],
+  ['ko', 'Korean'],
+  ['lt', 'Lithuanian'],
+  ['lv', 'Latvian'],
+  ['ml', 'Malayalam'],
+  ['mn', 'Mongolian'],
+  ['nl', 'Dutch'],
+  ['no', 'Norwegian'],
+  ['pl', 'Polish'],
+  ['pt', 'Portuguese'],
+  ['pt_BR', 'Brazilian Portuguese'],
+  ['pt_PT', 'Portuguese (Portugal)'],
+  ['ro', 'Romanian'],
+  ['ru', 'Russian'],
+  ['si', 'Sinhala'],
+  ['sk', 'Slovak'],
+  ['sr', 'Serbian'],
+  ['sv', 'Swedish'],
+  ['ta', 'Tamil'],
+  ['te', 'Telugu'],
+  ['tl', 'Tagalog'],
+  ['tr', 'Turkish'],
+  ['uk', 'Ukrainian'],
+  ['uz', 'Uzbek'],
+  ['vi', 'Vietnamese'],
+  ['zh-hans', 'Simplified Chinese'],
+  ['zh-hant', 'Traditional Chinese'],
+])
+
+export const isLanguageCode = (code: string): boolean => LANGUAGES.has(code)
+
+/** English name of a shipped language (the code itself when unknown). */
+export const languageName = (code: string): string => LANGUAGES.get(code) ?? code

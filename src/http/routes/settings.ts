@@ -1,0 +1,74 @@
+// PATCH /settings and its deprecated aliases /settings/display and
+// /settings/notifications; plus the page behind the email-change link, which
+// lives outside /api/v1 (registerAccountPages, wired in app.ts).
+import { Type, type TSchema } from 'typebox'
+import type { FastifyInstance } from 'fastify'
+import { route } from '../route.js'
+import { optional } from '../params.js'
+import type { Services } from '../../actions/context.js'
+import { confirmEmailChange, updateSettings } from '../../actions/update-settings.js'
+import { USER_SETTINGS, type SettingSpec, type SettingValue } from '../../domain/settings.js'
+import { ApiError } from '../../errors.js'
+import { escapeHtml } from '../../domain/markdown.js'
+
+function schemaOf(spec: SettingSpec): TSchema {
+  switch (spec.kind) {
+    case 'boolean':
+      return Type.Boolean()
+    case 'integer':
+      return Type.Integer()
+    case 'string':
+      return Type.String()
+  }
+}
+
+const settingParams: Record<string, TSchema> = Object.fromEntries(USER_SETTINGS.map((spec) => [spec.name, optional(schemaOf(spec))]))
+
+const params = {
+  ...settingParams,
+  full_name: optional(Type.String()),
+  email: optional(Type.String()),
+  old_password: optional(Type.String()),
+  new_password: optional(Type.String()),
+  timezone: optional(Type.String()),
+}
+
+const settingsRoute = (url: string) =>
+  route({
+    method: 'PATCH',
+    url,
+    params,
+    handler: async (input, ctx) => {
+      const values = input as Record<string, SettingValue | undefined>
+      const settings = Object.fromEntries(USER_SETTINGS.map((spec) => [spec.name, values[spec.name]]))
+      return updateSettings(ctx, {
+        settings,
+        fullName: input.full_name as string | undefined,
+        email: input.email as string | undefined,
+        oldPassword: input.old_password as string | undefined,
+        newPassword: input.new_password as string | undefined,
+        timezone: input.timezone as string | undefined,
+      })
+    },
+  })
+
+export const routes = [settingsRoute('/settings'), settingsRoute('/settings/display'), settingsRoute('/settings/notifications')]
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${body}</p></body></html>\n`
+}
+
+/** GET /accounts/confirm_new_email/{key}: HTML, outside the API prefix. Call from buildApp(). */
+export function registerAccountPages(app: FastifyInstance, services: Services): void {
+  app.get<{ Params: { key: string } }>('/accounts/confirm_new_email/:key', async (request, reply) => {
+    reply.type('text/html; charset=utf-8')
+    try {
+      const { newEmail, realm } = await confirmEmailChange(services, request.params.key)
+      return page('Email address changed', `The email address of your account in ${escapeHtml(realm.name)} is now <b>${escapeHtml(newEmail)}</b>.`)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      reply.code(error.status === 404 ? 404 : 400)
+      return page('Could not change your email address', escapeHtml(error.msg))
+    }
+  })
+}

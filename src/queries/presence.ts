@@ -1,0 +1,73 @@
+// Presence as the API reads it: realm-wide (POST /users/me/presence, GET
+// /realm/presence, the register `presence` key) and for one user.
+import type { PrismaClient, Realm, User } from '../db/index.js'
+import { accessibleUserIds } from '../access/user.js'
+import { noPresenceData, presenceNotForBots } from '../errors.js'
+import { legacyPresence, modernPresence, PRESENCE_WINDOW_SECS, singleUserPresence } from '../presence/format.js'
+import type { PresenceStore } from '../presence/store.js'
+
+export interface PresenceQueryContext {
+  prisma: PrismaClient
+  presence: PresenceStore
+  realm: Realm
+  user: User
+  now: () => Date
+}
+
+export interface PresenceOptions {
+  /** Modern entries keyed by user ID (slim_presence or last_update_id given); else legacy keyed by email. */
+  modern: boolean
+  /** Only rows written after this update ID (the modern protocol). */
+  lastUpdateId?: number
+}
+
+export interface RealmPresence {
+  presences: Record<string, unknown>
+  presence_last_update_id: number
+}
+
+export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
+  const fallbackId = options.lastUpdateId ?? -1
+  if (ctx.realm.presenceDisabled) return { presences: {}, presence_last_update_id: fallbackId }
+  const now = Math.floor(ctx.now().getTime() / 1000)
+  const rows = (await ctx.presence.list(ctx.realm.id)).filter(
+    (r) => now - r.lastConnectedTime <= PRESENCE_WINDOW_SECS && (options.lastUpdateId === undefined || r.updateId > options.lastUpdateId),
+  )
+  const accessible = await accessibleUserIds(ctx)
+  const users = await ctx.prisma.user.findMany({
+    where: {
+      id: { in: rows.map((r) => r.userId).filter((id) => !accessible || accessible.has(id)) },
+      realmId: ctx.realm.id,
+      isActive: true,
+      isBot: false,
+      settings: { presenceEnabled: true },
+    },
+    select: { id: true, email: true, dateJoined: true },
+  })
+  const byId = new Map(users.map((u) => [u.id, u]))
+  const presences: Record<string, unknown> = {}
+  let maxId = -1
+  for (const row of rows.sort((a, b) => a.userId - b.userId)) {
+    const user = byId.get(row.userId)
+    if (!user) continue
+    maxId = Math.max(maxId, row.updateId)
+    if (options.modern) presences[String(user.id)] = modernPresence(row, Math.floor(user.dateJoined.getTime() / 1000))
+    else presences[user.email] = legacyPresence(row)
+  }
+  return { presences, presence_last_update_id: maxId >= 0 ? maxId : fallbackId }
+}
+
+/** The register `presence` key: presences, presence_last_update_id, server_timestamp. */
+export async function fetchPresenceState(ctx: PresenceQueryContext, options: { slimPresence: boolean }): Promise<RealmPresence & { server_timestamp: number }> {
+  const state = await getRealmPresence(ctx, { modern: options.slimPresence })
+  return { ...state, server_timestamp: ctx.now().getTime() / 1000 }
+}
+
+/** GET /users/{id}/presence for a user the requester may access. */
+export async function getUserPresence(ctx: PresenceQueryContext, target: User): Promise<Record<string, unknown>> {
+  if (target.isBot) throw presenceNotForBots()
+  const row = await ctx.presence.get(ctx.realm.id, target.id)
+  const settings = await ctx.prisma.userSettings.findUnique({ where: { userId: target.id }, select: { presenceEnabled: true } })
+  if (!row || settings?.presenceEnabled === false || ctx.realm.presenceDisabled) throw noPresenceData(target.email)
+  return singleUserPresence(row, Math.floor(ctx.now().getTime() / 1000))
+}
