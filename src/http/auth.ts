@@ -60,12 +60,11 @@ export async function authenticate(services: Services, request: FastifyRequest):
   if (!credentials) throw notLoggedIn()
   const { username, password: apiKey } = credentials
   if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
-  const user = await services.prisma.user.findUnique({ where: { apiKey } })
-  if (!user || !sameSecret(user.apiKey, apiKey) || user.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
+  const row = await services.prisma.user.findUnique({ where: { apiKey }, include: { realm: true } })
+  if (!row || !sameSecret(row.apiKey, apiKey) || row.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
     throw invalidApiKey()
   }
-  const realm = await services.prisma.realm.findUnique({ where: { id: user.realmId } })
-  if (!realm) throw invalidApiKey()
+  const { realm, ...user } = row
   if (!user.isActive) throw accountDeactivatedAuth()
   if (realm.deactivated) throw realmDeactivatedAuth()
   if (realm.stringId !== subdomainOf(request.headers.host, services.config.externalUrl)) {
