@@ -39,6 +39,17 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
   })
 
   app.get('/healthz', async () => ({ status: 'ok' }))
+  // Readiness: the database answers and the bus can carry events.
+  app.get('/readyz', async (request, reply) => {
+    try {
+      await services.prisma.$queryRaw`SELECT 1`
+      await services.bus.check()
+      return { status: 'ready' }
+    } catch (error) {
+      request.log.warn({ err: error }, 'not ready')
+      return reply.code(503).send({ status: 'unavailable' })
+    }
+  })
 
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   for (const r of routes) {

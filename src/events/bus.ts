@@ -22,5 +22,7 @@ export interface BusItem {
 export interface EventBus {
   publish(item: BusItem): Promise<void>
   subscribe(onItem: (item: BusItem) => void): () => void
+  /** Throws when the bus cannot carry events (readiness probe). */
+  check(): Promise<void>
   close(): Promise<void>
 }

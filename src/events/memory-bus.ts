@@ -16,6 +16,8 @@ export class MemoryEventBus implements EventBus {
     return () => this.listeners.delete(onItem)
   }
 
+  async check(): Promise<void> {}
+
   async close(): Promise<void> {
     this.listeners.clear()
   }

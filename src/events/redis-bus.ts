@@ -39,6 +39,11 @@ export class RedisEventBus implements EventBus {
     this.reportError(error)
   }
 
+  async check(): Promise<void> {
+    if (this.redis.status !== 'ready') throw new Error(`redis connection is ${this.redis.status}`)
+    await this.redis.ping()
+  }
+
   async publish(item: BusItem): Promise<void> {
     await this.queues.append(item)
     await this.redis.publish(`${this.prefix}:items`, JSON.stringify(item))
