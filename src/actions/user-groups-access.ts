@@ -1,0 +1,44 @@
+// Who may change user groups (upstream 9.0): members and above, never guests
+// or bots; the realm's user_group_edit_policy; system groups are read-only;
+// below moderator, only groups the user is a direct member of.
+import type { Tx, UserGroup } from '../db/index.js'
+import type { ActionContext } from './context.js'
+import { hasPolicyPermission, isGuest, isModeratorOrAbove } from '../domain/roles.js'
+import { botRequestsNotAccepted, insufficientPermission, invalidUserGroup, notAllowedForGuests } from '../errors.js'
+
+/** Upstream's require_member_or_admin. */
+export function requireMemberOrAdmin(ctx: ActionContext): void {
+  if (isGuest(ctx.user.role)) throw notAllowedForGuests()
+  if (ctx.user.isBot) throw botRequestsNotAccepted()
+}
+
+/** Upstream's require_user_group_edit_permission: may the user edit user groups at all? */
+export function requireGroupEditPermission(ctx: ActionContext): void {
+  requireMemberOrAdmin(ctx)
+  if (!hasPolicyPermission(ctx.realm.userGroupEditPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
+}
+
+/** A group of the user's realm, for reading. */
+export async function accessUserGroupForRead(ctx: ActionContext, groupId: number, db: Tx | ActionContext['prisma'] = ctx.prisma): Promise<UserGroup> {
+  const group = await db.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false } })
+  if (!group) throw invalidUserGroup()
+  return group
+}
+
+/** A group the user may change; locks its row for the rest of the transaction. */
+export async function accessUserGroupForWrite(ctx: ActionContext, tx: Tx, groupId: number): Promise<UserGroup> {
+  requireGroupEditPermission(ctx)
+  await tx.$executeRaw`SELECT id FROM user_group WHERE id = ${groupId} FOR UPDATE`
+  const group = await accessUserGroupForRead(ctx, groupId, tx)
+  if (group.isSystemGroup) throw insufficientPermission()
+  if (!isModeratorOrAbove(ctx.user.role)) {
+    const member = await tx.userGroupMember.findUnique({ where: { groupId_userId: { groupId, userId: ctx.user.id } } })
+    if (!member) throw insufficientPermission()
+  }
+  return group
+}
+
+/** Serializes changes to the realm's subgroup graph, so two concurrent additions cannot form a cycle. */
+export async function lockGroupGraph(tx: Tx, realmId: number): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(7431, ${realmId}::int)`
+}

@@ -1,0 +1,110 @@
+// User groups: list, create, update, delete; members and subgroups.
+import { Type } from 'typebox'
+import { route } from '../route.js'
+import { json, optional } from '../params.js'
+import { createUserGroup, deleteUserGroup, updateUserGroup } from '../../actions/user-groups.js'
+import { updateUserGroupMembers, updateUserGroupSubgroups } from '../../actions/user-groups-membership.js'
+import { accessUserGroupForRead, requireMemberOrAdmin } from '../../actions/user-groups-access.js'
+import { getGroupMemberIds, getSubgroupIds, getUserGroups } from '../../queries/user-groups.js'
+import { noSuchUser } from '../../errors.js'
+
+const ids = () => optional(json(Type.Array(Type.Integer())))
+
+export const routes = [
+  route({
+    method: 'GET',
+    url: '/user_groups',
+    handler: async (_input, ctx) => {
+      requireMemberOrAdmin(ctx)
+      return { user_groups: await getUserGroups(ctx.prisma, ctx.realm.id) }
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/user_groups/create',
+    params: {
+      name: Type.String(),
+      description: Type.String(),
+      members: json(Type.Array(Type.Integer())),
+      subgroups: ids(),
+      can_mention_group: optional(json(Type.Integer())),
+    },
+    handler: async (input, ctx) => {
+      const groupId = await createUserGroup(ctx, {
+        name: input.name,
+        description: input.description,
+        members: input.members,
+        subgroups: input.subgroups,
+        canMentionGroup: input.can_mention_group,
+      })
+      return { group_id: groupId }
+    },
+  }),
+  route({
+    method: 'PATCH',
+    url: '/user_groups/:user_group_id',
+    params: {
+      user_group_id: Type.Integer(),
+      name: optional(Type.String()),
+      description: optional(Type.String()),
+      can_mention_group: optional(json(Type.Object({ new: Type.Integer(), old: Type.Optional(Type.Integer()) }, { additionalProperties: false }))),
+    },
+    handler: async (input, ctx) => {
+      await updateUserGroup(ctx, input.user_group_id, { name: input.name, description: input.description, canMentionGroup: input.can_mention_group })
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/user_groups/:user_group_id',
+    params: { user_group_id: Type.Integer() },
+    handler: async (input, ctx) => {
+      await deleteUserGroup(ctx, input.user_group_id)
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/user_groups/:user_group_id/members',
+    params: { user_group_id: Type.Integer(), add: ids(), delete: ids() },
+    handler: async (input, ctx) => {
+      await updateUserGroupMembers(ctx, input.user_group_id, { add: input.add, delete: input.delete })
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/user_groups/:user_group_id/members',
+    params: { user_group_id: Type.Integer(), direct_member_only: optional(Type.Boolean(), { default: false }) },
+    handler: async (input, ctx) => {
+      const group = await accessUserGroupForRead(ctx, input.user_group_id)
+      return { members: await getGroupMemberIds(ctx.prisma, group.id, input.direct_member_only ?? false) }
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/user_groups/:user_group_id/members/:user_id',
+    params: { user_group_id: Type.Integer(), user_id: Type.Integer(), direct_member_only: optional(Type.Boolean(), { default: false }) },
+    handler: async (input, ctx) => {
+      const group = await accessUserGroupForRead(ctx, input.user_group_id)
+      const user = await ctx.prisma.user.findFirst({ where: { id: input.user_id, realmId: ctx.realm.id } })
+      if (!user) throw noSuchUser()
+      const members = await getGroupMemberIds(ctx.prisma, group.id, input.direct_member_only ?? false)
+      return { is_user_group_member: members.includes(user.id) }
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/user_groups/:user_group_id/subgroups',
+    params: { user_group_id: Type.Integer(), add: ids(), delete: ids() },
+    handler: async (input, ctx) => {
+      await updateUserGroupSubgroups(ctx, input.user_group_id, { add: input.add, delete: input.delete })
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/user_groups/:user_group_id/subgroups',
+    params: { user_group_id: Type.Integer(), direct_subgroup_only: optional(Type.Boolean(), { default: false }) },
+    handler: async (input, ctx) => {
+      const group = await accessUserGroupForRead(ctx, input.user_group_id)
+      return { subgroups: await getSubgroupIds(ctx.prisma, group.id, input.direct_subgroup_only ?? false) }
+    },
+  }),
+]
