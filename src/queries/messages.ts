@@ -14,6 +14,7 @@ import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
 export const MAX_MESSAGES_PER_FETCH = 5000
 /** Upstream's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` resolves to it. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000
+const MAX_INT32 = 2_147_483_647
 
 export interface ViewerContext {
   prisma: PrismaClient
@@ -105,16 +106,18 @@ async function resolveAnchor(ctx: ViewerContext, narrow: CompiledNarrow, anchor:
   if (anchor === 'oldest') return 0
   if (anchor !== 'first_unread') return anchor
   const rows = await ctx.prisma.$queryRaw<{ id: number | null }[]>(Prisma.sql`
-    SELECT min(m.id) AS id ${narrow.from} WHERE ${narrow.where} AND (um.flags & 1) = 0`)
+    SELECT min(${narrow.id}) AS id ${narrow.from} WHERE ${narrow.where} AND (um.flags & 1) = 0`)
   return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID
 }
 
 function idRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<IdRow[]> {
   if (limit <= 0) return Promise.resolve([])
-  const cmp = side === 'before' ? Prisma.sql`m.id <= ${bound}::bigint` : Prisma.sql`m.id >= ${bound}::bigint`
-  const order = side === 'before' ? Prisma.sql`ORDER BY m.id DESC` : Prisma.sql`ORDER BY m.id ASC`
+  // Message ids are 32-bit; the `newest` anchor is not (and Prisma refuses to send it).
+  const clamped = Math.max(-1, Math.min(bound, MAX_INT32))
+  const cmp = side === 'before' ? Prisma.sql`${narrow.id} <= ${clamped}` : Prisma.sql`${narrow.id} >= ${clamped}`
+  const order = side === 'before' ? Prisma.sql`ORDER BY ${narrow.id} DESC` : Prisma.sql`ORDER BY ${narrow.id} ASC`
   return ctx.prisma.$queryRaw<IdRow[]>(Prisma.sql`
-    SELECT m.id, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`)
+    SELECT ${narrow.id} AS id, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`)
 }
 
 export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {

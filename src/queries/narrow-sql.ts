@@ -26,6 +26,8 @@ export interface CompiledNarrow {
   from: Prisma.Sql
   /** The viewer's flag bitmask of a row. */
   flags: Prisma.Sql
+  /** The message id column to range over and sort by (um.message_id in the viewer's history, for its primary key). */
+  id: Prisma.Sql
   /** Everything the rows must satisfy (realm, viewer, narrow). */
   where: Prisma.Sql
   /** The narrow has a search term (responses add match_content / match_subject). */
@@ -195,6 +197,7 @@ export async function compileNarrow(db: Db, viewer: User, terms: readonly Narrow
     ? Prisma.sql`FROM message m LEFT JOIN user_message um ON um.message_id = m.id AND um.user_id = ${viewer.id}`
     : Prisma.sql`FROM user_message um JOIN message m ON m.id = um.message_id`
   const flags = includeHistory ? Prisma.sql`COALESCE(um.flags, ${HISTORICAL_FLAGS})` : Prisma.sql`um.flags`
+  const id = includeHistory ? Prisma.sql`m.id` : Prisma.sql`um.message_id`
   const base = includeHistory ? Prisma.sql`m.realm_id = ${viewer.realmId}` : Prisma.sql`um.user_id = ${viewer.id}`
 
   const conditions: Prisma.Sql[] = [base]
@@ -207,6 +210,7 @@ export async function compileNarrow(db: Db, viewer: User, terms: readonly Narrow
     includeHistory,
     from,
     flags,
+    id,
     where: Prisma.join(conditions, ' AND '),
     isSearch: terms.some((t) => t.operator === 'search' && !t.negated),
   }
