@@ -16,7 +16,7 @@ import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
 import { isFullMember } from '../domain/roles.js'
-import { streamWildcardMentionNotAllowed, topicWildcardMentionNotAllowed } from '../errors.js'
+import { badRequest, streamWildcardMentionNotAllowed, topicWildcardMentionNotAllowed } from '../errors.js'
 import { presentMessage } from '../present/message.js'
 import { alertedUserIds, groupMemberIds, renderMessageContent } from './message-render.js'
 import {
@@ -56,6 +56,9 @@ export function defaultReadBySender(clientName: string): boolean {
   return READ_BY_SENDER_CLIENTS.has(name) || name.includes('desktop app')
 }
 
+/** What clients send as the topic when the user left it empty. */
+const NO_TOPIC = '(no topic)'
+
 type Target =
   | { kind: 'stream'; stream: Stream; topic: string; recipientIds: number[]; subscriberCount: number }
   | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[] }
@@ -64,6 +67,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const addressee = parseAddressee(input)
   content()
   if (addressee.kind === 'stream') {
+    if (ctx.realm.mandatoryTopics && addressee.topic === NO_TOPIC) throw badRequest('Topics are required in this organization')
     const stream = await findStreamForSend(ctx, addressee.channel)
     await checkMaySendToStream(ctx, stream)
     const subs = await ctx.prisma.subscription.findMany({

@@ -88,6 +88,13 @@ t.test('POST /messages', async (t) => {
       msg: "Channel with ID '999999' does not exist",
     })
     t.equal(byId.stream_id, 999999)
+    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { mandatoryTopics: true } })
+    expectError(t, await as(app, member).post('/messages', { type: 'stream', to: 'general', topic: '(no topic)', content: 'x' }), {
+      code: 'BAD_REQUEST',
+      msg: 'Topics are required in this organization',
+    })
+    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { mandatoryTopics: false } })
+    await send(member, { type: 'stream', to: 'general', topic: '(no topic)', content: 'fine now' })
     expectError(t, await as(app, member).post('/messages', { type: 'carrier-pigeon', to: 'general', topic: 't', content: 'x' }), {
       code: 'BAD_REQUEST',
       msg: 'Invalid message type',
