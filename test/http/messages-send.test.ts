@@ -332,6 +332,25 @@ t.test('POST /messages', async (t) => {
     t.equal(priv[0]?.publicStreamId, undefined)
   })
 
+  t.test('event queues receive the message in their own rendering, local_message_id only on the sending queue', async (t) => {
+    const register = async (user: User, params: Record<string, unknown>) =>
+      expectSuccess(t, await as(app, user).post('/register', { event_types: ['message'], ...params })).queue_id as string
+    const poll = async (user: User, queueId: string) =>
+      expectSuccess(t, await as(app, user).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true })).events as Body[]
+    const senderQueue = await register(member, { apply_markdown: true })
+    const otherSenderQueue = await register(member, {})
+    const markdownQueue = await register(otherMember, { apply_markdown: false })
+    const id = await send(member, { type: 'stream', to: 'general', topic: 'queues', content: '**hi** @**Otto Other**', queue_id: senderQueue, local_id: '1.5' })
+    const [own] = await poll(member, senderQueue)
+    t.match(own, { type: 'message', local_message_id: '1.5', flags: [], message: { id, content_type: 'text/html' } })
+    t.notOk('raw_content' in own.message)
+    t.notOk('sender_queue_id' in own)
+    const [twin] = await poll(member, otherSenderQueue)
+    t.notOk('local_message_id' in twin)
+    const [other] = await poll(otherMember, markdownQueue)
+    t.match(other, { type: 'message', flags: ['mentioned'], message: { id, content: '**hi** @**Otto Other**', content_type: 'text/x-markdown' } })
+  })
+
   t.test('guests and new users get rows only where they are recipients', async (t) => {
     const late = await fx.newUser({ role: ROLE.MEMBER, fullName: 'Late Comer' })
     const id = await send(member, { type: 'stream', to: 'secret', topic: 'old', content: 'before you came' })
