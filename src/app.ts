@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import type { Services } from './actions/context.js'
-import { methodNotAllowed } from './errors.js'
+import { methodNotAllowed, uploadTooLarge } from './errors.js'
 import { installErrorHandling } from './http/error-handler.js'
 import { allRoutes } from './http/routes/index.js'
 import type { HttpMethod, Route } from './http/route.js'
@@ -34,7 +34,13 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
     attachFieldsToBody: true,
     limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1 },
     onFile: async (part) => {
-      ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
+      try {
+        ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
+      } catch (error) {
+        // busboy stops counting at the limit and drops the rest; the client sees upstream's message.
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw uploadTooLarge(services.config.maxFileUploadSizeMib)
+        throw error
+      }
     },
   })
 
@@ -53,16 +59,17 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
 
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   for (const r of routes) {
-    app.route({ method: r.method, url: API_PREFIX + r.url, handler: (req, reply) => r.handle(services, req, reply) })
-    const methods = methodsByUrl.get(r.url) ?? new Set<HttpMethod>()
+    const url = (r.outsideApi ? '' : API_PREFIX) + r.url
+    app.route({ method: r.method, url, handler: (req, reply) => r.handle(services, req, reply) })
+    const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
     methods.add(r.method)
-    methodsByUrl.set(r.url, methods)
+    methodsByUrl.set(url, methods)
   }
   for (const [url, methods] of methodsByUrl) {
     const others = ALL_METHODS.filter((m) => !methods.has(m))
     const allowed = [...methods].sort()
     if (others.length > 0) {
-      app.route({ method: others, url: API_PREFIX + url, handler: async () => { throw methodNotAllowed(allowed) } })
+      app.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
     }
   }
   return app

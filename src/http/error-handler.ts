@@ -1,7 +1,7 @@
 // The only place error bodies are built: every failure under /api/v1 gets the
 // error envelope with the right status.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, badRequest, notFound } from '../errors.js'
+import { ApiError, badRequest, notFound, tooManyFilesUploaded } from '../errors.js'
 
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
@@ -16,8 +16,9 @@ function fromFastify(error: FastifyError): ApiError | undefined {
       return new ApiError('Unsupported content type', 'BAD_REQUEST', 415)
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_FILES_LIMIT':
       return new ApiError('Request body is too large', 'BAD_REQUEST', 413)
+    case 'FST_FILES_LIMIT':
+      return tooManyFilesUploaded()
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('Malformed JSON', 'INVALID_JSON', 400)

@@ -44,12 +44,15 @@ export interface RouteSpec<P extends Record<string, TSchema>, A extends AuthMode
   raw?: boolean
   /** Counted against the per-user / per-IP API rate limit (default true; long-polls are not). */
   rateLimited?: boolean
+  /** Served at `url` itself, not under /api/v1 (uploaded files at /user_uploads/…). */
+  outsideApi?: boolean
   handler: (input: Static<TObject<P>>, ctx: ContextFor<A>) => Promise<Record<string, unknown> | void>
 }
 
 export interface Route {
   method: HttpMethod
   url: string
+  outsideApi?: boolean
   handle(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<unknown>
 }
 
@@ -103,6 +106,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
   return {
     method: spec.method,
     url: spec.url,
+    outsideApi: spec.outsideApi,
     async handle(services, request, reply) {
       let realmAndUser: { realm: Realm | null; user: User | undefined }
       if (auth === 'public') {

@@ -5,10 +5,11 @@ import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
 import { routes as drafts } from './drafts.js'
 import { routes as userGroups } from './user-groups.js'
+import { routes as uploads } from './uploads.js'
 import { routes as events } from './events.js'
 import { routes as messages } from './messages.js'
 import { routes as subscriptions } from './subscriptions.js'
 import { routes as streams } from './streams.js'
 import { routes as settings } from './settings.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...events, ...messages, ...subscriptions, ...streams, ...settings]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings]
