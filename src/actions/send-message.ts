@@ -8,6 +8,7 @@
 // the sender, when queue_id and local_id were given, also
 // { local_message_id, sender_queue_id } (only the queue `sender_queue_id`
 // should keep local_message_id; sender_queue_id itself is internal).
+import { claimAttachments } from './message-attachments.js'
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Stream, User } from '../db/index.js'
@@ -152,6 +153,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     await tx.$executeRaw(Prisma.sql`
       INSERT INTO user_message (user_id, message_id, flags)
       SELECT * FROM unnest(${target.recipientIds}::int[], ${messageIds}::int[], ${flags}::int[])`)
+    await claimAttachments(tx, { realmId: ctx.realm.id, senderId: sender.id, messageId: message.id, paths: rendered.linkedUploadPaths })
     if (target.kind === 'stream') {
       await tx.stream.updateMany({ where: { id: target.stream.id, firstMessageId: null }, data: { firstMessageId: message.id } })
     }

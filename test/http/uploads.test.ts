@@ -160,6 +160,19 @@ t.test('uploads', async (t) => {
     expectError(t, await fetchFile(app, otherMember, url), { code: 'BAD_REQUEST', status: 403 })
   })
 
+  t.test('sending a message that links an upload shares it with the message readers', async (t) => {
+    const { url } = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: 'sent.txt', data: 'via message' }]))
+    expectError(t, await fetchFile(app, otherMember, url), { code: 'BAD_REQUEST', status: 403 })
+    expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'design', topic: 'files', content: `[sent.txt](${url})` }))
+    t.equal((await fetchFile(app, otherMember, url)).body, 'via message')
+  })
+
+  t.test("linking someone else's upload grants nothing", async (t) => {
+    const { url } = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: 'notyours.txt', data: 'mine only' }]))
+    expectSuccess(t, await as(app, otherMember).post('/messages', { type: 'stream', to: 'design', topic: 'files', content: `[x](${url})` }))
+    expectError(t, await fetchFile(app, owner, url), { code: 'BAD_REQUEST', status: 403 })
+  })
+
   t.test('unknown paths and other realms are not found; HTML downloads instead of rendering', async (t) => {
     expectError(t, await fetchFile(app, member, `/user_uploads/${fx.realm.id}/00/nope/x.txt`), { code: 'NOT_FOUND', status: 404 })
     const { url } = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: 'page.html', contentType: 'text/html', data: '<script>1</script>' }]))
