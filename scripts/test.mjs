@@ -88,6 +88,7 @@ const failedPhases = []
 
 for (const name of selected) {
   const phase = phases[name]
+  const started = Date.now()
   console.log(`\n=== ${name}: ${phase.files.length} test file(s) ===`)
   if (phase.files.length === 0) continue
   const compiled = phase.files.map((f) => path.join('dist/test', f.replace(/\.ts$/, '.js')))
@@ -113,6 +114,7 @@ for (const name of selected) {
     totals.pass += summary.pass ?? 0
     totals.fail += summary.fail ?? 0
   }
+  console.log(`=== ${name}: ${code === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s ===`)
   if (code !== 0) {
     failedPhases.push(name)
     if (!summary?.fail) totals.fail += 1 // a crash or a failed file with no counted assertion
