@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Realm, User } from '../db/index.js'
 import type { Services } from '../actions/context.js'
+import { findRealmByStringId, findUserWithRealmByApiKey } from '../db/hot-queries.js'
 import {
   accountDeactivatedAuth,
   basicAuthRequired,
@@ -26,7 +27,7 @@ export function subdomainOf(hostHeader: string | undefined, externalUrl: string)
 
 export async function realmForRequest(services: Services, request: FastifyRequest): Promise<Realm | null> {
   const stringId = subdomainOf(request.headers.host, services.config.externalUrl)
-  return services.prisma.realm.findUnique({ where: { stringId } })
+  return findRealmByStringId(services.prisma, stringId)
 }
 
 export async function requireRealm(services: Services, request: FastifyRequest): Promise<Realm> {
@@ -60,11 +61,11 @@ export async function authenticate(services: Services, request: FastifyRequest):
   if (!credentials) throw notLoggedIn()
   const { username, password: apiKey } = credentials
   if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
-  const row = await services.prisma.user.findUnique({ where: { apiKey }, include: { realm: true } })
-  if (!row || !sameSecret(row.apiKey, apiKey) || row.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
+  const row = await findUserWithRealmByApiKey(services.prisma, apiKey)
+  if (!row || !sameSecret(row.user.apiKey, apiKey) || row.user.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
     throw invalidApiKey()
   }
-  const { realm, ...user } = row
+  const { realm, user } = row
   if (!user.isActive) throw accountDeactivatedAuth()
   if (realm.deactivated) throw realmDeactivatedAuth()
   if (realm.stringId !== subdomainOf(request.headers.host, services.config.externalUrl)) {

@@ -1,0 +1,19 @@
+import t from 'tap'
+import { buildTestApp } from '../support/app.js'
+import { findRealmByStringId, findUserWithRealmByApiKey } from '../../src/db/hot-queries.js'
+
+t.test('raw hot-path lookups return exactly what Prisma returns', async (t) => {
+  const { fx, services } = await buildTestApp(t)
+  const prisma = services.prisma
+  t.strictSame(await findRealmByStringId(prisma, fx.realm.stringId), await prisma.realm.findUnique({ where: { stringId: fx.realm.stringId } }))
+  t.equal(await findRealmByStringId(prisma, 'no-such-realm'), null)
+  for (const user of Object.values(fx.users)) {
+    const found = await findUserWithRealmByApiKey(prisma, user.apiKey)
+    const expected = await prisma.user.findUniqueOrThrow({ where: { id: user.id }, include: { realm: true } })
+    const { realm, ...row } = expected
+    t.strictSame(found, { user: row, realm }, `user ${user.fullName}`)
+    t.ok(found?.user.dateJoined instanceof Date, 'dates are Date objects')
+    t.ok(found?.realm.dateCreated instanceof Date)
+  }
+  t.equal(await findUserWithRealmByApiKey(prisma, 'x'.repeat(32)), null)
+})
