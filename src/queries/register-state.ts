@@ -10,6 +10,8 @@ import { presentUser, type UserDict } from '../present/user.js'
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../version.js'
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
+import { getDrafts } from './drafts.js'
+import { getUserGroups } from './user-groups.js'
 import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
 import { legacySettingsState, realmState, userSettingsState } from './register-settings.js'
 
@@ -28,6 +30,19 @@ export interface RegisterStateOptions {
   clientExtavatar: boolean
   includeSubscribers: boolean
   slimPresence: boolean
+}
+
+const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000
+
+/** Custom emoji of the realm keyed by ID, as upstream's realm_emoji. */
+async function realmEmojiState(prisma: PrismaClient, realmId: number): Promise<Record<string, unknown>> {
+  const rows = await prisma.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } })
+  return Object.fromEntries(
+    rows.map((e) => [
+      String(e.id),
+      { id: String(e.id), name: e.name, source_url: `/user_avatars/${realmId}/emoji/images/${e.fileName}`, deactivated: e.deactivated, author_id: e.authorId },
+    ]),
+  )
 }
 
 const CUSTOM_PROFILE_FIELD_TYPES = {
@@ -106,6 +121,15 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     const defaults = await prisma.defaultStream.findMany({ where: { realmId: realm.id }, include: { stream: true } })
     state.realm_default_streams = user && isGuest(user.role) ? [] : sortByName(defaults.map((d) => presentStream(d.stream)))
   }
+  if (want('drafts')) {
+    // Upstream sends at most the 1000 newest drafts, newest first.
+    const drafts = user ? await getDrafts(prisma, user.id) : []
+    state.drafts = drafts.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id).slice(0, MAX_DRAFTS_IN_REGISTER_RESPONSE)
+  }
+  if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id)
+  if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(prisma, realm.id)
+  if (want('muted_users')) state.muted_users = []
+  if (want('onboarding_steps')) state.onboarding_steps = []
   if (want('user_settings')) state.user_settings = userSettings
   if (!options.capabilities.user_settings_object) {
     if (want('update_display_settings')) Object.assign(state, legacySettingsState(userSettings, 'display'))

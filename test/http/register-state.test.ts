@@ -1,0 +1,34 @@
+import t from 'tap'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
+
+t.test('POST /register: drafts, groups and other per-type keys', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  const member = fx.users.member
+
+  t.test('returns the user\'s drafts newest first', async (t) => {
+    expectSuccess(t, await as(app, member).post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'older', timestamp: 1000 }] }))
+    expectSuccess(t, await as(app, member).post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'newer', timestamp: 2000 }] }))
+    const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['drafts'] }))
+    t.same(body.drafts.map((d: { content: string }) => d.content), ['newer', 'older'])
+    t.notOk('realm_user_groups' in body, 'only the requested keys')
+  })
+
+  t.test('returns the realm\'s user groups, system groups included', async (t) => {
+    const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['realm_user_groups'] }))
+    const names = body.realm_user_groups.map((g: { name: string }) => g.name)
+    t.ok(names.includes('role:everyone'))
+    t.ok(names.includes('role:administrators'))
+    const admins = body.realm_user_groups.find((g: { name: string }) => g.name === 'role:administrators')
+    t.ok(admins.members.includes(fx.users.admin.id))
+    t.equal(admins.is_system_group, true)
+  })
+
+  t.test('returns empty realm_emoji, muted_users and onboarding_steps for a new realm', async (t) => {
+    const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['realm_emoji', 'muted_users', 'onboarding_steps'] }))
+    t.same(body.realm_emoji, {})
+    t.same(body.muted_users, [])
+    t.same(body.onboarding_steps, [])
+  })
+})
