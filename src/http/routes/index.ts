@@ -11,5 +11,6 @@ import { routes as messages } from './messages.js'
 import { routes as subscriptions } from './subscriptions.js'
 import { routes as streams } from './streams.js'
 import { routes as settings } from './settings.js'
+import { routes as userStatus } from './user-status.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus]
