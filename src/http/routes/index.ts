@@ -12,5 +12,6 @@ import { routes as subscriptions } from './subscriptions.js'
 import { routes as streams } from './streams.js'
 import { routes as settings } from './settings.js'
 import { routes as userStatus } from './user-status.js'
+import { routes as alertWords } from './alert-words.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords]
