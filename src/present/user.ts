@@ -1,5 +1,6 @@
 // User rows → the API's user dict (spec "User"; upstream-behaviour §3.3), and
 // the realm_user add event built from it. No I/O.
+import { EXTERNAL_AVATAR_URL_PREFIX } from '../domain/avatar.js'
 import { createHash } from 'node:crypto'
 import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
 import type { ChatEvent } from '../events/bus.js'
@@ -81,7 +82,7 @@ export function canSeeDeliveryEmail(viewer: Viewer | null, target: PresentableUs
 
 export function gravatarUrl(deliveryEmail: string, avatarVersion: number): string {
   const hash = createHash('md5').update(deliveryEmail.trim().toLowerCase()).digest('hex')
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`
+  return `${EXTERNAL_AVATAR_URL_PREFIX}${hash}?d=identicon&version=${avatarVersion}`
 }
 
 /** The avatar URL of a user regardless of client capabilities. */

@@ -11,6 +11,7 @@
 // * settings changes are published once as `user_settings`; the legacy
 //   update_display_settings / update_global_notifications events are derived
 //   here for queues without the user_settings_object capability.
+import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
 import type { BusItem, ChatEvent } from '../bus.js'
@@ -86,9 +87,10 @@ function narrowableMessage(message: Record<string, unknown>, flags: unknown): Na
   }
 }
 
-function renderMessage(event: ChatEvent, applyMarkdown: boolean): ChatEvent {
+function renderMessage(event: ChatEvent, applyMarkdown: boolean, clientExtavatar: boolean): ChatEvent {
   if (!isRecord(event.message)) return event
   const { raw_content: raw, ...message } = event.message
+  if (clientExtavatar && isExternalAvatarUrl(message.avatar_url)) message.avatar_url = null
   if (!applyMarkdown && typeof raw === 'string') {
     message.content = raw
     message.content_type = 'text/x-markdown'
@@ -138,7 +140,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
       if (desc.narrow.length > 0 && isRecord(event.message) && !matchesNarrow(narrowableMessage(event.message, event.flags), desc.narrow)) {
         return []
       }
-      out = [renderMessage(ownLocalId(event, desc.queueId), desc.applyMarkdown)]
+      out = [renderMessage(ownLocalId(event, desc.queueId), desc.applyMarkdown, desc.clientExtavatar)]
       break
     case 'user_settings': {
       const legacy = caps.user_settings_object ? undefined : legacySettingsEvent(desc, event)

@@ -1,0 +1,53 @@
+// captureEvents(app, user, fn): registers a queue the way a modern client
+// does, runs fn, and returns the events the queue received (heartbeats left
+// out). Waits on a blocking GET /events, never on a sleep loop.
+import type { FastifyInstance } from 'fastify'
+import type { User } from '../../src/db/index.js'
+import { as, type Params } from './client.js'
+import { bodyOf } from './expect.js'
+
+export const MODERN_CAPABILITIES = {
+  notification_settings_null: true,
+  bulk_message_deletion: true,
+  user_avatar_url_field_optional: false,
+  stream_typing_notifications: true,
+  user_settings_object: true,
+  linkifier_url_template: true,
+  user_list_incomplete: true,
+}
+
+export type CapturedEvent = Record<string, any> // nested event payloads are read loosely
+
+export interface CaptureOptions {
+  /** Extra POST /register parameters (event_types, apply_markdown, client_extavatar…). */
+  register?: Params
+  /** fn is expected to produce no event: only a non-blocking fetch is made. */
+  expectNone?: boolean
+  timeoutMs?: number
+}
+
+export async function captureEvents(app: FastifyInstance, user: Pick<User, 'deliveryEmail' | 'apiKey'>, fn: () => Promise<unknown>, options: CaptureOptions = {}): Promise<CapturedEvent[]> {
+  const client = as(app, user)
+  const reg = bodyOf(await client.post('/register', { client_capabilities: MODERN_CAPABILITIES, fetch_event_types: [], ...options.register }))
+  if (reg.result !== 'success') throw new Error(`register failed: ${JSON.stringify(reg)}`)
+  await fn()
+  const fetch = async (dontBlock: boolean, lastEventId: number): Promise<CapturedEvent[]> => {
+    const res = bodyOf(await client.get('/events', { queue_id: reg.queue_id, last_event_id: lastEventId, dont_block: dontBlock }))
+    if (res.result !== 'success') throw new Error(`GET /events failed: ${JSON.stringify(res)}`)
+    return res.events as CapturedEvent[]
+  }
+  let events: CapturedEvent[]
+  if (options.expectNone) {
+    events = await fetch(true, reg.last_event_id)
+  } else {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no event arrived')), options.timeoutMs ?? 10_000)
+    })
+    events = await Promise.race([fetch(false, reg.last_event_id), timeout]).finally(() => clearTimeout(timer))
+    const last = events.reduce((max, e) => Math.max(max, Number(e.id)), reg.last_event_id)
+    events = [...events, ...(await fetch(true, last))]
+  }
+  await client.delete('/events', { queue_id: reg.queue_id })
+  return events.filter((e) => e.type !== 'heartbeat')
+}
