@@ -13,5 +13,6 @@ import { routes as streams } from './streams.js'
 import { routes as settings } from './settings.js'
 import { routes as userStatus } from './user-status.js'
 import { routes as alertWords } from './alert-words.js'
+import { routes as customProfileFields } from './custom-profile-fields.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields]
