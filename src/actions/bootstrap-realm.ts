@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { Services } from './context.js'
 import { createRealm } from './create-realm.js'
 import { realmUrl } from '../present/realm.js'
+import { isUniqueViolation } from '../db/errors.js'
 
 export interface BootstrapResult {
   realmName: string
@@ -24,10 +25,18 @@ export async function bootstrapRealm(services: Services): Promise<BootstrapResul
   const email = ownerEmail ?? 'owner@example.com'
   const password = ownerPassword ?? randomBytes(12).toString('base64url')
   const name = realmName ?? (demo ? 'Roost demo' : 'Roost')
-  const { realm, owner } = await createRealm(services, {
-    stringId: '',
-    name,
-    owner: { email, fullName: demo ? 'Demo Owner' : email.split('@')[0] ?? 'Owner', password },
-  })
+  let created
+  try {
+    created = await createRealm(services, {
+      stringId: '',
+      name,
+      owner: { email, fullName: demo ? 'Demo Owner' : email.split('@')[0] ?? 'Owner', password },
+    })
+  } catch (error) {
+    // Another node of the cluster bootstrapped first.
+    if (isUniqueViolation(error)) return undefined
+    throw error
+  }
+  const { realm, owner } = created
   return { realmName: name, url: realmUrl(realm, services.config.externalUrl), email, password, apiKey: owner.apiKey, printPassword: demo }
 }

@@ -1,6 +1,7 @@
 // POST /users: an administrator creates a person from an email, a password and
 // a full name. The row, its settings, role group and default subscriptions go
 // in one transaction; realm_user add, subscription add and peer_add follow.
+import { isUniqueViolation } from '../db/errors.js'
 import type { Realm, Stream, Subscription, Tx, User } from '../db/index.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
@@ -69,7 +70,7 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
     return user
   }).catch((error: unknown) => {
     // A concurrent request created the same address between the check and the insert.
-    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002') throw emailInUse(email)
+    if (isUniqueViolation(error)) throw emailInUse(email)
     throw error
   })
 }

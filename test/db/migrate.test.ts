@@ -5,12 +5,12 @@ import { createHash, randomUUID } from 'node:crypto'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
+
 import t from 'tap'
 import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
+import { throwawayDatabase } from '../support/throwaway-db.js'
 
-const ADMIN_URL = process.env.ROOST_TEST_PG_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres'
 
 const EXPECTED_TABLES = [
   'alert_word', 'attachment', 'attachment_message', 'attachment_scheduled_message', 'custom_profile_field',
@@ -34,24 +34,6 @@ async function tableNames(db: Database): Promise<string[]> {
 async function recorded(db: Database): Promise<{ migration_name: string; checksum: string; applied_steps_count: number }[]> {
   return db.prisma.$queryRaw`
     SELECT migration_name, checksum, applied_steps_count FROM _prisma_migrations ORDER BY migration_name`
-}
-
-/** A fresh database on the test server, dropped at teardown; returns its URL. */
-async function throwawayDatabase(t: Tap): Promise<string> {
-  const name = `roost_test_${randomUUID().replaceAll('-', '')}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  t.teardown(async () => {
-    const admin = new pg.Client({ connectionString: ADMIN_URL })
-    await admin.connect()
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end()
-  })
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return url.toString()
 }
 
 async function tempMigrations(t: Tap, migrations: Record<string, string>): Promise<string> {
