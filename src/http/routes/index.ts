@@ -14,5 +14,6 @@ import { routes as settings } from './settings.js'
 import { routes as userStatus } from './user-status.js'
 import { routes as alertWords } from './alert-words.js'
 import { routes as customProfileFields } from './custom-profile-fields.js'
+import { routes as presence } from './presence.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence]

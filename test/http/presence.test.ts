@@ -1,0 +1,127 @@
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectError, expectSuccess } from '../support/expect.js'
+import type { BusItem } from '../../src/events/bus.js'
+
+t.test('presence', async (t) => {
+  const { app, fx, services } = await buildTestApp(t)
+  let clock = Date.parse('2024-06-01T12:00:00Z')
+  services.now = () => new Date(clock)
+  const sec = () => Math.floor(clock / 1000)
+
+  t.test('modern protocol: -1 fetches everything, then only what is new', async (t) => {
+    const a = await fx.newUser()
+    const b = await fx.newUser()
+    const first = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active', last_update_id: -1 }))
+    t.same(first.presences[String(a.id)], { active_timestamp: sec(), idle_timestamp: sec() })
+    t.equal(typeof first.server_timestamp, 'number')
+    const id1 = first.presence_last_update_id as number
+    t.ok(id1 > 0)
+    // Nothing new: the same id comes back, and no presences.
+    const again = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active', last_update_id: id1 }))
+    t.same(again.presences, {})
+    t.equal(again.presence_last_update_id, id1)
+    clock += 10_000
+    expectSuccess(t, await as(app, b).post('/users/me/presence', { status: 'idle', last_update_id: -1 }))
+    const next = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active', last_update_id: id1 }))
+    t.same(Object.keys(next.presences), [String(b.id)])
+    t.ok(next.presence_last_update_id > id1)
+    t.equal(next.presences[String(b.id)].idle_timestamp, sec())
+  })
+
+  t.test('legacy format when last_update_id is omitted and slim_presence is false', async (t) => {
+    const a = await fx.newUser()
+    clock += 1000
+    const body = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active' }))
+    t.same(body.presences[a.email], {
+      aggregated: { client: 'website', status: 'active', timestamp: sec() },
+      website: { client: 'website', status: 'active', timestamp: sec(), pushable: false },
+    })
+    const slim = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active', slim_presence: true }))
+    t.ok(slim.presences[String(a.id)])
+    const realm = expectSuccess(t, await as(app, fx.users.owner).get('/realm/presence'))
+    t.ok(realm.presences[a.email])
+    t.equal(typeof realm.server_timestamp, 'number')
+  })
+
+  t.test('ping_only returns no presence data', async (t) => {
+    const a = await fx.newUser()
+    const body = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'idle', ping_only: true }))
+    t.notOk('presences' in body)
+    t.notOk('server_timestamp' in body)
+  })
+
+  t.test('aggregates a user’s clients: active wins; idle after 70 s without activity; offline after 200 s', async (t) => {
+    const a = await fx.newUser()
+    expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active' }))
+    const activeAt = sec()
+    clock += 30_000
+    expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'idle' }))
+    let p = expectSuccess(t, await as(app, fx.users.owner).get(`/users/${a.id}/presence`)).presence
+    t.match(p.aggregated, { status: 'active', timestamp: activeAt })
+    clock += 60_000
+    expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'idle' }))
+    p = expectSuccess(t, await as(app, fx.users.owner).get(`/users/${a.email}/presence`)).presence
+    t.match(p.aggregated, { status: 'idle', timestamp: sec() })
+    clock += 201_000
+    p = expectSuccess(t, await as(app, fx.users.owner).get(`/users/${a.id}/presence`)).presence
+    t.equal(p.aggregated.status, 'offline')
+  })
+
+  t.test('users who disabled presence are left out and their reports ignored', async (t) => {
+    const a = await fx.newUser()
+    expectSuccess(t, await as(app, a).patch('/settings', { presence_enabled: false }))
+    clock += 1000
+    expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active' }))
+    const body = expectSuccess(t, await as(app, fx.users.owner).post('/users/me/presence', { status: 'active', last_update_id: -1 }))
+    t.notOk(String(a.id) in body.presences)
+    expectError(t, await as(app, fx.users.owner).get(`/users/${a.id}/presence`), { code: 'BAD_REQUEST', msg: `No presence data for ${a.email}` })
+  })
+
+  t.test('sends a presence event when a user comes online, not on every ping', async (t) => {
+    const a = await fx.newUser()
+    const items: BusItem[] = []
+    const stop = services.bus.subscribe((i) => items.push(i))
+    t.teardown(stop)
+    await as(app, a).post('/users/me/presence', { status: 'active' })
+    clock += 60_000
+    await as(app, a).post('/users/me/presence', { status: 'active' })
+    await new Promise((r) => setTimeout(r, 20))
+    const events = items.filter((i) => i.event.type === 'presence' && i.event.user_id === a.id)
+    t.equal(events.length, 1)
+    t.match(events[0]?.event, { type: 'presence', user_id: a.id, email: a.email, presence: { website: { client: 'website', status: 'active', pushable: false } } })
+    t.ok(events[0]?.userIds.includes(fx.users.owner.id))
+  })
+
+  t.test('errors', async (t) => {
+    const a = await fx.newUser()
+    expectError(t, await as(app, a).post('/users/me/presence', { status: 'away' }), { code: 'BAD_REQUEST', msg: 'Invalid status: away' })
+    expectError(t, await as(app, a).post('/users/me/presence', {}), { code: 'REQUEST_VARIABLE_MISSING' })
+    expectError(t, await as(app, fx.users.bot).post('/users/me/presence', { status: 'active' }), { code: 'BAD_REQUEST' })
+    expectError(t, await as(app, a).get(`/users/${fx.users.bot.id}/presence`), { code: 'BAD_REQUEST', msg: 'Presence is not supported for bot users.' })
+    expectError(t, await as(app, a).get('/users/999999/presence'), { code: 'BAD_REQUEST', msg: 'No such user' })
+    const quiet = await fx.newUser()
+    expectError(t, await as(app, a).get(`/users/${quiet.id}/presence`), { code: 'BAD_REQUEST', msg: `No presence data for ${quiet.email}` })
+  })
+})
+
+t.test('presence is shared by the nodes of a cluster (Redis)', async (t) => {
+  const redisPrefix = `test:${randomUUID()}`
+  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
+  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx })
+  const one = await a.fx.newUser()
+  const two = await a.fx.newUser()
+  const first = expectSuccess(t, await as(a.app, one).post('/users/me/presence', { status: 'active', last_update_id: -1 }))
+  const id1 = first.presence_last_update_id as number
+  t.ok(first.presences[String(one.id)])
+  // Nothing new on the other node either.
+  const same = expectSuccess(t, await as(b.app, one).post('/users/me/presence', { status: 'active', last_update_id: id1 }))
+  t.equal(same.presence_last_update_id, id1)
+  t.same(same.presences, {})
+  expectSuccess(t, await as(b.app, two).post('/users/me/presence', { status: 'idle' }))
+  const seen = expectSuccess(t, await as(a.app, one).post('/users/me/presence', { status: 'active', last_update_id: id1 }))
+  t.same(Object.keys(seen.presences), [String(two.id)])
+  t.ok(seen.presence_last_update_id > id1)
+})
