@@ -21,7 +21,9 @@ export interface Config {
 
 export const DEFAULT_EVENT_QUEUE_MAX_EVENTS = 10_000
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
 
 type Env = Record<string, string | undefined>
 

@@ -1,0 +1,62 @@
+import t from 'tap'
+import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_EVENTS, loadConfig } from '../src/config.js'
+
+t.test('defaults follow the startup contract', async (t) => {
+  const c = loadConfig({})
+  t.equal(c.port, 9991)
+  t.equal(c.host, '127.0.0.1')
+  t.equal(c.databaseUrl, undefined)
+  t.equal(c.redisUrl, undefined)
+  t.equal(c.dataDir, './data')
+  t.equal(c.externalUrl, 'http://localhost:9991')
+  t.equal(c.eventQueueTimeoutSeconds, 600)
+  t.equal(c.heartbeatIntervalSeconds, 60)
+  t.equal(c.eventQueueMaxEvents, DEFAULT_EVENT_QUEUE_MAX_EVENTS)
+  t.equal(c.maxFileUploadSizeMib, 25)
+  t.equal(c.invitationLinkValidityMinutes, 14400)
+  t.equal(c.smtpUrl, undefined)
+  t.equal(c.s3, undefined)
+  t.equal(c.rateLimiting, true)
+})
+
+t.test('EXTERNAL_URL follows PORT unless given', async (t) => {
+  t.equal(loadConfig({ PORT: '8080' }).externalUrl, 'http://localhost:8080')
+  t.equal(loadConfig({ EXTERNAL_URL: 'https://chat.example.com/' }).externalUrl, 'https://chat.example.com')
+})
+
+const BAD: [Record<string, string>, RegExp][] = [
+  [{ PORT: 'eighty' }, /^PORT must be an integer between 0 and 65535/],
+  [{ PORT: '70000' }, /^PORT must be an integer/],
+  [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must use one of postgresql:, postgres:/],
+  [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
+  [{ REDIS_URL: 'http://x' }, /^REDIS_URL must use one of redis:, rediss:/],
+  [{ EXTERNAL_URL: 'ftp://x' }, /^EXTERNAL_URL must use/],
+  [{ EVENT_QUEUE_TIMEOUT_SECONDS: '0' }, /^EVENT_QUEUE_TIMEOUT_SECONDS must be an integer/],
+  [{ HEARTBEAT_INTERVAL_SECONDS: '-5' }, /^HEARTBEAT_INTERVAL_SECONDS must be an integer/],
+  [{ EVENT_QUEUE_MAX_EVENTS: '1e3' }, /^EVENT_QUEUE_MAX_EVENTS must be an integer/],
+  [{ MAX_FILE_UPLOAD_SIZE: 'big' }, /^MAX_FILE_UPLOAD_SIZE must be an integer/],
+  [{ INVITATION_LINK_VALIDITY_MINUTES: '1.5' }, /^INVITATION_LINK_VALIDITY_MINUTES must be an integer/],
+  [{ SMTP_URL: 'mailto:x' }, /^SMTP_URL must use one of smtp:, smtps:/],
+  [{ S3_BUCKET: 'b' }, /S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY must be set/],
+  [{ RATE_LIMITING: 'sometimes' }, /^RATE_LIMITING must be 'on' or 'off'/],
+  [{ BOOTSTRAP_OWNER_EMAIL: 'nobody' }, /^BOOTSTRAP_OWNER_EMAIL must be an email address/],
+  [{ BOOTSTRAP_OWNER_EMAIL: 'a@b.c' }, /^BOOTSTRAP_OWNER_PASSWORD must be set/],
+]
+
+for (const [env, message] of BAD) {
+  t.test(`rejects ${JSON.stringify(env)} naming the variable`, async (t) => {
+    let caught: unknown
+    try {
+      loadConfig(env)
+    } catch (error) {
+      caught = error
+    }
+    t.ok(caught instanceof ConfigError, 'a ConfigError')
+    t.match((caught as Error).message, message)
+  })
+}
+
+t.test('accepts on/off spellings for RATE_LIMITING', async (t) => {
+  t.equal(loadConfig({ RATE_LIMITING: 'off' }).rateLimiting, false)
+  t.equal(loadConfig({ RATE_LIMITING: 'ON' }).rateLimiting, true)
+})
