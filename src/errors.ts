@@ -205,3 +205,45 @@ export const invalidProfileFieldData = (msg: string) => badRequest(msg)
 export const invalidProfileFieldValue = (msg: string) => badRequest(msg)
 export const invalidProfileFieldOrder = () => badRequest('Invalid order mapping.')
 export const profileFieldRequired = (name: string) => badRequest(`Field '${name}' is required.`)
+
+// Scheduled messages
+export const scheduledTimeNotInFuture = () => badRequest('Scheduled delivery time must be in the future.')
+export const scheduledMessageNotFound = () => new ApiError('Scheduled message does not exist', 'BAD_REQUEST', 404)
+export const scheduledMessageAlreadySent = () => badRequest('Scheduled message was already sent')
+export const nothingToChange = () => badRequest('Nothing to change')
+export const scheduledRecipientRequired = () => badRequest('Recipient required when updating type of scheduled message.')
+export const scheduledTopicRequired = () => badRequest('Topic required when updating scheduled message type to channel.')
+
+// Invitations
+export interface InvitationFailure {
+  errors: [string, string, boolean][]
+  sent_invitations: boolean
+  license_limit_reached: boolean
+  daily_limit_reached: boolean
+}
+export const invitationFailed = (msg: string, failure: InvitationFailure) =>
+  new ApiError(msg, 'INVITATION_FAILED', 400, { ...failure })
+export const noInviteeEmails = () => badRequest('You must specify at least one email address.')
+export const noSuchInvitation = () => badRequest('No such invitation')
+export const invitationAlreadyRevoked = () => badRequest('Invitation has already been revoked')
+export const accountTooNewToInvite = () =>
+  badRequest('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.')
+export const invalidInviteAs = () => badRequest('Invalid invite_as')
+export const ownerRequiredToInvite = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL', 400)
+
+// Editing, moving and deleting messages; reactions (PATCH/DELETE /messages/{id}, /messages/{id}/reactions)
+export const moveTimeLimitExceeded = (o: { firstMessageIdAllowedToMove: number | null; totalMessagesInTopic: number; totalMessagesAllowedToMove: number }) =>
+  new ApiError(
+    `You only have permission to move the ${o.totalMessagesAllowedToMove}/${o.totalMessagesInTopic} most recent messages in this topic.`,
+    'MOVE_MESSAGES_TIME_LIMIT_EXCEEDED',
+    400,
+    {
+      first_message_id_allowed_to_move: o.firstMessageIdAllowedToMove,
+      total_messages_in_topic: o.totalMessagesInTopic,
+      total_messages_allowed_to_move: o.totalMessagesAllowedToMove,
+    },
+  )
+export const messageAlreadyDeleted = () => badRequest('Message already deleted')
+export const reactionAlreadyExists = () => new ApiError('Reaction already exists.', 'REACTION_ALREADY_EXISTS')
+export const reactionDoesNotExist = () => new ApiError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST')
+export const reactionNeedsEmoji = () => badRequest('At least one of the following arguments must be present: emoji_name, emoji_code')

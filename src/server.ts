@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { openServices } from './services.js'
 import { buildApp } from './app.js'
 import { bootstrapRealm } from './actions/bootstrap-realm.js'
+import { startScheduledDelivery } from './scheduler/delivery.js'
 
 function readConfig(): Config {
   try {
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   }
   const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   await app.listen({ port: config.port, host: config.host })
+  const delivery = startScheduledDelivery(services, { log: app.log })
   process.stdout.write(`roost: serving ${config.externalUrl}/api/v1 on http://${config.host}:${config.port}\n`)
 
   let closing = false
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     try {
       // Answer held long-polls first (app.close also does, via preClose) so clients reconnect to another node.
       services.events.drain()
+      await delivery.stop()
       await app.close()
       await services.close()
     } finally {

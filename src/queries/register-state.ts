@@ -11,6 +11,7 @@ import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../v
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
+import { fetchScheduledMessages } from './scheduled-messages.js'
 import { getUserGroups } from './user-groups.js'
 import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
 import { legacySettingsState, realmState, userSettingsState } from './register-settings.js'
@@ -126,6 +127,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     const drafts = user ? await getDrafts(prisma, user.id) : []
     state.drafts = drafts.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id).slice(0, MAX_DRAFTS_IN_REGISTER_RESPONSE)
   }
+  if (want('scheduled_messages')) state.scheduled_messages = user ? await fetchScheduledMessages(prisma, user.id) : []
   if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id)
   if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(prisma, realm.id)
   if (want('muted_users')) state.muted_users = []

@@ -15,5 +15,6 @@ import { routes as userStatus } from './user-status.js'
 import { routes as alertWords } from './alert-words.js'
 import { routes as customProfileFields } from './custom-profile-fields.js'
 import { routes as presence } from './presence.js'
+import { routes as scheduledMessages } from './scheduled-messages.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages]
