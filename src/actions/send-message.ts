@@ -36,6 +36,10 @@ export interface SendMessageInput {
   readBySender?: boolean
   queueId?: string
   localId?: string
+  /** Sent by the service itself (the notification bot): no posting or wildcard-mention permission checks. */
+  internal?: boolean
+  /** Only these recipients get the message unread (upstream limit_unread_user_ids). */
+  unreadUserIds?: readonly number[]
 }
 
 /** Clients whose own messages start read (upstream Client.default_read_by_sender). */
@@ -70,7 +74,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   if (addressee.kind === 'stream') {
     if (ctx.realm.mandatoryTopics && addressee.topic === NO_TOPIC) throw badRequest('Topics are required in this organization')
     const stream = await findStreamForSend(ctx, addressee.channel)
-    await checkMaySendToStream(ctx, stream)
+    if (!input.internal) await checkMaySendToStream(ctx, stream)
     const subs = await ctx.prisma.subscription.findMany({
       where: { streamId: stream.id, active: true, user: { isActive: true } },
       select: { userId: true },
@@ -106,10 +110,10 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
       role: sender.role,
       isFullMember: isFullMember(sender, ctx.realm, ctx.now()),
     }
-    if (rendered.streamWildcard) {
+    if (rendered.streamWildcard && !input.internal) {
       if (!wildcardMentionAllowed({ ...policy, subscriberCount: target.subscriberCount })) throw streamWildcardMentionNotAllowed()
     }
-    if (rendered.topicWildcard && !topicWildcardMentionAllowed({ ...policy, participantCount: participants.size })) {
+    if (rendered.topicWildcard && !input.internal && !topicWildcardMentionAllowed({ ...policy, participantCount: participants.size })) {
       throw topicWildcardMentionNotAllowed()
     }
     participants.add(sender.id)
@@ -128,6 +132,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
       alertWord: alerted.has(userId),
       isPrivate: target.kind === 'private',
       readBySender,
+      markRead: input.unreadUserIds !== undefined && !input.unreadUserIds.includes(userId),
     }),
   )
 

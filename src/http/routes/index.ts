@@ -16,5 +16,7 @@ import { routes as alertWords } from './alert-words.js'
 import { routes as customProfileFields } from './custom-profile-fields.js'
 import { routes as presence } from './presence.js'
 import { routes as scheduledMessages } from './scheduled-messages.js'
+import { routes as messageEdit } from './message-edit.js'
+import { routes as messageFlags } from './message-flags.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages]

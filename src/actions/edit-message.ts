@@ -1,0 +1,176 @@
+// PATCH /messages/{id}: content edits, topic edits and channel moves, checked
+// in upstream's order (upstream-behaviour §6, spec "Edit a message"), applied
+// in one transaction that publishes one update_message event (and
+// delete_message for users who can no longer read the moved messages); the
+// Notification Bot's notices follow the commit.
+import type { ActionContext } from './context.js'
+import { inTransaction } from './context.js'
+import type { Stream, Tx } from '../db/index.js'
+import { Prisma } from '../db/index.js'
+import { accessMessageById } from '../access/message.js'
+import { accessStreamById } from '../access/stream.js'
+import { codePointLength, MAX_TOPIC_LENGTH } from '../domain/limits.js'
+import {
+  checkChannelMovePermission,
+  checkChannelMoveTime,
+  checkContentEdit,
+  checkEditPayload,
+  checkMoveWindow,
+  checkTopicEdit,
+  exemptFromMoveLimits,
+  moveDeadlineSeconds,
+  type PropagateMode,
+} from '../domain/message-edit.js'
+import { normalizeTopic, topicResolutionChange, type TopicResolution } from '../domain/topics.js'
+import { textTooLong } from '../errors.js'
+import { checkMaySendToStream } from './message-recipients.js'
+import { audienceOf, messageAudience } from './message-edit-audience.js'
+import { applyContentEdit, planContentEdit } from './message-edit-content.js'
+import { sendMoveNotices } from './message-edit-notices.js'
+import {
+  accessibleTopicMessages,
+  hasFullHistory,
+  moveCopies,
+  moveUserTopics,
+  relocateMessages,
+  selectByPropagateMode,
+  type MoveApplied,
+  type TopicMessage,
+} from './move-messages.js'
+
+export interface EditMessageInput {
+  messageId: number
+  content?: string
+  topic?: string
+  streamId?: number
+  propagateMode: PropagateMode
+  sendNotificationToOldThread: boolean
+  sendNotificationToNewThread: boolean
+}
+
+/** Prepends one entry to the messages' edit history and stamps their last edit time. */
+async function recordHistory(tx: Tx, ids: number[], entry: Record<string, unknown>, now: Date): Promise<void> {
+  if (ids.length === 0) return
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE message SET last_edit_time = ${now},
+      edit_history = jsonb_build_array(${JSON.stringify(entry)}::jsonb) || COALESCE(edit_history, '[]'::jsonb)
+    WHERE id = ANY(${ids}::int[])`)
+}
+
+export async function editMessage(ctx: ActionContext, input: EditMessageInput): Promise<void> {
+  const now = ctx.now()
+  const { message, stream } = await accessMessageById(ctx, input.messageId)
+  const actor = ctx.user
+  const hasContent = input.content !== undefined
+  if (hasContent) checkContentEdit({ realm: ctx.realm, actor, senderId: message.senderId, sentAt: message.dateSent, now })
+
+  let rawTopic = input.topic?.trim()
+  if (rawTopic !== undefined && stream && rawTopic === message.topic) rawTopic = undefined
+  const streamId = stream && input.streamId === stream.id ? undefined : input.streamId
+  checkEditPayload({
+    isStreamMessage: stream !== null,
+    content: hasContent,
+    topic: rawTopic !== undefined,
+    stream: streamId !== undefined,
+    propagateMode: input.propagateMode,
+  })
+
+  let newTopic: string | undefined
+  let resolution: TopicResolution = null
+  if (rawTopic !== undefined) {
+    if (!hasContent && streamId === undefined) resolution = topicResolutionChange(message.topic, rawTopic)
+    // Resolving a topic of the maximum length is allowed: the name is truncated instead.
+    if (resolution !== 'resolved' && codePointLength(rawTopic) > MAX_TOPIC_LENGTH) throw textTooLong('topic', MAX_TOPIC_LENGTH)
+    newTopic = normalizeTopic(rawTopic)
+    checkTopicEdit({ realm: ctx.realm, actor, currentTopic: message.topic, sentAt: message.dateSent, now })
+  }
+
+  const contentEdit = input.content !== undefined ? await planContentEdit(ctx, message, stream, input.content) : null
+
+  let newStream: Stream | null = null
+  if (streamId !== undefined && stream) {
+    checkChannelMovePermission({ realm: ctx.realm, actor, now })
+    newStream = (await accessStreamById(ctx, streamId)).stream
+    await checkMaySendToStream(ctx, newStream)
+    checkChannelMoveTime({ realm: ctx.realm, actor, sentAt: message.dateSent, now })
+  }
+
+  const moving = stream !== null && (newTopic !== undefined || newStream !== null)
+  let topicMessages: TopicMessage[] = []
+  if (moving && stream) {
+    topicMessages = await accessibleTopicMessages(ctx.prisma, actor, stream, message.topic, await hasFullHistory(ctx.prisma, actor, stream))
+    if (input.propagateMode === 'change_all' && !exemptFromMoveLimits(actor.role)) {
+      checkMoveWindow(topicMessages, moveDeadlineSeconds(ctx.realm, { topic: newTopic !== undefined, stream: newStream !== null }), now)
+    }
+  }
+  const ids = moving ? selectByPropagateMode(topicMessages, message, input.propagateMode) : [message.id]
+  const editTimestamp = Math.floor(now.getTime() / 1000)
+
+  await inTransaction(ctx, async (tx, emit) => {
+    const before = await messageAudience(tx, message.id, stream)
+    const event: Record<string, unknown> & { type: string } = {
+      type: 'update_message',
+      user_id: actor.id,
+      edit_timestamp: editTimestamp,
+      message_id: message.id,
+      message_ids: ids,
+      rendering_only: false,
+      flags: [],
+    }
+    if (stream) Object.assign(event, { stream_name: stream.name, stream_id: stream.id })
+    const entry: Record<string, unknown> = { user_id: actor.id, timestamp: editTimestamp }
+    const moveEntry: Record<string, unknown> = {}
+    if (contentEdit) {
+      const applied = await applyContentEdit(tx, ctx, message, contentEdit)
+      Object.assign(event, applied.eventFields)
+      Object.assign(entry, applied.historyFields)
+    }
+    let applied: MoveApplied = { losingCopies: new Set(), losingAccess: new Set() }
+    if (moving && stream) {
+      Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: message.topic })
+      if (newStream) Object.assign(moveEntry, { prev_stream: stream.id, stream: newStream.id })
+      if (newTopic !== undefined) Object.assign(moveEntry, { prev_topic: message.topic, topic: newTopic })
+      if (newTopic !== undefined) Object.assign(event, { subject: newTopic, topic_links: [] })
+      if (newStream) event.new_stream_id = newStream.id
+      await relocateMessages(tx, { ids, streamId: (newStream ?? stream).id, topic: newTopic ?? message.topic })
+      if (newStream) applied = await moveCopies(tx, { ids, oldStream: stream, newStream })
+      if (input.propagateMode === 'change_all') {
+        await moveUserTopics(tx, emit, {
+          oldStream: stream,
+          oldTopic: message.topic,
+          newStream: newStream ?? stream,
+          newTopic: newTopic ?? message.topic,
+          now,
+          skipUsers: applied.losingAccess,
+        })
+      }
+      await recordHistory(tx, ids.filter((id) => id !== message.id), { user_id: actor.id, timestamp: editTimestamp, ...moveEntry }, now)
+    }
+    await recordHistory(tx, [message.id], { ...entry, ...moveEntry }, now)
+
+    const after = await messageAudience(tx, message.id, newStream ?? stream)
+    const hadAccess = [...before.rows.keys(), ...before.subscribers]
+    const { userIds, perUser } = audienceOf({ rows: after.rows, subscribers: [...hadAccess, ...after.subscribers] }, applied.losingAccess)
+    emit(event, userIds, { perUser })
+    if (applied.losingAccess.size > 0 && stream) {
+      emit(
+        { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: stream.id, topic: message.topic },
+        [...applied.losingAccess].sort((a, b) => a - b),
+      )
+    }
+  })
+
+  if (moving && stream) {
+    await sendMoveNotices(ctx, {
+      oldStream: stream,
+      oldTopic: message.topic,
+      newStream: newStream ?? stream,
+      newTopic: newTopic ?? message.topic,
+      movedIds: ids,
+      targetId: message.id,
+      resolution,
+      sendToOldThread: input.sendNotificationToOldThread,
+      sendToNewThread: input.sendNotificationToNewThread,
+    })
+  }
+}

@@ -1,0 +1,166 @@
+// Rules of PATCH /messages/{id} and DELETE /messages/{id} that need no I/O:
+// who may edit content, topics and channels, the time limits (with upstream's
+// 20-second grace), the MOVE_MESSAGES_TIME_LIMIT_EXCEEDED window, and the
+// wording of the notification bot's move and resolve notices
+// (upstream-behaviour §5, §6, §15).
+import { badRequest, moveTimeLimitExceeded } from '../errors.js'
+import { hashEncode, streamNarrowSlug } from './markdown.js'
+import { hasPolicyPermission, isAdmin, isModeratorOrAbove, type PolicyRealm, type PolicyUser } from './roles.js'
+
+/** Upstream allows 20 seconds past every edit and move limit (network delays, the compose box's countdown). */
+export const EDIT_LIMIT_BUFFER_SECONDS = 20
+/** A resolve notice this young is deleted, instead of answered, by the opposite toggle. */
+export const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60
+/** Anyone may retitle messages without a topic. */
+export const NO_TOPIC_NAME = '(no topic)'
+
+export type PropagateMode = 'change_one' | 'change_later' | 'change_all'
+export const PROPAGATE_MODES: readonly PropagateMode[] = ['change_one', 'change_later', 'change_all']
+
+export interface EditRealm extends PolicyRealm {
+  allowMessageEditing: boolean
+  editTopicPolicy: number
+  moveMessagesBetweenStreamsPolicy: number
+  messageContentEditLimitSeconds: number | null
+  moveMessagesWithinStreamLimitSeconds: number | null
+  moveMessagesBetweenStreamsLimitSeconds: number | null
+  messageContentDeleteLimitSeconds: number | null
+  deleteOwnMessagePolicy: number
+}
+
+export interface EditActor extends PolicyUser {
+  id: number
+}
+
+const ageSeconds = (sentAt: Date, now: Date): number => (now.getTime() - sentAt.getTime()) / 1000
+
+/** Past `limit` (+ the grace) since `sentAt`? A null limit never passes. */
+export function pastLimit(limitSeconds: number | null, sentAt: Date, now: Date, buffer = EDIT_LIMIT_BUFFER_SECONDS): boolean {
+  return limitSeconds !== null && ageSeconds(sentAt, now) > limitSeconds + buffer
+}
+
+/** Administrators and moderators move messages without time limits. */
+export const exemptFromMoveLimits = (role: number): boolean => isModeratorOrAbove(role)
+
+export function checkContentEdit(o: { realm: EditRealm; actor: EditActor; senderId: number; sentAt: Date; now: Date }): void {
+  if (!o.realm.allowMessageEditing) throw badRequest('Your organization has turned off message editing')
+  if (o.senderId !== o.actor.id) throw badRequest("You don't have permission to edit this message")
+  if (pastLimit(o.realm.messageContentEditLimitSeconds, o.sentAt, o.now)) throw badRequest('The time limit for editing this message has passed')
+}
+
+export function checkTopicEdit(o: { realm: EditRealm; actor: EditActor; currentTopic: string; sentAt: Date; now: Date }): void {
+  const allowed = o.currentTopic === NO_TOPIC_NAME || hasPolicyPermission(o.realm.editTopicPolicy, o.actor, o.realm, o.now)
+  if (!allowed) throw badRequest("You don't have permission to edit this message")
+  if (!exemptFromMoveLimits(o.actor.role) && pastLimit(o.realm.moveMessagesWithinStreamLimitSeconds, o.sentAt, o.now)) {
+    throw badRequest("The time limit for editing this message's topic has passed.")
+  }
+}
+
+export function checkChannelMovePermission(o: { realm: EditRealm; actor: EditActor; now: Date }): void {
+  if (!hasPolicyPermission(o.realm.moveMessagesBetweenStreamsPolicy, o.actor, o.realm, o.now)) {
+    throw badRequest("You don't have permission to move this message")
+  }
+}
+
+export function checkChannelMoveTime(o: { realm: EditRealm; actor: EditActor; sentAt: Date; now: Date }): void {
+  if (!exemptFromMoveLimits(o.actor.role) && pastLimit(o.realm.moveMessagesBetweenStreamsLimitSeconds, o.sentAt, o.now)) {
+    throw badRequest("The time limit for editing this message's channel has passed")
+  }
+}
+
+/** The deadline of a change_all move: the smaller of the limits that apply, null when none does. */
+export function moveDeadlineSeconds(realm: EditRealm, change: { topic: boolean; stream: boolean }): number | null {
+  const limits: number[] = []
+  if (change.topic && realm.moveMessagesWithinStreamLimitSeconds !== null) limits.push(realm.moveMessagesWithinStreamLimitSeconds)
+  if (change.stream && realm.moveMessagesBetweenStreamsLimitSeconds !== null) limits.push(realm.moveMessagesBetweenStreamsLimitSeconds)
+  return limits.length === 0 ? null : Math.min(...limits) + EDIT_LIMIT_BUFFER_SECONDS
+}
+
+/**
+ * Throws MOVE_MESSAGES_TIME_LIMIT_EXCEEDED unless every message of the topic
+ * (those the actor can access, oldest first) is younger than the deadline.
+ */
+export function checkMoveWindow(messages: readonly { id: number; dateSent: Date }[], deadlineSeconds: number | null, now: Date): void {
+  if (deadlineSeconds === null) return
+  const allowed = messages.filter((m) => ageSeconds(m.dateSent, now) < deadlineSeconds).map((m) => m.id).sort((a, b) => a - b)
+  if (allowed.length === messages.length) return
+  throw moveTimeLimitExceeded({
+    firstMessageIdAllowedToMove: allowed[0] ?? null,
+    totalMessagesInTopic: messages.length,
+    totalMessagesAllowedToMove: allowed.length,
+  })
+}
+
+/** Upstream validate_can_delete_message. */
+export function checkDelete(o: { realm: EditRealm; actor: EditActor; senderId: number; senderBotOwnerId: number | null; sentAt: Date; now: Date }): void {
+  if (isAdmin(o.actor.role)) return
+  const own = o.senderId === o.actor.id || o.senderBotOwnerId === o.actor.id
+  if (!own || !hasPolicyPermission(o.realm.deleteOwnMessagePolicy, o.actor, o.realm, o.now)) {
+    throw badRequest("You don't have permission to delete this message")
+  }
+  if (pastLimit(o.realm.messageContentDeleteLimitSeconds, o.sentAt, o.now, 0)) throw badRequest('The time limit for deleting this message has passed')
+}
+
+/** Validation of the request's shape, before any permission (upstream validate_message_edit_payload). */
+export function checkEditPayload(o: {
+  isStreamMessage: boolean
+  content: boolean
+  topic: boolean
+  stream: boolean
+  propagateMode: PropagateMode
+}): void {
+  if (!o.content && !o.topic && !o.stream) throw badRequest('Nothing to change')
+  if (!o.isStreamMessage) {
+    if (o.stream) throw badRequest('Direct messages cannot be moved to channels.')
+    if (o.topic) throw badRequest('Direct messages cannot have topics.')
+  }
+  if (o.propagateMode !== 'change_one' && !o.topic && !o.stream) throw badRequest('Invalid propagate_mode without topic edit')
+  if (o.stream && o.content) throw badRequest('Cannot change message content while changing channel')
+}
+
+// ---------------------------------------------------------------------------
+// Notification wording (Notification Bot, realm default language: English)
+
+export interface Mentionable {
+  id: number
+  fullName: string
+}
+
+/** `@_**Name|ID**`: a mention that notifies nobody. */
+export const silentMention = (user: Mentionable): string => `@_**${user.fullName}|${user.id}**`
+export const topicLink = (streamName: string, topic: string): string => `#**${streamName}>${topic}**`
+
+/** Upstream near_stream_message_url: where the moved message now is. */
+export function nearMessageUrl(realmUrl: string, stream: { id: number; name: string }, topic: string, messageId: number): string {
+  return `${realmUrl}/#narrow/channel/${streamNarrowSlug(stream)}/topic/${hashEncode(topic)}/near/${messageId}`
+}
+
+export function resolveNotice(actor: Mentionable, resolved: boolean): string {
+  return `${silentMention(actor)} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.`
+}
+
+const RESOLVE_NOTICE = /^@_\*\*[^|*]+\|\d+\*\* has marked this topic as (un)?resolved\.$/
+export const isResolveNotice = (content: string): boolean => RESOLVE_NOTICE.test(content)
+
+export function oldThreadNotice(o: { actor: Mentionable; newLocation: string; count: number; movedAll: boolean }): string {
+  const user = silentMention(o.actor)
+  if (o.movedAll) return `This topic was moved to ${o.newLocation} by ${user}.`
+  if (o.count === 1) return `A message was moved from this topic to ${o.newLocation} by ${user}.`
+  return `${o.count} messages were moved from this topic to ${o.newLocation} by ${user}.`
+}
+
+export function newThreadNotice(o: { actor: Mentionable; oldLocation: string; count: number; wholeTopicIntoEmpty: boolean; messageLink: string }): string {
+  const user = silentMention(o.actor)
+  if (o.wholeTopicIntoEmpty) return `This topic was moved here from ${o.oldLocation} by ${user}.`
+  if (o.count === 1) return `[A message](${o.messageLink}) was moved here from ${o.oldLocation} by ${user}.`
+  return `${o.count} messages were moved here from ${o.oldLocation} by ${user}.`
+}
+
+/** Merged policy when a moved topic lands where the user already has one (upstream get_visibility_policy_after_merge). */
+export function visibilityPolicyAfterMerge(orig: number, target: number): number {
+  if (orig === target) return orig
+  if (orig === 3 || target === 3) return 3
+  if (orig === 2 || target === 2) return 2
+  return 0
+}
+

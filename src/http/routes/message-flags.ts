@@ -1,0 +1,49 @@
+// POST /messages/flags and POST /messages/flags/narrow (spec "Update personal message flags", "…for a narrow").
+import { Type } from 'typebox'
+import { route } from '../route.js'
+import { json, optional } from '../params.js'
+import { updateMessageFlags } from '../../actions/update-message-flags.js'
+import { updateFlagsForNarrow } from '../../actions/update-flags-for-narrow.js'
+
+export const routes = [
+  route({
+    method: 'POST',
+    url: '/messages/flags',
+    params: {
+      messages: json(Type.Array(Type.Integer())),
+      op: Type.String(),
+      flag: Type.String(),
+    },
+    handler: async (input, ctx) => {
+      await updateMessageFlags(ctx, input)
+      // Upstream echoes the request's ids (the event carries the ones that changed).
+      return { messages: input.messages }
+    },
+  }),
+
+  route({
+    method: 'POST',
+    url: '/messages/flags/narrow',
+    params: {
+      anchor: Type.String(),
+      include_anchor: optional(Type.Boolean(), { default: true }),
+      num_before: Type.Integer({ minimum: 0 }),
+      num_after: Type.Integer({ minimum: 0 }),
+      narrow: optional(json(Type.Array(Type.Unknown())), { default: [] }),
+      op: Type.String(),
+      flag: Type.String(),
+    },
+    handler: async (input, ctx) => {
+      const result = await updateFlagsForNarrow(ctx, {
+        anchor: input.anchor,
+        includeAnchor: input.include_anchor ?? true,
+        numBefore: input.num_before,
+        numAfter: input.num_after,
+        narrow: input.narrow ?? [],
+        op: input.op,
+        flag: input.flag,
+      })
+      return { ...result }
+    },
+  }),
+]
