@@ -6,6 +6,7 @@ import type { Services } from './actions/context.js'
 import { methodNotAllowed, uploadTooLarge } from './errors.js'
 import { installErrorHandling } from './http/error-handler.js'
 import { allRoutes } from './http/routes/index.js'
+import { registerAccountPages } from './http/routes/settings.js'
 import type { HttpMethod, Route } from './http/route.js'
 
 export const API_PREFIX = '/api/v1'
@@ -72,5 +73,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
       app.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
     }
   }
+  // Server-rendered pages outside /api/v1 (links sent by mail).
+  registerAccountPages(app, services)
   return app
 }

@@ -1,5 +1,6 @@
 // Realm settings (`realm` fetch type) and user settings (`user_settings` and
 // the legacy top-level forms) of the register response (upstream §3.2–3.4, §10.1).
+import { legacyFamilyOf } from '../domain/settings.js'
 import type { Realm, UserSettings } from '../db/index.js'
 import { MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
 import { realmIconUrl, realmUrl } from '../present/realm.js'
@@ -132,35 +133,12 @@ export function userSettingsState(settings: UserSettings | null, timezone: strin
   return { ...out, timezone, emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS }
 }
 
-const NOTIFICATION_KEYS = new Set([
-  'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications',
-  'enable_stream_push_notifications',
-  'enable_stream_audible_notifications',
-  'notification_sound',
-  'enable_desktop_notifications',
-  'enable_sounds',
-  'enable_offline_email_notifications',
-  'enable_offline_push_notifications',
-  'enable_online_push_notifications',
-  'enable_digest_emails',
-  'enable_marketing_emails',
-  'enable_login_emails',
-  'message_content_in_email_notifications',
-  'pm_content_in_desktop_notifications',
-  'wildcard_mentions_notify',
-  'desktop_icon_count_display',
-  'realm_name_in_email_notifications_policy',
-  'presence_enabled',
-  'email_notifications_batching_period_seconds',
-])
-
 /** Legacy top-level settings for clients without user_settings_object. */
 export function legacySettingsState(userSettings: Record<string, unknown>, kind: 'display' | 'notifications'): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(userSettings)) {
     if (key === 'emojiset_choices' || key === 'available_notification_sounds') continue
-    if (NOTIFICATION_KEYS.has(key) === (kind === 'notifications')) out[key] = value
+    if (legacyFamilyOf(key) === (kind === 'notifications' ? 'notification' : 'display')) out[key] = value
   }
   if (kind === 'display') out.emojiset_choices = EMOJISET_CHOICES
   else out.available_notification_sounds = AVAILABLE_NOTIFICATION_SOUNDS

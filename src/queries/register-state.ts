@@ -11,6 +11,11 @@ import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../v
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
+import { fetchAlertWords } from './alert-words.js'
+import { customProfileFieldTypes, fetchCustomProfileFields } from './custom-profile-fields.js'
+import { fetchPresenceState } from './presence.js'
+import { fetchUserStatuses } from './user-status.js'
+import type { PresenceStore } from '../presence/store.js'
 import { fetchScheduledMessages } from './scheduled-messages.js'
 import { getUserGroups } from './user-groups.js'
 import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
@@ -22,6 +27,8 @@ export interface RegisterStateContext {
   /** null for a web-public visitor. */
   user: User | null
   config: Config
+  presence: PresenceStore
+  now: () => Date
 }
 
 export interface RegisterStateOptions {
@@ -46,17 +53,6 @@ async function realmEmojiState(prisma: PrismaClient, realmId: number): Promise<R
   )
 }
 
-const CUSTOM_PROFILE_FIELD_TYPES = {
-  SHORT_TEXT: { id: 1, name: 'Short text' },
-  LONG_TEXT: { id: 2, name: 'Long text' },
-  SELECT: { id: 3, name: 'List of options' },
-  DATE: { id: 4, name: 'Date picker' },
-  URL: { id: 5, name: 'Link' },
-  USER: { id: 6, name: 'Person picker' },
-  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
-  PRONOUNS: { id: 8, name: 'Pronouns' },
-}
-
 /** Per-subscription notification settings and the global settings they inherit when null. */
 const INHERITED_NOTIFICATIONS = [
   ['desktop_notifications', 'enable_stream_desktop_notifications'],
@@ -78,28 +74,16 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   const userSettings = userSettingsState(settings, user?.timezone ?? '')
 
   if (want('alert_words')) {
-    state.alert_words = user ? (await prisma.alertWord.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } })).map((w) => w.word) : []
+    state.alert_words = user ? await fetchAlertWords(prisma, user.id) : []
   }
   if (want('custom_profile_fields')) {
-    const fields = await prisma.customProfileField.findMany({ where: { realmId: realm.id }, orderBy: { order: 'asc' } })
-    state.custom_profile_fields = fields.map((f) => ({
-      id: f.id,
-      type: f.type,
-      order: f.order,
-      name: f.name,
-      hint: f.hint,
-      field_data: f.fieldData,
-      display_in_profile_summary: f.displayInProfileSummary,
-      required: f.required,
-    }))
-    state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES
+    state.custom_profile_fields = await fetchCustomProfileFields(prisma, realm.id)
+    state.custom_profile_field_types = customProfileFieldTypes()
   }
   if (want('message')) state.max_message_id = user ? await getMaxMessageId(prisma, user.id) : -1
   if (want('presence')) {
-    // Presence is not tracked yet: nobody is online.
-    state.presences = {}
-    state.presence_last_update_id = -1
-    state.server_timestamp = Date.now() / 1000
+    if (user) Object.assign(state, await fetchPresenceState({ ...ctx, user }, { slimPresence: options.slimPresence }))
+    else Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: ctx.now().getTime() / 1000 })
   }
   if (want('realm')) Object.assign(state, realmState(realm, ctx.config.externalUrl, ctx.config.maxFileUploadSizeMib, user === null))
   if (want('realm_user')) Object.assign(state, await realmUserState(ctx, options))
@@ -147,15 +131,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     }))
   }
   if (want('user_status')) {
-    const statuses = user ? await prisma.userStatus.findMany({ where: { user: { realmId: realm.id } } }) : []
-    state.user_status = Object.fromEntries(
-      statuses.map((s) => {
-        const status: Record<string, unknown> = {}
-        if (s.statusText) status.status_text = s.statusText
-        if (s.emojiName) Object.assign(status, { emoji_name: s.emojiName, emoji_code: s.emojiCode, reaction_type: s.reactionType })
-        return [String(s.userId), status]
-      }),
-    )
+    state.user_status = user ? await fetchUserStatuses(prisma, realm.id) : {}
   }
   return state
 }

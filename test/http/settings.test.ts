@@ -7,7 +7,6 @@ import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { BusItem } from '../../src/events/bus.js'
 import type { Services } from '../../src/actions/context.js'
-import { registerAccountPages } from '../../src/http/routes/settings.js'
 import { readOutbox } from '../../src/mail/outbox.js'
 import { verifyPassword } from '../../src/actions/user-rows.js'
 
@@ -27,7 +26,6 @@ async function published(services: Services, fn: () => Promise<unknown>): Promis
 t.test('PATCH /settings', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'roost-settings-'))
   const { app, fx, services } = await buildTestApp(t, { config: { dataDir } })
-  registerAccountPages(app, services)
   const settingsOf = (userId: number) => services.prisma.userSettings.findUniqueOrThrow({ where: { userId } })
 
   t.test('changes a setting and answers with the bare envelope', async (t) => {

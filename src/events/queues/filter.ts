@@ -13,50 +13,10 @@
 //   here for queues without the user_settings_object capability.
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
+import { legacySettingsEvents } from '../../domain/settings.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import type { QueueDescriptor } from './types.js'
-
-/** Upstream's UserProfile.display_settings_legacy (frozen at feature level 89) plus timezone. */
-const LEGACY_DISPLAY_SETTINGS = new Set([
-  'color_scheme',
-  'default_language',
-  'default_view',
-  'demote_inactive_streams',
-  'dense_mode',
-  'emojiset',
-  'enter_sends',
-  'fluid_layout_width',
-  'high_contrast_mode',
-  'left_side_userlist',
-  'starred_message_counts',
-  'translate_emoticons',
-  'twenty_four_hour_time',
-  'timezone',
-])
-
-/** Upstream's UserProfile.notification_settings_legacy. */
-const LEGACY_NOTIFICATION_SETTINGS = new Set([
-  'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications',
-  'enable_stream_push_notifications',
-  'enable_stream_audible_notifications',
-  'wildcard_mentions_notify',
-  'notification_sound',
-  'enable_desktop_notifications',
-  'enable_sounds',
-  'enable_offline_email_notifications',
-  'enable_offline_push_notifications',
-  'enable_online_push_notifications',
-  'enable_digest_emails',
-  'enable_marketing_emails',
-  'enable_login_emails',
-  'message_content_in_email_notifications',
-  'pm_content_in_desktop_notifications',
-  'desktop_icon_count_display',
-  'realm_name_in_email_notifications_policy',
-  'presence_enabled',
-])
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -107,18 +67,6 @@ function ownLocalId(event: ChatEvent, queueId: string): ChatEvent {
   return senderQueue === queueId && localId !== undefined ? { ...rest, local_message_id: localId } : rest
 }
 
-function legacySettingsEvent(desc: QueueDescriptor, event: ChatEvent): ChatEvent | undefined {
-  if (event.op !== 'update' || typeof event.property !== 'string') return undefined
-  const extra = event.language_name !== undefined ? { language_name: event.language_name } : {}
-  if (LEGACY_DISPLAY_SETTINGS.has(event.property)) {
-    return { type: 'update_display_settings', user: desc.userEmail, setting_name: event.property, setting: event.value, ...extra }
-  }
-  if (LEGACY_NOTIFICATION_SETTINGS.has(event.property)) {
-    return { type: 'update_global_notifications', user: desc.userEmail, notification_name: event.property, setting: event.value }
-  }
-  return undefined
-}
-
 /** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */
 export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[] {
   if (item.realmId !== desc.realmId) return []
@@ -143,8 +91,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
       out = [renderMessage(ownLocalId(event, desc.queueId), desc.applyMarkdown, desc.clientExtavatar)]
       break
     case 'user_settings': {
-      const legacy = caps.user_settings_object ? undefined : legacySettingsEvent(desc, event)
-      out = legacy ? [event, legacy] : [event]
+      out = caps.user_settings_object ? [event] : [event, ...legacySettingsEvents(event, { email: desc.userEmail })]
       break
     }
     case 'update_display_settings':

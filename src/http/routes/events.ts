@@ -48,7 +48,7 @@ export const routes = [
         if (input.client_extavatar) throw badRequest("Invalid 'client_extavatar' parameter for anonymous request")
         if (input.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request")
         const state = await fetchRegisterState(
-          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config },
+          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config, presence: ctx.presence, now: ctx.now },
           { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false },
         )
         return { queue_id: null, last_event_id: -1, ...state }
@@ -63,7 +63,7 @@ export const routes = [
       const early = await ctx.events.getEvents({ queueId: queue.queueId, userId: ctx.user.id, lastEventId: -1, dontBlock: true })
       const lastEventId = early.reduce((max, e) => Math.max(max, e.id), -1)
       const state = await fetchRegisterState(
-        { prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config },
+        { prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config, presence: ctx.presence, now: ctx.now },
         { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
       )
       return { queue_id: queue.queueId, last_event_id: lastEventId, ...state }
