@@ -106,7 +106,8 @@ export async function moveUserTopics(
     const target = await tx.userTopic.findFirst({
       where: { userId: row.userId, streamId: o.newStream.id, topicName: { equals: o.newTopic, mode: 'insensitive' } },
     })
-    const merged = visibilityPolicyAfterMerge(row.visibilityPolicy, target?.visibilityPolicy ?? 0)
+    // Without a policy at the destination the user's policy simply moves; otherwise the two merge.
+    const merged = target ? visibilityPolicyAfterMerge(row.visibilityPolicy, target.visibilityPolicy) : row.visibilityPolicy
     if (target) {
       if (merged === target.visibilityPolicy) continue
       if (merged === 0) await tx.userTopic.delete({ where: { id: target.id } })
