@@ -6,6 +6,7 @@ import type { Services } from './actions/context.js'
 import { methodNotAllowed, uploadTooLarge } from './errors.js'
 import { installErrorHandling } from './http/error-handler.js'
 import { allRoutes } from './http/routes/index.js'
+import { registerPages } from './http/pages/index.js'
 import { registerAccountPages } from './http/routes/settings.js'
 import type { HttpMethod, Route } from './http/route.js'
 
@@ -75,5 +76,6 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
   }
   // Server-rendered pages outside /api/v1 (links sent by mail).
   registerAccountPages(app, services)
+  registerPages(app, services)
   return app
 }

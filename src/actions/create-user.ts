@@ -76,7 +76,7 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
 }
 
 /** realm_user add to every active user, with delivery_email hidden from those who may not see it. */
-async function emitUserAdded(tx: Tx, realm: Realm, user: User, emit: Emit): Promise<void> {
+export async function emitUserAdded(tx: Tx, realm: Realm, user: User, emit: Emit): Promise<void> {
   const settings = await tx.userSettings.findUnique({ where: { userId: user.id }, select: { emailAddressVisibility: true } })
   const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
   const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
@@ -88,7 +88,7 @@ async function emitUserAdded(tx: Tx, realm: Realm, user: User, emit: Emit): Prom
 }
 
 /** subscription add to the new user for its default channels, peer_add to those who may know the subscribers. */
-async function emitSubscriptions(tx: Tx, user: User, streamIds: number[], emit: Emit): Promise<void> {
+export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[], emit: Emit): Promise<void> {
   if (streamIds.length === 0) return
   const streams = await tx.stream.findMany({
     where: { id: { in: streamIds } },

@@ -19,5 +19,6 @@ import { routes as scheduledMessages } from './scheduled-messages.js'
 import { routes as messageEdit } from './message-edit.js'
 import { routes as messageFlags } from './message-flags.js'
 import { routes as userTopics } from './user-topics.js'
+import { routes as invites } from './invites.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites]

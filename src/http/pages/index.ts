@@ -1,0 +1,8 @@
+// Server-rendered pages outside /api/v1 (links people open from mails).
+import type { FastifyInstance } from 'fastify'
+import type { Services } from '../../actions/context.js'
+import { registerJoinPages } from './join.js'
+
+export function registerPages(app: FastifyInstance, services: Services): void {
+  registerJoinPages(app, services)
+}
