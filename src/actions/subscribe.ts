@@ -5,6 +5,7 @@
 import type { Stream, Subscription, Tx, User } from '../db/index.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
+import { sendSubscriptionNotifications } from './subscription-notifications.js'
 import { insufficientPermission, invalidHexColor, notAllowedForGuests, streamArchived, unableToAccessStream } from '../errors.js'
 import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
@@ -85,7 +86,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
   const wanted = normalizeRequests(input.subscriptions)
   const now = ctx.now()
 
-  return inTransaction(ctx, async (tx, emit) => {
+  const outcome = await inTransaction(ctx, async (tx, emit) => {
     const existing = new Map<string, Stream>()
     const missing: Wanted[] = []
     for (const w of wanted) {
@@ -125,8 +126,11 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
     const colors = new Map(wanted.filter((w) => w.color !== undefined).map((w) => [w.name.toLowerCase(), w.color as string]))
     const streams = [...authorized, ...created]
     const result = await addSubscriptions(tx, emit, { ctx, streams, created, subscribers, colors })
-    return input.authorizationErrorsFatal ? result : { ...result, unauthorized: unauthorized.map((s) => s.name) }
+    const added = subscribers.map((user) => ({ user, streamNames: result.subscribed[user.email] ?? [] }))
+    return { result: input.authorizationErrorsFatal ? result : { ...result, unauthorized: unauthorized.map((s) => s.name) }, created, added }
   })
+  await sendSubscriptionNotifications(ctx, { created: outcome.created, added: outcome.added, announce: input.announce })
+  return outcome.result
 }
 
 interface AddSubscriptionsArgs {
