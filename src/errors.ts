@@ -247,3 +247,20 @@ export const messageAlreadyDeleted = () => badRequest('Message already deleted')
 export const reactionAlreadyExists = () => new ApiError('Reaction already exists.', 'REACTION_ALREADY_EXISTS')
 export const reactionDoesNotExist = () => new ApiError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST')
 export const reactionNeedsEmoji = () => badRequest('At least one of the following arguments must be present: emoji_name, emoji_code')
+
+// User administration (PATCH/DELETE /users/{id}, reactivate, avatars, PATCH /bots/{id})
+export const invalidRole = () => badRequest('Invalid role')
+export const lastOwnerDemotion = () => badRequest('The owner permission cannot be removed from the only organization owner.')
+export const cannotDeactivateLastOwner = () => badRequest('Cannot deactivate the only organization owner')
+export const cannotDeactivateLastUser = (isLastOwner: boolean) => {
+  const entity = isLastOwner ? 'organization owner' : 'user'
+  return new ApiError(`Cannot deactivate the only ${entity}`, 'CANNOT_DEACTIVATE_LAST_USER', 400, { entity, is_last_owner: isLastOwner })
+}
+export const userAlreadyActive = () => badRequest('User is already active')
+export const noSuchBot = () => badRequest('No such bot')
+export const botOwnerNotFound = () => badRequest('Failed to change owner, no such user')
+export const botOwnerDeactivated = () => badRequest('Failed to change owner, user is deactivated')
+export const botOwnerIsBot = () => badRequest("Failed to change owner, bots can't own other bots")
+export const avatarChangesDisabled = () => badRequest('Avatar changes are disabled in this organization.')
+export const exactlyOneAvatar = () => badRequest('You must upload exactly one avatar.')
+export const notAnImage = () => badRequest('Could not decode image; did you upload an image file?')

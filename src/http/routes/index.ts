@@ -3,6 +3,7 @@ import type { Route } from '../route.js'
 import { routes as serverSettings } from './server-settings.js'
 import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
+import { routes as userAdmin } from './user-admin.js'
 import { routes as drafts } from './drafts.js'
 import { routes as userGroups } from './user-groups.js'
 import { routes as uploads } from './uploads.js'
@@ -21,4 +22,4 @@ import { routes as messageFlags } from './message-flags.js'
 import { routes as userTopics } from './user-topics.js'
 import { routes as invites } from './invites.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites]

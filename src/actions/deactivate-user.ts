@@ -1,0 +1,78 @@
+// Deactivation and reactivation: DELETE /users/{user_id} (administrators),
+// DELETE /users/me (oneself) and POST /users/{user_id}/reactivate. A
+// deactivated account fails authentication ("Account is deactivated"), its
+// bots are deactivated with it and its pending invitations are revoked, as
+// upstream does. Each account whose state flips is a realm_user update
+// `{user_id, is_active}` (the level-228 form) to the active users who can
+// access it.
+import type { ActionContext, Emit } from './context.js'
+import { inTransaction } from './context.js'
+import type { Tx, User } from '../db/index.js'
+import { accessUserById } from '../access/user.js'
+import { usersWhoCanAccess } from '../presence/audience.js'
+import { canAdminUser, isLastOwner } from './update-user.js'
+import { isOwner, ROLE } from '../domain/roles.js'
+import {
+  cannotDeactivateLastOwner,
+  cannotDeactivateLastUser,
+  insufficientPermission,
+  mustBeAdmin,
+  mustBeOwner,
+  noSuchUser,
+  principalDeactivated,
+  userAlreadyActive,
+} from '../errors.js'
+import { isAdmin } from '../domain/roles.js'
+
+const INVITE_PENDING = 0
+const INVITE_REVOKED = 2
+
+/** DELETE /users/{user_id}: bots have their own endpoint upstream, so they are "No such user" here. */
+export async function deactivateUser(ctx: ActionContext, userId: number): Promise<void> {
+  const target = await accessUserById(ctx, userId)
+  if (target.isBot) throw noSuchUser()
+  if (!target.isActive) throw principalDeactivated()
+  if (!canAdminUser(ctx.user, target)) throw insufficientPermission()
+  if (isOwner(target.role) && !isOwner(ctx.user.role)) throw mustBeOwner()
+  await inTransaction(ctx, async (tx, emit) => {
+    if (await isLastOwner(tx, target)) throw cannotDeactivateLastOwner()
+    await deactivateWithBots(tx, ctx, emit, target)
+  })
+}
+
+/** DELETE /users/me: refused for the only owner and for the realm's only user. */
+export async function deactivateOwnUser(ctx: ActionContext): Promise<void> {
+  await inTransaction(ctx, async (tx, emit) => {
+    const humans = await tx.user.count({ where: { realmId: ctx.realm.id, isActive: true, isBot: false } })
+    if (humans <= 1 && !ctx.user.isBot) throw cannotDeactivateLastUser(false)
+    if (await isLastOwner(tx, ctx.user)) throw cannotDeactivateLastUser(true)
+    await deactivateWithBots(tx, ctx, emit, ctx.user)
+  })
+}
+
+async function deactivateWithBots(tx: Tx, ctx: ActionContext, emit: Emit, target: User): Promise<void> {
+  const bots = await tx.user.findMany({ where: { realmId: ctx.realm.id, isBot: true, botOwnerId: target.id, isActive: true }, orderBy: { id: 'asc' } })
+  const ids = [target.id, ...bots.map((b) => b.id)]
+  await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
+  for (const id of ids) {
+    emit({ type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } }, await usersWhoCanAccess(tx, ctx.realm, id))
+  }
+  const invites = await tx.invitation.updateMany({ where: { invitedById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
+  const links = await tx.multiuseInvite.updateMany({ where: { referredById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
+  if (invites.count + links.count > 0) {
+    const admins = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true, role: { lte: ROLE.ADMIN } }, select: { id: true } })
+    emit({ type: 'invites_changed' }, admins.map((a) => a.id))
+  }
+}
+
+/** POST /users/{user_id}/reactivate: administrators only; bots come back without their owner's say. */
+export async function reactivateUser(ctx: ActionContext, userId: number): Promise<void> {
+  if (!isAdmin(ctx.user.role)) throw mustBeAdmin()
+  const target = await accessUserById(ctx, userId)
+  if (target.isActive) throw userAlreadyActive()
+  await inTransaction(ctx, async (tx, emit) => {
+    const changed = await tx.user.updateMany({ where: { id: target.id, isActive: false }, data: { isActive: true } })
+    if (changed.count === 0) throw userAlreadyActive()
+    emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } }, await usersWhoCanAccess(tx, ctx.realm, target.id))
+  })
+}
