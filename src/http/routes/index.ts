@@ -21,5 +21,6 @@ import { routes as messageEdit } from './message-edit.js'
 import { routes as messageFlags } from './message-flags.js'
 import { routes as userTopics } from './user-topics.js'
 import { routes as invites } from './invites.js'
+import { routes as reactions } from './reactions.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...events, ...messages, ...reactions, ...userTopics, ...messageFlags, ...messageEdit, ...subscriptions, ...streams, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites]
