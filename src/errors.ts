@@ -229,7 +229,6 @@ export const invitationAlreadyRevoked = () => badRequest('Invitation has already
 export const accountTooNewToInvite = () =>
   badRequest('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.')
 export const invalidInviteAs = () => badRequest('Invalid invite_as')
-export const ownerRequiredToInvite = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL', 400)
 
 // Editing, moving and deleting messages; reactions (PATCH/DELETE /messages/{id}, /messages/{id}/reactions)
 export const moveTimeLimitExceeded = (o: { firstMessageIdAllowedToMove: number | null; totalMessagesInTopic: number; totalMessagesAllowedToMove: number }) =>
