@@ -65,7 +65,7 @@ t.test('the API envelope', async (t) => {
   })
 
   t.test('answers a wrong method with a 405 envelope listing the allowed ones', async (t) => {
-    const res = await as(app, member).delete('/users/me')
+    const res = await as(app, member).delete('/server_settings')
     const body = expectError(t, res, { code: 'METHOD_NOT_ALLOWED', status: 405, msg: 'Method Not Allowed' })
     t.same(body.allowed_methods, ['GET'])
     t.equal(res.headers.allow, 'GET')
