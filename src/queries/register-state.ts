@@ -11,6 +11,7 @@ import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../v
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
+import { fetchMutedTopics, fetchUserTopics } from './user-topics.js'
 import { fetchAlertWords } from './alert-words.js'
 import { customProfileFieldTypes, fetchCustomProfileFields } from './custom-profile-fields.js'
 import { fetchPresenceState } from './presence.js'
@@ -121,15 +122,9 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     if (want('update_display_settings')) Object.assign(state, legacySettingsState(userSettings, 'display'))
     if (want('update_global_notifications')) Object.assign(state, legacySettingsState(userSettings, 'notifications'))
   }
-  if (want('user_topic')) {
-    const topics = user ? await prisma.userTopic.findMany({ where: { userId: user.id, visibilityPolicy: { not: 0 } }, orderBy: { id: 'asc' } }) : []
-    state.user_topics = topics.map((t) => ({
-      stream_id: t.streamId,
-      topic_name: t.topicName,
-      last_updated: Math.floor(t.lastUpdated.getTime() / 1000),
-      visibility_policy: t.visibilityPolicy,
-    }))
-  }
+  if (want('user_topic')) state.user_topics = user ? await fetchUserTopics(prisma, user.id) : []
+  // Legacy key, only for clients that do not ask for user_topic.
+  if (want('muted_topics') && !want('user_topic')) state.muted_topics = user ? await fetchMutedTopics(prisma, user.id) : []
   if (want('user_status')) {
     state.user_status = user ? await fetchUserStatuses(prisma, realm.id) : {}
   }

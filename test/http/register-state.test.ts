@@ -32,3 +32,28 @@ t.test('POST /register: drafts, groups and other per-type keys', async (t) => {
     t.same(body.onboarding_steps, [])
   })
 })
+
+t.test('POST /register: topic preferences', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  const member = fx.users.member
+  expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: fx.streams.general.id, topic: 'noise', visibility_policy: 1 }))
+  expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: fx.streams.design.id, topic: 'launch', visibility_policy: 3 }))
+
+  t.test('user_topics lists every non-default policy', async (t) => {
+    const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['user_topic'] }))
+    t.match(body.user_topics, [
+      { stream_id: fx.streams.general.id, topic_name: 'noise', visibility_policy: 1, last_updated: Number },
+      { stream_id: fx.streams.design.id, topic_name: 'launch', visibility_policy: 3, last_updated: Number },
+    ])
+    t.equal(body.user_topics.length, 2)
+    t.notOk('muted_topics' in body)
+  })
+
+  t.test('muted_topics is the legacy list of muted topics, only without user_topic', async (t) => {
+    const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['muted_topics'] }))
+    t.match(body.muted_topics, [['general', 'noise', Number]])
+    t.equal(body.muted_topics.length, 1)
+    const both = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['muted_topics', 'user_topic'] }))
+    t.notOk('muted_topics' in both)
+  })
+})
