@@ -1,0 +1,68 @@
+// One Roost node for the event-system benchmarks, run as a child process:
+// the same services and buildApp as src/server.ts (PostgreSQL, Redis bus with
+// a per-run key prefix, RATE_LIMITING=off, LOG_LEVEL=warn), plus an IPC
+// channel the benchmark uses to read what only the node knows:
+//   { kind: 'stats' }       → rss (after gc when run with --expose-gc), held polls
+//   { kind: 'eld-start' }   → starts perf_hooks.monitorEventLoopDelay
+//   { kind: 'eld-stop' }    → its p50/p99/max in ms
+// With BENCH_REPORT_PUBLISH=1 it sends { kind: 'publish', at, content } when a
+// message event enters the bus (the start of cross-node delivery).
+//   env: DATABASE_URL, REDIS_URL, BENCH_REDIS_PREFIX, PORT, BOOTSTRAP_*
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { loadConfig } from '../src/config.js'
+import { openDatabase } from '../src/db/client.js'
+import { applyMigrations } from '../src/db/migrate.js'
+import { buildApp } from '../src/app.js'
+import { createBus, servicesOver } from '../src/services.js'
+import { bootstrapRealm } from '../src/actions/bootstrap-realm.js'
+import { clock } from './support.js'
+
+const config = loadConfig()
+const database = await openDatabase({ databaseUrl: config.databaseUrl })
+await applyMigrations(database)
+const bus = await createBus(config, { redisPrefix: process.env.BENCH_REDIS_PREFIX ?? 'roost-bench' })
+if (process.env.BENCH_REPORT_PUBLISH === '1') {
+  const publish = bus.publish.bind(bus)
+  bus.publish = async (item) => {
+    if (item.event.type === 'message') {
+      const message = item.event.message as { content?: string }
+      process.send?.({ kind: 'publish', at: clock(), content: message.content ?? '' })
+    }
+    return publish(item)
+  }
+}
+const services = servicesOver(config, database, bus)
+await bootstrapRealm(services)
+const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'warn' } })
+await app.listen({ port: config.port, host: config.host })
+
+let eld: IntervalHistogram | undefined
+const gc = (globalThis as { gc?: () => void }).gc
+process.on('message', (raw) => {
+  const message = raw as { kind: string; id: number }
+  const reply = (value: unknown) => process.send?.({ replyTo: message.id, value })
+  switch (message.kind) {
+    case 'stats':
+      gc?.()
+      reply({ rss: process.memoryUsage().rss, heldPolls: services.events.heldPolls })
+      break
+    case 'eld-start':
+      eld = monitorEventLoopDelay({ resolution: 1 })
+      eld.enable()
+      reply(null)
+      break
+    case 'eld-stop':
+      eld?.disable()
+      reply(eld ? { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 } : null)
+      break
+  }
+})
+process.on('SIGTERM', () => {
+  services.events.drain()
+  void app
+    .close()
+    .then(() => bus.close())
+    .then(() => database.close())
+    .finally(() => process.exit(0))
+})
+process.stdout.write(`roost-node: listening on ${config.port}\n`)

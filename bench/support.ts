@@ -1,0 +1,200 @@
+// Shared by the event-system benchmarks (events-*.ts): child processes with an
+// IPC channel, the machine description, percentiles, and bench/README.md.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { cpus, loadavg } from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export const BENCH_DATABASE_URL = process.env.ROOST_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/roost_bench'
+export const BENCH_REDIS_URL = process.env.ROOST_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+export const OWNER = { email: 'bench-owner@example.com', password: 'bench-password-1' }
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes of this machine. */
+export const clock = (): number => performance.timeOrigin + performance.now()
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.on('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+export interface Child {
+  process: ChildProcess
+  port: number
+  /** Sends an IPC request and resolves with the child's reply. */
+  ask<T>(message: Record<string, unknown>): Promise<T>
+  /** IPC messages the child sends unasked (e.g. publish timestamps). */
+  onMessage(fn: (message: Record<string, unknown>) => void): void
+  stop(): Promise<void>
+}
+
+const children: ChildProcess[] = []
+
+/** Starts `node dist/bench/<script>.js` with IPC; resolves once it prints "listening". */
+export async function startChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/bench', `${script}.js`)], {
+    cwd: ROOT,
+    env: { ...process.env, RATE_LIMITING: 'off', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
+  children.push(child)
+  let out = ''
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 120 s:\n${out}`)), 120_000)
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      if (/listening/.test(out)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      process.stderr.write(`[${script}] ${chunk.toString()}`)
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${script} exited with ${code}:\n${out}`))
+    })
+  })
+  let nextId = 0
+  const pending = new Map<number, (value: unknown) => void>()
+  const listeners: Array<(message: Record<string, unknown>) => void> = []
+  child.on('message', (raw) => {
+    const message = raw as Record<string, unknown>
+    if (typeof message.replyTo === 'number') {
+      pending.get(message.replyTo)?.(message.value)
+      pending.delete(message.replyTo)
+    } else for (const fn of listeners) fn(message)
+  })
+  return {
+    process: child,
+    port,
+    ask<T>(message: Record<string, unknown>): Promise<T> {
+      const id = nextId++
+      return new Promise<T>((resolve) => {
+        pending.set(id, (value) => resolve(value as T))
+        child.send({ ...message, id })
+      })
+    },
+    onMessage: (fn) => void listeners.push(fn),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export function stopAll(): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+}
+
+/** Drops and recreates a roost_bench* database. */
+export function freshDatabase(url: string): void {
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'scripts/ensure-test-db.mjs'), '--fresh', url], { cwd: ROOT, stdio: 'inherit' })
+  if (res.status !== 0) throw new Error(`ensure-test-db exited with ${res.status}`)
+}
+
+export function benchDatabase(name: string): string {
+  const url = new URL(BENCH_DATABASE_URL)
+  url.pathname = `/roost_bench_${name}`
+  return url.toString()
+}
+
+export async function ownerAuth(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/v1/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: OWNER.email, password: OWNER.password }) })
+  const body = (await res.json()) as { api_key?: string }
+  if (!body.api_key) throw new Error(`fetch_api_key failed: ${res.status} ${JSON.stringify(body)}`)
+  return `Basic ${Buffer.from(`${OWNER.email}:${body.api_key}`).toString('base64')}`
+}
+
+export async function api(base: string, auth: string, method: string, url: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const encoded = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+  const inQuery = method === 'GET'
+  const res = await fetch(`${base}/api/v1${url}${inQuery ? `?${encoded}` : ''}`, {
+    method,
+    headers: { authorization: auth, ...(inQuery ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+    ...(inQuery ? {} : { body: encoded.toString() }),
+  })
+  const body = (await res.json()) as Record<string, any>
+  if (body.result !== 'success') throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+  return body
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
+}
+
+export function machine(): string {
+  let model = cpus()[0]?.model ?? '?'
+  try {
+    model = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model
+  } catch {
+    // not Linux
+  }
+  const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim() || String(cpus().length)
+  return `${nproc} CPUs (${model}), node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`
+}
+
+export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : String(n))
+
+/** Replaces (or appends) the section of bench/README.md between this benchmark's markers. */
+export function recordResult(name: string, markdown: string): void {
+  const file = path.join(ROOT, 'bench/README.md')
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n'
+  const begin = `<!-- result:${name} -->`
+  const end = `<!-- /result:${name} -->`
+  const block = `${begin}\n${markdown.trim()}\n${end}`
+  const start = text.indexOf(begin)
+  const stop = text.indexOf(end)
+  const next = start >= 0 && stop > start ? text.slice(0, start) + block + text.slice(stop + end.length) : `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, next)
+  console.log(`\nrecorded in bench/README.md (${name})`)
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? []
+  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ')).join('\n')
+}
+
+export function markdownTable(rows: string[][]): string {
+  const [head, ...body] = rows
+  if (!head) return ''
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+export function run(main: () => Promise<void>): void {
+  main()
+    .then(() => {
+      stopAll()
+      process.exit(0)
+    })
+    .catch((error: unknown) => {
+      console.error(error)
+      stopAll()
+      process.exit(1)
+    })
+}
