@@ -1,0 +1,118 @@
+// Benchmark (d): held long-polls on one node, each on its own registered
+// queue. Resident memory per held poll against bare Fastify holding the same
+// number of idle requests (target ≤ 3×), and the time to release them all by
+// one broadcast — one POST /messages that every queue receives — against the
+// bare server answering all its held requests on one POST /release (target ≤ 3×).
+// Release time: trigger sent → last response received, in this process.
+//
+//   npm run build && node dist/bench/events-held-polls.js
+//
+// Both servers are child processes run with --expose-gc (RSS is read after a
+// full GC, over IPC; bench/roost-node.ts: PostgreSQL, Redis bus,
+// RATE_LIMITING=off, LOG_LEVEL=warn; bench/bare-node.ts). RSS before is read
+// after every queue is registered and before any poll is held, so the figure
+// is the cost of holding, not of the queue. The queues belong to one user (the
+// owner, who sends the broadcast).
+// Env: BENCH_POLLS (default 2000; the issue asks for up to 10,000, which this
+// shared 2-CPU machine takes minutes to register and hold — set BENCH_POLLS=10000).
+import { randomUUID } from 'node:crypto'
+import { Agent, request } from 'node:http'
+import { setTimeout as delay } from 'node:timers/promises'
+import {
+  BENCH_REDIS_URL, OWNER, api, benchDatabase, clock, fmt, freshDatabase, machine, markdownTable, ownerAuth, recordResult, run, startChild, table, withTimeout, type Child,
+} from './support.js'
+
+const POLLS = Number(process.env.BENCH_POLLS ?? 2000)
+
+function get(agent: Agent, port: number, path: string, auth: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, headers: { authorization: auth } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(clock()))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+interface Stats {
+  rss: number
+  heldPolls: number
+}
+
+async function hold(child: Child, paths: string[], auth: string, trigger: () => Promise<unknown>): Promise<{ perPoll: number; releaseMs: number; before: Stats; held: Stats }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+  await delay(500)
+  const before = await child.ask<Stats>({ kind: 'stats' })
+  const responses = paths.map((p) => get(agent, child.port, p, auth))
+  await withTimeout(
+    (async () => {
+      while ((await child.ask<Stats>({ kind: 'stats' })).heldPolls < paths.length) await delay(50)
+    })(),
+    600_000,
+    'holding every poll',
+  )
+  await delay(500)
+  const held = await child.ask<Stats>({ kind: 'stats' })
+  const start = clock()
+  await trigger()
+  const ends = await withTimeout(Promise.all(responses), 600_000, 'release')
+  agent.destroy()
+  return { perPoll: (held.rss - before.rss) / paths.length, releaseMs: Math.max(...ends) - start, before, held }
+}
+
+run(async () => {
+  const startMachine = machine()
+  const databaseUrl = benchDatabase('held')
+  freshDatabase(databaseUrl)
+  const roost = await startChild(
+    'roost-node',
+    { DATABASE_URL: databaseUrl, REDIS_URL: BENCH_REDIS_URL, BENCH_REDIS_PREFIX: `bench:${randomUUID()}`, BOOTSTRAP_REALM_NAME: 'Roost bench', BOOTSTRAP_OWNER_EMAIL: OWNER.email, BOOTSTRAP_OWNER_PASSWORD: OWNER.password, HEARTBEAT_INTERVAL_SECONDS: '3600' },
+    ['--expose-gc'],
+  )
+  const base = `http://127.0.0.1:${roost.port}`
+  const auth = await ownerAuth(base)
+  await api(base, auth, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'broadcast' }] })
+  const paths: string[] = []
+  for (let i = 0; i < POLLS; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, POLLS - i) }, () => api(base, auth, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })),
+    )
+    for (const reg of batch) paths.push(`/api/v1/events?queue_id=${reg.queue_id}&last_event_id=-1`)
+  }
+  const r = await hold(roost, paths, auth, () => api(base, auth, 'POST', '/messages', { type: 'stream', to: 'broadcast', topic: 'wake', content: 'everyone' }))
+  await roost.stop()
+
+  const bare = await startChild('bare-node', {}, ['--expose-gc'])
+  const b = await hold(bare, Array.from({ length: POLLS }, () => '/hold'), auth, () => fetch(`http://127.0.0.1:${bare.port}/release`, { method: 'POST' }))
+  await bare.stop()
+  const endMachine = machine()
+
+  const mib = (n: number) => fmt(n / 1048576, 1)
+  const rows = [
+    ['', 'RSS before MiB', 'RSS held MiB', 'KiB per held poll', 'release all ms'],
+    [`Roost, ${POLLS} polls on their own queues`, mib(r.before.rss), mib(r.held.rss), fmt(r.perPoll / 1024, 1), fmt(r.releaseMs, 0)],
+    [`bare Fastify, ${POLLS} idle requests`, mib(b.before.rss), mib(b.held.rss), fmt(b.perPoll / 1024, 1), fmt(b.releaseMs, 0)],
+    ['ratio Roost/bare', '', '', fmt(r.perPoll / b.perPoll), fmt(r.releaseMs / b.releaseMs)],
+  ]
+  console.log(`${startMachine}\n${POLLS} held polls\n`)
+  console.log(table(rows))
+  const verdict = [
+    `memory per held poll ${fmt(r.perPoll / b.perPoll)}× bare (target ≤ 3×): ${r.perPoll / b.perPoll <= 3 ? 'met' : 'MISSED'}`,
+    `release by one broadcast ${fmt(r.releaseMs / b.releaseMs)}× bare (target ≤ 3×): ${r.releaseMs / b.releaseMs <= 3 ? 'met' : 'MISSED'}`,
+  ]
+  console.log(`\n${verdict.join('\n')}`)
+  recordResult(
+    'events-held-polls',
+    [
+      `### (d) Held long-polls — \`BENCH_POLLS=${POLLS} node dist/bench/events-held-polls.js\``,
+      '',
+      `Run ${new Date().toISOString()}; machine at start: ${startMachine}; at end: load average ${endMachine.split('load average ')[1]}.`,
+      `${POLLS} polls (default 2,000; 10,000 is configurable with BENCH_POLLS but slow on this shared machine). Servers: child processes with --expose-gc, RSS after a full GC; Roost on PostgreSQL + Redis bus.`,
+      '',
+      markdownTable(rows),
+      '',
+      ...verdict.map((v) => `- ${v}`),
+    ].join('\n'),
+  )
+})
