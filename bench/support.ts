@@ -121,7 +121,10 @@ export async function ownerAuth(base: string): Promise<string> {
   return `Basic ${Buffer.from(`${OWNER.email}:${body.api_key}`).toString('base64')}`
 }
 
-export async function api(base: string, auth: string, method: string, url: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+// Response bodies are read loosely (as in test/support/expect.ts); `any` keeps field access short.
+export type Json = Record<string, any>
+
+export async function api(base: string, auth: string, method: string, url: string, params: Record<string, unknown> = {}): Promise<Json> {
   const encoded = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
   const inQuery = method === 'GET'
   const res = await fetch(`${base}/api/v1${url}${inQuery ? `?${encoded}` : ''}`, {
@@ -129,7 +132,7 @@ export async function api(base: string, auth: string, method: string, url: strin
     headers: { authorization: auth, ...(inQuery ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
     ...(inQuery ? {} : { body: encoded.toString() }),
   })
-  const body = (await res.json()) as Record<string, any>
+  const body = (await res.json()) as Json
   if (body.result !== 'success') throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
   return body
 }
