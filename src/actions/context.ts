@@ -45,19 +45,30 @@ export interface Emission {
 
 export type Emit = (event: ChatEvent, userIds: number[], extra?: Omit<Emission, 'event' | 'userIds'>) => void
 
+/** The current transaction's ID; its events carry it so register can tell what its snapshot already contains. */
+export async function transactionId(tx: Tx): Promise<string> {
+  const [row] = await tx.$queryRaw<{ xid: string }[]>`SELECT pg_current_xact_id()::text AS xid`
+  return row?.xid ?? '0'
+}
+
 export async function inTransaction<T>(ctx: Services & { realm: Realm }, fn: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const emitted: Emission[] = []
+  let xid: string | undefined
   const result = await ctx.prisma.$transaction(
-    (tx) => fn(tx, (event, userIds, extra) => emitted.push({ event, userIds, ...extra })),
+    async (tx) => {
+      const out = await fn(tx, (event, userIds, extra) => emitted.push({ event, userIds, ...extra }))
+      if (emitted.length > 0) xid = await transactionId(tx)
+      return out
+    },
     { maxWait: 10_000, timeout: 30_000 },
   )
-  await publishAll(ctx, emitted)
+  await publishAll(ctx, emitted, xid)
   return result
 }
 
-export async function publishAll(ctx: Services & { realm: Realm }, emissions: Emission[]): Promise<void> {
+export async function publishAll(ctx: Services & { realm: Realm }, emissions: Emission[], xid?: string): Promise<void> {
   for (const { event, userIds, perUser, publicStreamId } of emissions) {
     if (userIds.length === 0 && publicStreamId === undefined) continue
-    await ctx.bus.publish({ realmId: ctx.realm.id, userIds, event, perUser, publicStreamId, origin: ctx.nodeId })
+    await ctx.bus.publish({ realmId: ctx.realm.id, userIds, event, perUser, publicStreamId, origin: ctx.nodeId, ...(xid ? { xid } : {}) })
   }
 }

@@ -17,6 +17,8 @@ export interface BusItem {
   publicStreamId?: number
   /** Node ID of the publisher. */
   origin: string
+  /** The PostgreSQL transaction (pg_current_xact_id) whose commit this item reports. */
+  xid?: string
 }
 
 export interface EventBus {

@@ -1,6 +1,8 @@
 // What the HTTP layer sees of the event system: register, fetch (long-poll),
 // delete, drain. Long-poll waiters live on the node that holds the request;
 // they are woken by the queue store's signals, never by polling.
+import { committedBefore, parsePgSnapshot } from '../../domain/pg-snapshot.js'
+import { XID_FIELD } from './filter.js'
 import { randomUUID } from 'node:crypto'
 import { ApiError, badEventQueueId, badRequest } from '../../errors.js'
 import type { NarrowTerm } from '../../domain/narrow.js'
@@ -187,11 +189,33 @@ export class EventQueues {
     if (listening) await (await listening.catch(() => async () => {}))()
   }
 
+  /**
+   * Records the database snapshot the register state was read at: events of
+   * transactions that committed before it are already in that state, so
+   * fetches drop them (they can still arrive after register, since events are
+   * published after their commit).
+   */
+  async recordSnapshot(desc: QueueDescriptor, snapshot: string): Promise<void> {
+    await this.store.setSnapshot(desc.queueId, snapshot, desc.lifespanSecs)
+  }
+
+  private async withoutSnapshotted(desc: QueueDescriptor, events: QueuedEvent[]): Promise<QueuedEvent[]> {
+    if (!events.some((e) => e[XID_FIELD] !== undefined)) return events
+    const text = await this.store.snapshotOf(desc.queueId)
+    const snapshot = text === null ? null : parsePgSnapshot(text)
+    const out: QueuedEvent[] = []
+    for (const { [XID_FIELD]: xid, ...event } of events) {
+      if (snapshot && typeof xid === 'string' && committedBefore(snapshot, xid)) continue
+      out.push(event as QueuedEvent)
+    }
+    return out
+  }
+
   private async fetch(desc: QueueDescriptor, lastEventId: number): Promise<QueuedEvent[]> {
     const outcome = await this.store.fetch(desc, lastEventId)
     switch (outcome.kind) {
       case 'ok':
-        return outcome.events
+        return this.withoutSnapshotted(desc, outcome.events)
       case 'gone':
         throw badEventQueueId(desc.queueId)
       case 'pruned':

@@ -127,5 +127,10 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
       out = [event]
   }
   const types = desc.eventTypes
-  return types === null ? out : out.filter((e) => types.includes(e.type))
+  const accepted = types === null ? out : out.filter((e) => types.includes(e.type))
+  // Kept in the queue, never sent: lets a fetch drop what the register snapshot already contains.
+  return item.xid === undefined ? accepted : accepted.map((e) => ({ ...e, [XID_FIELD]: item.xid }))
 }
+
+/** Internal field carrying the producing transaction's ID on queued events. */
+export const XID_FIELD = '__xid'

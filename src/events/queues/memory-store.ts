@@ -36,6 +36,22 @@ export class MemoryQueueStore implements QueueStore {
     this.maxEvents = max
   }
 
+  private readonly snapshots = new Map<string, { snapshot: string; expiresAt: number }>()
+
+  async setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void> {
+    this.snapshots.set(queueId, { snapshot, expiresAt: this.now() + ttlSecs * 1000 })
+  }
+
+  async snapshotOf(queueId: string): Promise<string | null> {
+    const entry = this.snapshots.get(queueId)
+    if (!entry) return null
+    if (entry.expiresAt <= this.now()) {
+      this.snapshots.delete(queueId)
+      return null
+    }
+    return entry.snapshot
+  }
+
   async create(desc: QueueDescriptor): Promise<void> {
     this.queues.set(desc.queueId, { desc, events: [], lastId: -1, newestPruned: -1, touchedAt: this.now(), holder: undefined })
     indexAdd(this.byUser, desc.userId, desc.queueId)

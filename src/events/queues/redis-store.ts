@@ -57,6 +57,14 @@ export class RedisQueueStore implements QueueStore {
     this.remember(desc)
   }
 
+  async setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void> {
+    await this.redis.set(this.key(queueId, ':s'), snapshot, 'EX', ttlSecs)
+  }
+
+  async snapshotOf(queueId: string): Promise<string | null> {
+    return this.redis.get(this.key(queueId, ':s'))
+  }
+
   async describe(queueId: string): Promise<QueueDescriptor | null> {
     const raw = await this.redis.get(this.key(queueId))
     if (raw === null) {

@@ -83,4 +83,7 @@ export interface QueueStore {
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>>
   /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
   setMaxEvents(max: number): void
+  /** Remembers the database snapshot the queue's register state was read at (pg_current_snapshot text). */
+  setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void>
+  snapshotOf(queueId: string): Promise<string | null>
 }

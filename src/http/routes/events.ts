@@ -6,6 +6,7 @@ import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
 import { fetchRegisterState } from '../../queries/register-state.js'
+import { transactionAsClient } from '../../db/transaction-client.js'
 import { capabilitiesOf, queueInputFor } from '../../queries/register-queue.js'
 
 const queueParams = {
@@ -58,15 +59,23 @@ export const routes = [
       // The queue first, then the snapshot: a change made in between is in both, never in neither.
       const queue = await ctx.events.register(queueInput)
       ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
-      // Events already queued were committed before the snapshot is read, so the
-      // snapshot includes them: acknowledge them in last_event_id.
-      const early = await ctx.events.getEvents({ queueId: queue.queueId, userId: ctx.user.id, lastEventId: -1, dontBlock: true })
-      const lastEventId = early.reduce((max, e) => Math.max(max, e.id), -1)
-      const state = await fetchRegisterState(
-        { prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config, presence: ctx.presence, now: ctx.now },
-        { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
+      // The state is read in one repeatable-read transaction; the queue drops
+      // the events of transactions that committed before its snapshot, so no
+      // change is both in the state and delivered, and none is missed.
+      const user = ctx.user
+      const { snapshot, state } = await ctx.prisma.$transaction(
+        async (tx) => {
+          const [row] = await tx.$queryRaw<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`
+          const state = await fetchRegisterState(
+            { prisma: transactionAsClient(tx), realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, now: ctx.now },
+            { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
+          )
+          return { snapshot: row?.snapshot, state }
+        },
+        { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 },
       )
-      return { queue_id: queue.queueId, last_event_id: lastEventId, ...state }
+      if (snapshot) await ctx.events.recordSnapshot(queue, snapshot)
+      return { queue_id: queue.queueId, last_event_id: -1, ...state }
     },
   }),
 
