@@ -4,18 +4,9 @@ import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { BusItem } from '../../src/events/bus.js'
 import type { Services } from '../../src/actions/context.js'
+import { busItemsDuring } from '../support/events.js'
 
-async function published(services: Services, fn: () => Promise<unknown>): Promise<BusItem[]> {
-  const items: BusItem[] = []
-  const stop = services.bus.subscribe((item) => items.push(item))
-  try {
-    await fn()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  } finally {
-    stop()
-  }
-  return items
-}
+const published = async (services: Services, fn: () => Promise<unknown>): Promise<BusItem[]> => (await busItemsDuring(services, fn)).items
 
 t.test('custom profile fields', async (t) => {
   const { app, fx, services } = await buildTestApp(t)

@@ -4,21 +4,10 @@ import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/actions/context.js'
 import type { BusItem } from '../../src/events/bus.js'
+import { busItemsDuring } from '../support/events.js'
 
 /** Bus items of type `drafts` published while `fn` runs. */
-async function draftEvents<T>(services: Services, fn: () => Promise<T>): Promise<{ result: T; items: BusItem[] }> {
-  const items: BusItem[] = []
-  const off = services.bus.subscribe((item) => {
-    if (item.event.type === 'drafts') items.push(item)
-  })
-  try {
-    const result = await fn()
-    await new Promise((resolve) => setImmediate(resolve))
-    return { result, items }
-  } finally {
-    off()
-  }
-}
+const draftEvents = <T>(services: Services, fn: () => Promise<T>) => busItemsDuring(services, fn, 'drafts')
 
 const streamDraft = (streamId: number, extra: Record<string, unknown> = {}) => ({ type: 'stream', to: [streamId], topic: 'plans', content: 'Hello', ...extra })
 

@@ -9,18 +9,9 @@ import type { Services } from '../../src/actions/context.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { readOutbox } from '../../src/mail/outbox.js'
 import { ROLE } from '../../src/domain/roles.js'
+import { busItemsDuring } from '../support/events.js'
 
-async function capture<T>(services: Services, fn: () => Promise<T>): Promise<{ result: T; items: BusItem[] }> {
-  const items: BusItem[] = []
-  const off = services.bus.subscribe((item) => items.push(item))
-  try {
-    const result = await fn()
-    await new Promise((resolve) => setImmediate(resolve))
-    return { result, items }
-  } finally {
-    off()
-  }
-}
+const capture = busItemsDuring
 
 const keyOf = (url: string): string => url.split('/join/')[1] ?? ''
 

@@ -5,19 +5,10 @@ import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/actions/context.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { deliverDue, startScheduledDelivery } from '../../src/scheduler/delivery.js'
+import { busItemsDuring } from '../support/events.js'
 
 /** Bus items published while `fn` runs (and any delivery it awaits). */
-async function capture<T>(services: Services, fn: () => Promise<T>): Promise<{ result: T; items: BusItem[] }> {
-  const items: BusItem[] = []
-  const off = services.bus.subscribe((item) => items.push(item))
-  try {
-    const result = await fn()
-    await new Promise((resolve) => setImmediate(resolve))
-    return { result, items }
-  } finally {
-    off()
-  }
-}
+const capture = busItemsDuring
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600
 const ofType = (items: BusItem[], type: string) => items.filter((i) => i.event.type === type)

@@ -9,19 +9,10 @@ import type { BusItem } from '../../src/events/bus.js'
 import type { Services } from '../../src/actions/context.js'
 import { readOutbox } from '../../src/mail/outbox.js'
 import { verifyPassword } from '../../src/actions/user-rows.js'
+import { busItemsDuring } from '../support/events.js'
 
 /** Items published while `fn` runs (the bus delivers on a microtask). */
-async function published(services: Services, fn: () => Promise<unknown>): Promise<BusItem[]> {
-  const items: BusItem[] = []
-  const stop = services.bus.subscribe((item) => items.push(item))
-  try {
-    await fn()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  } finally {
-    stop()
-  }
-  return items
-}
+const published = async (services: Services, fn: () => Promise<unknown>): Promise<BusItem[]> => (await busItemsDuring(services, fn)).items
 
 t.test('PATCH /settings', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'roost-settings-'))

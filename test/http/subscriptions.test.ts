@@ -6,21 +6,10 @@ import type { BusItem } from '../../src/events/bus.js'
 import type { Services } from '../../src/actions/context.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
+import { busItemsDuring } from '../support/events.js'
 
 /** Records every bus item published while `fn` runs (subscription and stream events only). */
-async function captured(services: Services, fn: () => Promise<unknown>): Promise<{ result: unknown; items: BusItem[] }> {
-  const items: BusItem[] = []
-  const off = services.bus.subscribe((item) => {
-    if (item.event.type === 'subscription' || item.event.type === 'stream') items.push(item)
-  })
-  try {
-    const result = await fn()
-    await new Promise((resolve) => setImmediate(resolve))
-    return { result, items }
-  } finally {
-    off()
-  }
-}
+const captured = (services: Services, fn: () => Promise<unknown>) => busItemsDuring(services, fn, ['subscription', 'stream'])
 
 const ofOp = (items: BusItem[], type: string, op: string) => items.filter((i) => i.event.type === type && i.event.op === op)
 

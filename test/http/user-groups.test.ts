@@ -7,20 +7,9 @@ import type { BusItem } from '../../src/events/bus.js'
 import type { User } from '../../src/db/index.js'
 import { SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
 import { POLICY } from '../../src/domain/roles.js'
+import { busItemsDuring } from '../support/events.js'
 
-async function groupEvents<T>(services: Services, fn: () => Promise<T>): Promise<{ result: T; items: BusItem[] }> {
-  const items: BusItem[] = []
-  const off = services.bus.subscribe((item) => {
-    if (item.event.type === 'user_group') items.push(item)
-  })
-  try {
-    const result = await fn()
-    await new Promise((resolve) => setImmediate(resolve))
-    return { result, items }
-  } finally {
-    off()
-  }
-}
+const groupEvents = <T>(services: Services, fn: () => Promise<T>) => busItemsDuring(services, fn, 'user_group')
 
 let n = 0
 const uniqueName = (base = 'team') => `${base}-${n++}`

@@ -3,6 +3,7 @@
 // out). Waits on a blocking GET /events, never on a sleep loop.
 import type { FastifyInstance } from 'fastify'
 import type { User } from '../../src/db/index.js'
+import type { BusItem, EventBus } from '../../src/events/bus.js'
 import { as, type Params } from './client.js'
 import { bodyOf } from './expect.js'
 
@@ -50,4 +51,24 @@ export async function captureEvents(app: FastifyInstance, user: Pick<User, 'deli
   }
   await client.delete('/events', { queue_id: reg.queue_id })
   return events.filter((e) => e.type !== 'heartbeat')
+}
+
+/**
+ * The items published on the bus while fn runs (optionally only of the
+ * given event types). The in-process bus delivers on a microtask, so one turn of the event
+ * loop after fn settles is enough; no timer is involved.
+ */
+export async function busItemsDuring<T>(services: { bus: EventBus }, fn: () => Promise<T>, types?: string | string[]): Promise<{ result: T; items: BusItem[] }> {
+  const wanted = types === undefined ? undefined : new Set([types].flat())
+  const items: BusItem[] = []
+  const stop = services.bus.subscribe((item) => {
+    if (wanted === undefined || wanted.has(item.event.type)) items.push(item)
+  })
+  try {
+    const result = await fn()
+    await new Promise((resolve) => setImmediate(resolve))
+    return { result, items }
+  } finally {
+    stop()
+  }
 }
