@@ -217,26 +217,29 @@ async function storedValue(tx: Tx, ctx: ActionContext, field: CustomProfileField
  */
 export async function updateProfileData(ctx: ActionContext, target: User, entries: { id: number; value: ProfileValueInput }[]): Promise<void> {
   if (target.id !== ctx.user.id && !isAdmin(ctx.user.role)) throw mustBeAdmin()
-  await inTransaction(ctx, async (tx, emit) => {
-    const audience = await usersWhoCanAccess(tx, ctx.realm, target.id)
-    for (const entry of entries) {
-      const field = await accessField(tx, ctx, entry.id)
-      const value = await storedValue(tx, ctx, field, entry.value)
-      if (value === '') {
-        if (field.required) throw profileFieldRequired(field.name)
-        const removed = await tx.customProfileFieldValue.deleteMany({ where: { userId: target.id, fieldId: field.id } })
-        if (removed.count > 0) emit(profileFieldEvent(target.id, field, null), audience)
-        continue
-      }
-      const renderedValue = RENDERED_TYPES.has(field.type) ? renderPlainDescription(value) : null
-      await tx.customProfileFieldValue.upsert({
-        where: { userId_fieldId: { userId: target.id, fieldId: field.id } },
-        create: { userId: target.id, fieldId: field.id, value, renderedValue },
-        update: { value, renderedValue },
-      })
-      emit(profileFieldEvent(target.id, field, value, renderedValue), audience)
+  await inTransaction(ctx, (tx, emit) => writeProfileData(tx, ctx, emit, target, entries))
+}
+
+/** The writes of updateProfileData inside a caller's transaction (the caller checked the permission). */
+export async function writeProfileData(tx: Tx, ctx: ActionContext, emit: Emit, target: User, entries: { id: number; value: ProfileValueInput }[]): Promise<void> {
+  const audience = await usersWhoCanAccess(tx, ctx.realm, target.id)
+  for (const entry of entries) {
+    const field = await accessField(tx, ctx, entry.id)
+    const value = await storedValue(tx, ctx, field, entry.value)
+    if (value === '') {
+      if (field.required) throw profileFieldRequired(field.name)
+      const removed = await tx.customProfileFieldValue.deleteMany({ where: { userId: target.id, fieldId: field.id } })
+      if (removed.count > 0) emit(profileFieldEvent(target.id, field, null), audience)
+      continue
     }
-  })
+    const renderedValue = RENDERED_TYPES.has(field.type) ? renderPlainDescription(value) : null
+    await tx.customProfileFieldValue.upsert({
+      where: { userId_fieldId: { userId: target.id, fieldId: field.id } },
+      create: { userId: target.id, fieldId: field.id, value, renderedValue },
+      update: { value, renderedValue },
+    })
+    emit(profileFieldEvent(target.id, field, value, renderedValue), audience)
+  }
 }
 
 /** DELETE /users/me/profile_data: removes the user's values of the given fields. */

@@ -7,7 +7,7 @@ import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
 import { checkFullName } from './create-user.js'
 import { roleGroupName } from './user-rows.js'
-import { updateProfileData, type ProfileValueInput } from './custom-profile-fields.js'
+import { writeProfileData, type ProfileValueInput } from './custom-profile-fields.js'
 import { accessUserById, accessibleUserIds } from '../access/user.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { activeUserIds } from '../queries/user-groups.js'
@@ -61,12 +61,11 @@ export async function updateUser(ctx: ActionContext, userId: number, input: Upda
   const roleChanges = input.role !== undefined && input.role !== target.role
   if (roleChanges && (await isLastOwner(ctx.prisma, target))) throw lastOwnerDemotion()
 
-  // Profile data is validated and written by its own all-or-nothing action;
-  // it runs first because its values are the likeliest to be refused.
-  if (input.profileData !== undefined && input.profileData.length > 0) await updateProfileData(ctx, target, input.profileData)
-
-  if (!roleChanges && fullName === undefined) return
+  const profileData = input.profileData ?? []
+  if (!roleChanges && fullName === undefined && profileData.length === 0) return
+  // One transaction: a refused profile value leaves the name and role unchanged too.
   await inTransaction(ctx, async (tx, emit) => {
+    if (profileData.length > 0) await writeProfileData(tx, ctx, emit, target, profileData)
     const current = await tx.user.findUniqueOrThrow({ where: { id: target.id } })
     if (fullName !== undefined) await changeFullName(tx, ctx, emit, current, fullName)
     if (roleChanges) await changeRole(tx, ctx, emit, current, input.role as number)
