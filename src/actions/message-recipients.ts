@@ -82,13 +82,16 @@ export function parseAddressee(input: { type: MessageType; to?: string; topic?: 
 // ---------------------------------------------------------------------------
 // Channels
 
-export async function findStreamForSend(ctx: ActionContext, channel: number | string | null): Promise<Stream> {
-  if (channel === null) {
-    // Bots may have a default channel to send to.
-    const id = ctx.user.defaultSendingStreamId
-    if (id === null) throw missingChannel()
-    channel = id
-  }
+/** The channel a send names: the addressee's, else (bots) the sender's default channel. */
+export function sendingChannel(ctx: ActionContext, channel: number | string | null): number | string {
+  if (channel !== null) return channel
+  const id = ctx.user.defaultSendingStreamId
+  if (id === null) throw missingChannel()
+  return id
+}
+
+export async function findStreamForSend(ctx: ActionContext, addressed: number | string | null): Promise<Stream> {
+  const channel = sendingChannel(ctx, addressed)
   if (typeof channel === 'number') {
     const stream = await ctx.prisma.stream.findUnique({ where: { id: channel } })
     if (!stream || stream.realmId !== ctx.realm.id || stream.deactivated) throw streamIdNotFound(channel)
@@ -120,23 +123,45 @@ async function isSubscribed(ctx: ActionContext, userId: number, streamId: number
   return (await ctx.prisma.subscription.count({ where: { userId, streamId, active: true } })) > 0
 }
 
+/** May anyone with this role post without a subscription? (upstream check_basic_stream_access, before the subscription) */
+function openWithoutSubscription(user: Pick<User, 'role'>, stream: Stream): boolean {
+  return stream.isWebPublic || (!stream.inviteOnly && user.role !== ROLE.GUEST)
+}
+
 /** May a user post to the channel without going through its owner? (upstream check_basic_stream_access) */
 async function hasBasicAccess(ctx: ActionContext, user: Pick<User, 'id' | 'role'>, stream: Stream): Promise<boolean> {
-  if (stream.isWebPublic) return true
-  if (!stream.inviteOnly && user.role !== ROLE.GUEST) return true
-  return isSubscribed(ctx, user.id, stream.id)
+  return openWithoutSubscription(user, stream) || isSubscribed(ctx, user.id, stream.id)
+}
+
+type Owner = Pick<User, 'id' | 'role' | 'dateJoined' | 'isActive'>
+
+/** The post policy for the sender, or failing that for its active owner; throws the sender's refusal. */
+function checkPostPolicy(ctx: ActionContext, stream: Stream, owner: Owner | null): void {
+  const now = ctx.now()
+  const refusal = postPolicyRefusal(ctx.user, stream, ctx.realm, now)
+  if (refusal && !(owner && owner.isActive && postPolicyRefusal(owner, stream, ctx.realm, now) === null)) throw refusal
 }
 
 /** Throws unless the sender (or, for a bot, its owner) may post to the channel. */
 export async function checkMaySendToStream(ctx: ActionContext, stream: Stream): Promise<void> {
   const sender = ctx.user
-  const now = ctx.now()
   const owner =
     sender.isBot && sender.botOwnerId !== null ? await ctx.prisma.user.findUnique({ where: { id: sender.botOwnerId } }) : null
-  const refusal = postPolicyRefusal(sender, stream, ctx.realm, now)
-  if (refusal && !(owner && owner.isActive && postPolicyRefusal(owner, stream, ctx.realm, now) === null)) throw refusal
+  checkPostPolicy(ctx, stream, owner)
   if (owner && owner.isActive && (await hasBasicAccess(ctx, owner, stream))) return
   if (await hasBasicAccess(ctx, sender, stream)) return
+  throw notAuthorizedToSendToChannel(stream.name)
+}
+
+/**
+ * checkMaySendToStream with what it reads already in hand: the sender's bot
+ * owner (null for people) and the channel's active subscribers.
+ */
+export function checkMaySendToStreamWith(ctx: ActionContext, stream: Stream, owner: Owner | null, subscribers: ReadonlySet<number>): void {
+  checkPostPolicy(ctx, stream, owner)
+  const access = (user: Pick<User, 'id' | 'role'>) => openWithoutSubscription(user, stream) || subscribers.has(user.id)
+  if (owner && owner.isActive && access(owner)) return
+  if (access(ctx.user)) return
   throw notAuthorizedToSendToChannel(stream.name)
 }
 
@@ -145,25 +170,34 @@ export async function checkMaySendToStream(ctx: ActionContext, stream: Stream): 
 
 /** The users named by `to`, active and in the realm; throws upstream's errors otherwise. */
 export async function findDirectRecipients(ctx: ActionContext, to: number[] | string[]): Promise<User[]> {
-  let users: User[]
   if (typeof to[0] === 'number') {
     const ids = to as number[]
-    const found = await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } })
+    return matchDirectRecipients(to, await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } }))
+  }
+  const emails = to as string[]
+  const found = await ctx.prisma.user.findMany({
+    where: {
+      realmId: ctx.realm.id,
+      OR: [{ email: { in: emails, mode: 'insensitive' } }, { deliveryEmail: { in: emails, mode: 'insensitive' } }],
+    },
+  })
+  return matchDirectRecipients(to, found)
+}
+
+type Candidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'isActive'>
+
+/** `to` resolved against the realm's users matching it (by ID, or by email or delivery email, case-insensitively). */
+export function matchDirectRecipients<U extends Candidate>(to: number[] | string[], found: readonly U[]): U[] {
+  let users: U[]
+  if (typeof to[0] === 'number') {
     const byId = new Map(found.map((u) => [u.id, u]))
-    users = ids.map((id) => {
+    users = (to as number[]).map((id) => {
       const user = byId.get(id)
       if (!user) throw invalidUserId(id)
       return user
     })
   } else {
-    const emails = to as string[]
-    const found = await ctx.prisma.user.findMany({
-      where: {
-        realmId: ctx.realm.id,
-        OR: [{ email: { in: emails, mode: 'insensitive' } }, { deliveryEmail: { in: emails, mode: 'insensitive' } }],
-      },
-    })
-    users = emails.map((email) => {
+    users = (to as string[]).map((email) => {
       const e = email.toLowerCase()
       const user = found.find((u) => u.deliveryEmail.toLowerCase() === e) ?? found.find((u) => u.email.toLowerCase() === e)
       if (!user) throw invalidEmailRecipient(email)

@@ -119,11 +119,21 @@ function escapeRegExp(s: string): string {
 export async function alertedUserIds(db: Db, userIds: readonly number[], content: string): Promise<Set<number>> {
   if (userIds.length === 0) return new Set()
   const words = await db.alertWord.findMany({ where: { userId: { in: [...userIds] } }, select: { userId: true, word: true } })
+  return usersAlerted(words, content)
+}
+
+/** The users whose alert words (already loaded) occur in `content`. */
+export function usersAlerted(words: Iterable<{ userId: number; word: string }>, content: string): Set<number> {
   const out = new Set<number>()
+  const found = new Map<string, boolean>() // many users share a word: test each word once
   for (const { userId, word } of words) {
     if (out.has(userId) || word.trim() === '') continue
-    const re = new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu')
-    if (re.test(content)) out.add(userId)
+    let hit = found.get(word)
+    if (hit === undefined) {
+      hit = new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(content)
+      found.set(word, hit)
+    }
+    if (hit) out.add(userId)
   }
   return out
 }

@@ -8,25 +8,24 @@
 // the sender, when queue_id and local_id were given, also
 // { local_message_id, sender_queue_id } (only the queue `sender_queue_id`
 // should keep local_message_id; sender_queue_id itself is internal).
-import { claimAttachments } from './message-attachments.js'
 import type { ActionContext } from './context.js'
-import { inTransaction } from './context.js'
+import { publishAll } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { Prisma } from '../db/index.js'
+import { findDirectAudience, findStreamAudience, insertMessage, type AlertWordRow } from '../db/send-queries.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
 import { isFullMember } from '../domain/roles.js'
-import { badRequest, streamWildcardMentionNotAllowed, topicWildcardMentionNotAllowed } from '../errors.js'
-import { presentMessage } from '../present/message.js'
-import { alertedUserIds, groupMemberIds, renderMessageContent } from './message-render.js'
 import {
-  checkMaySendToStream,
-  findDirectRecipients,
-  findStreamForSend,
-  parseAddressee,
-  type MessageType,
-} from './message-recipients.js'
+  badRequest,
+  streamIdNotFound,
+  streamNameNotFound,
+  streamWildcardMentionNotAllowed,
+  topicWildcardMentionNotAllowed,
+} from '../errors.js'
+import { presentMessage } from '../present/message.js'
+import { groupMemberIds, renderMessageContent, usersAlerted } from './message-render.js'
+import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 
 export interface SendMessageInput {
   type: MessageType
@@ -64,36 +63,69 @@ export function defaultReadBySender(clientName: string): boolean {
 /** What clients send as the topic when the user left it empty. */
 const NO_TOPIC = '(no topic)'
 
+// Reads and writes are raw statements (db/send-queries.ts): one to resolve
+// the addressee with everything the flags need (channel, subscribers, topic
+// participants, alert words, a bot's owner), one to render when the content
+// names users, groups, channels or emoji, and one to write the message, its
+// recipients' rows and its attachments.
+
 type Target =
-  | { kind: 'stream'; stream: Stream; topic: string; recipientIds: number[]; subscriberCount: number }
-  | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[] }
+  | {
+      kind: 'stream'
+      stream: Stream
+      topic: string
+      recipientIds: number[]
+      subscriberCount: number
+      /** Distinct senders of the topic so far (upstream's topic participants, without reactions). */
+      participants: Set<number>
+      alertWords: AlertWordRow[]
+    }
+  | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[]; alertWords: AlertWordRow[] }
 
 async function resolveTarget(ctx: ActionContext, input: SendMessageInput, content: () => string): Promise<Target> {
   const addressee = parseAddressee(input)
   content()
+  const sender = ctx.user
   if (addressee.kind === 'stream') {
     if (ctx.realm.mandatoryTopics && addressee.topic === NO_TOPIC) throw badRequest('Topics are required in this organization')
-    const stream = await findStreamForSend(ctx, addressee.channel)
-    if (!input.internal) await checkMaySendToStream(ctx, stream)
-    const subs = await ctx.prisma.subscription.findMany({
-      where: { streamId: stream.id, active: true, user: { isActive: true } },
-      select: { userId: true },
+    const channel = sendingChannel(ctx, addressee.channel)
+    const audience = await findStreamAudience(ctx.prisma, {
+      realmId: ctx.realm.id,
+      streamId: typeof channel === 'number' ? channel : null,
+      name: typeof channel === 'string' ? channel.trim() : '',
+      topic: addressee.topic,
+      senderId: sender.id,
+      ownerId: !input.internal && sender.isBot ? sender.botOwnerId : null,
     })
-    const recipientIds = [...new Set([...subs.map((s) => s.userId), ctx.user.id])].sort((a, b) => a - b)
-    return { kind: 'stream', stream, topic: addressee.topic, recipientIds, subscriberCount: subs.length }
+    if (typeof channel === 'number') {
+      if (!audience || audience.stream.realmId !== ctx.realm.id || audience.stream.deactivated) throw streamIdNotFound(channel)
+    } else if (!audience) throw streamNameNotFound(channel.trim())
+    const { stream, subscriberIds } = audience
+    if (!input.internal) checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))
+    const recipientIds = [...new Set([...subscriberIds, sender.id])].sort((a, b) => a - b)
+    return {
+      kind: 'stream',
+      stream,
+      topic: addressee.topic,
+      recipientIds,
+      subscriberCount: subscriberIds.length,
+      participants: new Set(audience.participantIds),
+      alertWords: audience.alertWords,
+    }
   }
-  const users = await findDirectRecipients(ctx, addressee.to)
-  const byId = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[ctx.user.id, ctx.user]])
-  for (const u of users) byId.set(u.id, u)
-  const participants = [...byId.values()].sort((a, b) => a.id - b.id)
-  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id) }
-}
-
-/** Distinct senders of the topic so far (upstream's topic participants, without reactions). */
-async function topicParticipants(ctx: ActionContext, streamId: number, topic: string): Promise<Set<number>> {
-  const rows = await ctx.prisma.$queryRaw<{ sender_id: number }[]>`
-    SELECT DISTINCT sender_id FROM message WHERE stream_id = ${streamId} AND lower(topic) = lower(${topic})`
-  return new Set(rows.map((r) => r.sender_id))
+  const byId = typeof addressee.to[0] === 'number'
+  const audience = await findDirectAudience(ctx.prisma, {
+    realmId: ctx.realm.id,
+    senderId: sender.id,
+    ids: byId ? (addressee.to as number[]) : [],
+    emails: byId ? [] : (addressee.to as string[]),
+  })
+  const users = matchDirectRecipients(addressee.to, audience.users)
+  const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
+  for (const u of users) participantsById.set(u.id, u)
+  const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)
+  const alertWords = audience.alertWords.filter((w) => participantsById.has(w.userId))
+  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), alertWords }
 }
 
 export async function sendMessage(ctx: ActionContext, input: SendMessageInput): Promise<{ id: number }> {
@@ -104,7 +136,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
 
   let participants = new Set<number>()
   if (target.kind === 'stream') {
-    participants = await topicParticipants(ctx, target.stream.id, target.topic)
+    participants = target.participants
     const policy = {
       policy: ctx.realm.wildcardMentionPolicy,
       role: sender.role,
@@ -120,7 +152,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   }
 
   const mentioned = new Set([...rendered.mentionedUserIds, ...(await groupMemberIds(ctx.prisma, rendered.mentionedGroupIds))])
-  const alerted = await alertedUserIds(ctx.prisma, target.recipientIds, content)
+  const alerted = usersAlerted(target.alertWords, content)
   const readBySender = input.readBySender ?? defaultReadBySender(ctx.clientName)
   const flags = target.recipientIds.map((userId) =>
     recipientFlags({
@@ -136,53 +168,48 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     }),
   )
 
-  const now = ctx.now()
-  return inTransaction(ctx, async (tx, emit) => {
-    const message = await tx.message.create({
-      data: {
-        realmId: ctx.realm.id,
-        senderId: sender.id,
-        streamId: target.kind === 'stream' ? target.stream.id : null,
-        topic: target.kind === 'stream' ? target.topic : '',
-        dmUserIds: target.kind === 'private' ? target.recipientIds : [],
-        content,
-        renderedContent: rendered.html,
-        dateSent: now,
-        client: ctx.clientName,
-        hasLink: rendered.hasLink,
-        hasImage: rendered.hasImage,
-        hasAttachment: rendered.hasAttachment,
-      },
-    })
-    const messageIds = target.recipientIds.map(() => message.id)
-    await tx.$executeRaw(Prisma.sql`
-      INSERT INTO user_message (user_id, message_id, flags)
-      SELECT * FROM unnest(${target.recipientIds}::int[], ${messageIds}::int[], ${flags}::int[])`)
-    await claimAttachments(tx, { realmId: ctx.realm.id, senderId: sender.id, messageId: message.id, paths: rendered.linkedUploadPaths })
-    if (target.kind === 'stream') {
-      await tx.stream.updateMany({ where: { id: target.stream.id, firstMessageId: null }, data: { firstMessageId: message.id } })
-    }
+  // One statement, hence one transaction: the events go out after it returns.
+  const { message, xid } = await insertMessage(
+    ctx.prisma,
+    {
+      realmId: ctx.realm.id,
+      senderId: sender.id,
+      streamId: target.kind === 'stream' ? target.stream.id : null,
+      topic: target.kind === 'stream' ? target.topic : '',
+      dmUserIds: target.kind === 'private' ? target.recipientIds : [],
+      content,
+      renderedContent: rendered.html,
+      dateSent: ctx.now(),
+      client: ctx.clientName,
+      hasLink: rendered.hasLink,
+      hasImage: rendered.hasImage,
+      hasAttachment: rendered.hasAttachment,
+    },
+    { userIds: target.recipientIds, flags, uploadPaths: rendered.linkedUploadPaths },
+  )
 
-    const presented = presentMessage(message, {
-      applyMarkdown: true,
-      clientExtavatar: false,
-      realm: ctx.realm,
-      sender,
-      stream: target.kind === 'stream' ? target.stream : null,
-      recipients: target.kind === 'private' ? target.participants : undefined,
-    })
-    const perUser: Record<number, Record<string, unknown>> = {}
-    target.recipientIds.forEach((userId, i) => {
-      perUser[userId] = { flags: flagsToList(flags[i] ?? 0) }
-    })
-    if (input.queueId !== undefined && input.localId !== undefined) {
-      perUser[sender.id] = { ...perUser[sender.id], local_message_id: input.localId, sender_queue_id: input.queueId }
-    }
-    const isPublic = target.kind === 'stream' && !target.stream.inviteOnly
-    emit({ type: 'message', message: { ...presented, raw_content: content } }, target.recipientIds, {
-      perUser,
-      ...(isPublic ? { publicStreamId: target.stream.id } : {}),
-    })
-    return { id: message.id }
+  const presented = presentMessage(message, {
+    applyMarkdown: true,
+    clientExtavatar: false,
+    realm: ctx.realm,
+    sender,
+    stream: target.kind === 'stream' ? target.stream : null,
+    recipients: target.kind === 'private' ? target.participants : undefined,
   })
+  const perUser: Record<number, Record<string, unknown>> = {}
+  target.recipientIds.forEach((userId, i) => {
+    perUser[userId] = { flags: flagsToList(flags[i] ?? 0) }
+  })
+  if (input.queueId !== undefined && input.localId !== undefined) {
+    perUser[sender.id] = { ...perUser[sender.id], local_message_id: input.localId, sender_queue_id: input.queueId }
+  }
+  const isPublic = target.kind === 'stream' && !target.stream.inviteOnly
+  const emission = {
+    event: { type: 'message' as const, message: { ...presented, raw_content: content } },
+    userIds: target.recipientIds,
+    perUser,
+    ...(isPublic ? { publicStreamId: target.stream.id } : {}),
+  }
+  await publishAll(ctx, [emission], xid)
+  return { id: message.id }
 }

@@ -6,7 +6,7 @@ import type { PrismaClient, Realm, User } from './index.js'
 const camel = (column: string): string => column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
 /** Turns a raw row's snake_case columns into the model's camelCase fields (the schema @maps one to the other). */
-function toModel<T>(row: Record<string, unknown>, prefix = ''): T {
+export function toModel<T>(row: Record<string, unknown>, prefix = ''): T {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(row)) {
     if (prefix && !key.startsWith(prefix)) continue
@@ -31,10 +31,11 @@ export async function findUserWithRealmByApiKey(prisma: PrismaClient, apiKey: st
   return { user: fromJson<User>(row.u as Record<string, unknown>, USER_DATES), realm: fromJson<Realm>(row.r as Record<string, unknown>, REALM_DATES) }
 }
 
-const USER_DATES = ['dateJoined', 'lastLogin']
-const REALM_DATES = ['dateCreated']
+export const USER_DATES = ['dateJoined', 'lastLogin']
+export const REALM_DATES = ['dateCreated']
 
-function fromJson<T>(json: Record<string, unknown>, dateFields: string[]): T {
+/** A to_jsonb() row as the model: camelCase keys, the named timestamp fields as Dates. */
+export function fromJson<T>(json: Record<string, unknown>, dateFields: string[]): T {
   const model = toModel<Record<string, unknown>>(json)
   for (const field of dateFields) {
     const value = model[field]

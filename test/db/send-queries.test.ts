@@ -1,0 +1,70 @@
+import t from 'tap'
+import { buildTestApp } from '../support/app.js'
+import { findDirectAudience, findStreamAudience, insertMessage } from '../../src/db/send-queries.js'
+
+t.test('the raw statements of sending return exactly what Prisma returns', async (t) => {
+  const { fx, services } = await buildTestApp(t)
+  const prisma = services.prisma
+  const { owner, member, bot, otherMember } = fx.users
+  await prisma.alertWord.createMany({ data: [{ userId: member.id, word: 'deploy' }, { userId: bot.id, word: 'ignored' }] })
+
+  t.test('a channel by ID and by name, with subscribers, participants, alert words and the owner', async (t) => {
+    const query = { realmId: fx.realm.id, name: '', topic: 'Lunch', senderId: owner.id, ownerId: member.id }
+    const byId = await findStreamAudience(prisma, { ...query, streamId: fx.streams.secret.id })
+    t.strictSame(byId?.stream, await prisma.stream.findUnique({ where: { id: fx.streams.secret.id } }))
+    t.ok(byId?.stream.dateCreated instanceof Date)
+    t.strictSame(byId?.owner, await prisma.user.findUnique({ where: { id: member.id } }))
+    t.strictSame(byId?.subscriberIds, [owner.id, member.id].sort((a, b) => a - b))
+    t.strictSame(byId?.alertWords, [{ userId: member.id, word: 'deploy' }])
+    t.strictSame(byId?.participantIds, [])
+
+    const byName = await findStreamAudience(prisma, { ...query, streamId: null, name: 'SECRET', ownerId: null })
+    t.equal(byName?.stream.id, fx.streams.secret.id)
+    t.equal(byName?.owner, null)
+    t.equal(await findStreamAudience(prisma, { ...query, streamId: null, name: 'no such channel' }), null)
+    t.equal(await findStreamAudience(prisma, { ...query, streamId: 2_000_000_000 }), null)
+  })
+
+  t.test('direct-message candidates by ID and by email', async (t) => {
+    const byIds = await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [member.id, otherMember.id], emails: [] })
+    const pick = (u: typeof member) => ({ id: u.id, email: u.email, deliveryEmail: u.deliveryEmail, fullName: u.fullName, isActive: u.isActive })
+    t.strictSame(byIds.users, [member, otherMember].sort((a, b) => a.id - b.id).map(pick))
+    t.strictSame(byIds.alertWords, [{ userId: member.id, word: 'deploy' }])
+    const byEmail = await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [], emails: [member.email.toUpperCase()] })
+    t.strictSame(byEmail.users, [pick(member)])
+  })
+
+  t.test('the inserted message, its rows, attachments and the channel first message', async (t) => {
+    const stream = await prisma.stream.create({
+      data: { realmId: fx.realm.id, name: 'fresh', canRemoveSubscribersGroupId: fx.streams.general.canRemoveSubscribersGroupId, dateCreated: new Date() },
+    })
+    const upload = await prisma.attachment.create({ data: { realmId: fx.realm.id, ownerId: member.id, fileName: 'a.txt', pathId: `${fx.realm.id}/ab/a.txt`, size: 1 } })
+    const { message, xid } = await insertMessage(
+      prisma,
+      {
+        realmId: fx.realm.id, senderId: member.id, streamId: stream.id, topic: 'hi', dmUserIds: [], content: 'c', renderedContent: '<p>c</p>',
+        dateSent: new Date(1_700_000_000_123), client: 'test', hasLink: true, hasImage: false, hasAttachment: true,
+      },
+      { userIds: [member.id, owner.id], flags: [1, 0], uploadPaths: [upload.pathId, 'not/mine'] },
+    )
+    t.strictSame(message, await prisma.message.findUnique({ where: { id: message.id } }))
+    t.match(xid, /^\d+$/)
+    t.strictSame(
+      await prisma.userMessage.findMany({ where: { messageId: message.id }, orderBy: { userId: 'asc' } }),
+      [{ userId: member.id, messageId: message.id, flags: 1 }, { userId: owner.id, messageId: message.id, flags: 0 }].sort((a, b) => a.userId - b.userId),
+    )
+    t.strictSame(await prisma.attachmentMessage.findMany({ where: { messageId: message.id } }), [{ attachmentId: upload.id, messageId: message.id }])
+    t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: stream.id } })).firstMessageId, message.id)
+
+    const direct = await insertMessage(
+      prisma,
+      {
+        realmId: fx.realm.id, senderId: member.id, streamId: null, topic: '', dmUserIds: [member.id, owner.id].sort((a, b) => a - b), content: 'd', renderedContent: '<p>d</p>',
+        dateSent: new Date(), client: 'test', hasLink: false, hasImage: false, hasAttachment: false,
+      },
+      { userIds: [member.id], flags: [0], uploadPaths: [] },
+    )
+    t.strictSame(direct.message, await prisma.message.findUnique({ where: { id: direct.message.id } }))
+    t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: stream.id } })).firstMessageId, message.id, 'first message kept')
+  })
+})
