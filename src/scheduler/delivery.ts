@@ -1,18 +1,21 @@
 // Delivery of scheduled messages, safe on any number of nodes.
 //
 // Every node runs one loop. A short timer (TICK_MS) looks for due rows; each
-// delivery is one transaction that claims a single due row with
-// `FOR UPDATE SKIP LOCKED`, sends it through the ordinary send path (a real
-// message with its own flags and message events), marks it delivered and
-// emits scheduled_messages remove. Another node's claim on the same row skips
-// it, and a committed `delivered` excludes it from every later claim, so each
-// row is sent exactly once. Events are held until the commit (held-services.ts).
+// transaction claims up to BATCH_SIZE due rows with `FOR UPDATE SKIP LOCKED`,
+// sends each through the ordinary send path (a real message with its own
+// flags and message events), marks them delivered and emits
+// scheduled_messages remove for each. Another node's claim skips rows locked
+// here, and a committed `delivered` excludes them from every later claim, so
+// each row is sent exactly once. Events are held until the commit
+// (held-services.ts). A batch shares one claim, one `delivered` update and one
+// commit; each send runs under a savepoint, so a row that fails to send rolls
+// back alone and the others still commit.
 //
 // A row that cannot be sent (sender or organization deactivated, channel
-// gone, permission lost, more than ten minutes late) is marked failed with the
-// error as failure_message; the sender gets scheduled_messages update
-// (failed: true) and, except for deactivations, a direct message from the
-// notification bot, as upstream does.
+// gone, permission lost, more than ten minutes late) is marked failed, after
+// the batch, with the error as failure_message; the sender gets
+// scheduled_messages update (failed: true) and, except for deactivations, a
+// direct message from the notification bot, as upstream does.
 import type { FastifyBaseLogger } from 'fastify'
 import type { ActionContext, Services } from '../actions/context.js'
 import type { Realm, ScheduledMessage, Tx, User } from '../db/index.js'
@@ -29,11 +32,15 @@ export const LATE_CUTOFF_MS = 10 * 60 * 1000
 const SCHEDULER_CLIENT = 'Roost scheduler'
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 }
 
+/** Rows claimed per transaction (measured with test/cluster/scheduled-delivery.test.ts). */
+export const BATCH_SIZE = 10
 export interface DeliveryOptions {
   log: FastifyBaseLogger
   /** Only rows of these realms (tests that share a database with other tests). */
   realmIds?: number[]
   tickMs?: number
+  /** Rows claimed per transaction; BATCH_SIZE unless given. */
+  batchSize?: number
 }
 
 /** Why a row could not be sent; `notify`: whether the sender hears of it by a direct message. */
@@ -48,18 +55,20 @@ class DeliveryFailure extends Error {
 
 type ClaimedRow = ScheduledMessage & { sender: User; realm: Realm }
 
-async function claimDue(tx: Tx, now: Date, realmIds: number[] | undefined, onlyId?: number): Promise<ClaimedRow | null> {
+/** Locks up to `limit` due rows (or the one row `onlyId`, if still unsettled) that no other transaction holds. */
+async function claimDue(tx: Tx, now: Date, realmIds: number[] | undefined, limit: number, onlyId?: number): Promise<ClaimedRow[]> {
   const realmFilter = realmIds ? Prisma.sql`AND realm_id = ANY(${realmIds}::int[])` : Prisma.empty
   const idFilter = onlyId !== undefined ? Prisma.sql`AND id = ${onlyId}` : Prisma.sql`AND scheduled_timestamp <= ${now}::timestamptz`
-  const rows = await tx.$queryRaw<{ id: number }[]>`
+  const claimed = await tx.$queryRaw<{ id: number }[]>`
     SELECT id FROM scheduled_message
     WHERE NOT delivered AND NOT failed ${idFilter} ${realmFilter}
     ORDER BY scheduled_timestamp, id
-    LIMIT 1
+    LIMIT ${limit}
     FOR UPDATE SKIP LOCKED`
-  const id = rows[0]?.id
-  if (id === undefined) return null
-  return tx.scheduledMessage.findUniqueOrThrow({ where: { id }, include: { sender: true, realm: true } })
+  if (claimed.length === 0) return []
+  const rows = await tx.scheduledMessage.findMany({ where: { id: { in: claimed.map((r) => r.id) } }, include: { sender: true, realm: true } })
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  return claimed.flatMap(({ id }) => byId.get(id) ?? [])
 }
 
 function contextFor(services: Services, realm: Realm, user: User, log: FastifyBaseLogger): ActionContext {
@@ -77,47 +86,76 @@ function checkDeliverable(row: ClaimedRow, now: Date): void {
 /** `to` of the send path: the channel ID, or the JSON list of user IDs. */
 const sendTarget = (row: ScheduledMessage): string => (row.recipientType === 'stream' ? String(row.streamId) : JSON.stringify(row.to))
 
+function asFailure(error: unknown): DeliveryFailure {
+  if (error instanceof DeliveryFailure) return error
+  return error instanceof ApiError ? new DeliveryFailure(error.msg, true) : new DeliveryFailure('Internal server error', true)
+}
+
 /**
- * Delivers one due row, if any. Returns false when nothing was due.
+ * Sends one claimed row under a savepoint: if the send fails, only its own
+ * writes roll back. The savepoint is not released (a round trip saved per
+ * row): a later one of the same name shadows it, and the commit ends them all.
  */
-export async function deliverNext(services: Services, options: DeliveryOptions): Promise<boolean> {
-  const now = services.now()
-  const held = new HeldBus(services.bus)
-  // Set inside the transaction callback; read again if it throws.
-  const claim: { row: ClaimedRow | null } = { row: null }
+async function sendClaimed(services: Services, tx: Tx, row: ClaimedRow, bus: HeldBus, log: FastifyBaseLogger): Promise<number> {
+  await tx.$executeRaw`SAVEPOINT scheduled_delivery`
   try {
-    const delivered = await services.prisma.$transaction(async (tx) => {
-      const row = await claimDue(tx, now, options.realmIds)
-      claim.row = row
-      if (!row) return false
-      checkDeliverable(row, now)
-      const inside = heldServices(services, tx, held)
-      const ctx = contextFor(inside, row.realm, row.sender, options.log)
-      const message = await sendMessage(ctx, {
-        type: row.recipientType === 'stream' ? 'stream' : 'private',
-        to: sendTarget(row),
-        topic: row.recipientType === 'stream' ? row.topic : undefined,
-        content: row.content,
-        readBySender: row.readBySender,
-      })
-      await tx.scheduledMessage.update({ where: { id: row.id }, data: { delivered: true, deliveredMessageId: message.id } })
-      await held.publish({ realmId: row.realmId, userIds: [row.senderId], event: scheduledMessagesRemoveEvent(row.id), origin: services.nodeId })
-      return true
-    }, TRANSACTION_OPTIONS)
-    await held.release()
-    return delivered
+    const ctx = contextFor(heldServices(services, tx, bus), row.realm, row.sender, log)
+    const message = await sendMessage(ctx, {
+      type: row.recipientType === 'stream' ? 'stream' : 'private',
+      to: sendTarget(row),
+      topic: row.recipientType === 'stream' ? row.topic : undefined,
+      content: row.content,
+      readBySender: row.readBySender,
+    })
+    return message.id
   } catch (error) {
-    held.discard()
-    const row = claim.row
-    if (!row) throw error
-    const failure =
-      error instanceof DeliveryFailure ? error : error instanceof ApiError ? new DeliveryFailure(error.msg, true) : new DeliveryFailure('Internal server error', true)
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT scheduled_delivery`
+    throw error
+  }
+}
+
+/**
+ * Claims and delivers up to a batch of due rows in one transaction, then
+ * marks those that could not be sent as failed. Returns how many rows were
+ * settled (sent or failed); 0 when nothing was due.
+ */
+export async function deliverBatch(services: Services, options: DeliveryOptions): Promise<number> {
+  const now = services.now()
+  const sent: HeldBus[] = []
+  const failed: { row: ClaimedRow; error: unknown }[] = []
+  const claimed = await services.prisma.$transaction(async (tx) => {
+    sent.length = 0
+    failed.length = 0
+    const rows = await claimDue(tx, now, options.realmIds, options.batchSize ?? BATCH_SIZE)
+    const delivered: { id: number; messageId: number }[] = []
+    for (const row of rows) {
+      const held = new HeldBus(services.bus)
+      try {
+        checkDeliverable(row, now)
+        const messageId = await sendClaimed(services, tx, row, held, options.log)
+        await held.publish({ realmId: row.realmId, userIds: [row.senderId], event: scheduledMessagesRemoveEvent(row.id), origin: services.nodeId })
+        delivered.push({ id: row.id, messageId })
+        sent.push(held)
+      } catch (error) {
+        failed.push({ row, error })
+      }
+    }
+    if (delivered.length > 0) {
+      await tx.$executeRaw`
+        UPDATE scheduled_message AS s SET delivered = true, delivered_message_id = d.message_id
+        FROM unnest(${delivered.map((d) => d.id)}::int[], ${delivered.map((d) => d.messageId)}::int[]) AS d(id, message_id)
+        WHERE s.id = d.id`
+    }
+    return rows.length
+  }, TRANSACTION_OPTIONS)
+  for (const held of sent) await held.release()
+  for (const { row, error } of failed) {
     if (!(error instanceof DeliveryFailure) && !(error instanceof ApiError)) {
       options.log.error({ err: error, scheduled_message_id: row.id }, 'scheduled message delivery failed')
     }
-    await markFailed(services, options, row.id, failure)
-    return true
+    await markFailed(services, options, row.id, asFailure(error))
   }
+  return claimed
 }
 
 const failureNotice = (row: ScheduledMessage, error: string): string =>
@@ -127,7 +165,7 @@ const failureNotice = (row: ScheduledMessage, error: string): string =>
 async function markFailed(services: Services, options: DeliveryOptions, id: number, failure: DeliveryFailure): Promise<void> {
   const held = new HeldBus(services.bus)
   await services.prisma.$transaction(async (tx) => {
-    const row = await claimDue(tx, services.now(), options.realmIds, id)
+    const [row] = await claimDue(tx, services.now(), options.realmIds, 1, id)
     if (!row) return // another node settled it meanwhile
     const updated = await tx.scheduledMessage.update({ where: { id }, data: { failed: true, failureMessage: failure.message } })
     await held.publish({ realmId: row.realmId, userIds: [row.senderId], event: scheduledMessagesUpdateEvent(presentScheduledMessage(updated)), origin: services.nodeId })
@@ -144,7 +182,7 @@ async function markFailed(services: Services, options: DeliveryOptions, id: numb
 /** Delivers every row due now; returns how many rows were settled (sent or failed). */
 export async function deliverDue(services: Services, options: DeliveryOptions): Promise<number> {
   let settled = 0
-  while (await deliverNext(services, options)) settled++
+  for (let n = await deliverBatch(services, options); n > 0; n = await deliverBatch(services, options)) settled += n
   return settled
 }
 
@@ -162,7 +200,7 @@ export function startScheduledDelivery(services: Services, options: DeliveryOpti
   const tick = () => {
     running = (async () => {
       try {
-        while (!stopped && (await deliverNext(services, options))) {
+        while (!stopped && (await deliverBatch(services, options)) > 0) {
           // keep going while rows are due
         }
       } catch (error) {
