@@ -50,8 +50,17 @@ export class S3FileStorage implements FileStorage {
     }
   }
 
+  /** Reaches the bucket (HeadBucket): a wrong endpoint, bucket or key fails here, at startup, rather than on the first upload. */
   async check(): Promise<void> {
-    await this.connect()
+    const { s3, sdk } = await this.connect()
+    const { endpoint, bucket } = this.settings
+    try {
+      await s3.send(new sdk.HeadBucketCommand({ Bucket: bucket }))
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
+      const reason = status === 404 ? 'no such bucket' : status === 403 ? 'access denied (check S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)' : (error as Error).message || (error as Error).name
+      throw new Error(`S3 bucket '${bucket}' at ${endpoint} (S3_BUCKET, S3_ENDPOINT) cannot be used: ${reason}`, { cause: error })
+    }
   }
 
   async delete(key: string): Promise<void> {
