@@ -17,9 +17,7 @@ import { randomUUID } from 'node:crypto'
 import { Agent, request } from 'node:http'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Redis } from 'ioredis'
-import {
-  BENCH_REDIS_URL, OWNER, api, benchDatabase, clock, fmt, freshDatabase, machine, markdownTable, ownerAuth, percentile, recordResult, run, startChild, table, withTimeout,
-} from './support.js'
+import { api, BENCH_REDIS_URL, clock, clusterEnv, fmt, machine, markdownTable, ownerAuth, percentile, recordResult, run, startChild, table, withTimeout } from './support.js'
 
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 100)
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100)
@@ -45,10 +43,8 @@ interface PolledEvent {
 }
 
 async function measureRoost(): Promise<{ latencies: number[]; postMs: number[] }> {
-  const databaseUrl = benchDatabase('cross')
-  freshDatabase(databaseUrl)
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: BENCH_REDIS_URL, BENCH_REDIS_PREFIX: `bench:${randomUUID()}` }
-  const a = await startChild('roost-node', { ...env, BENCH_REPORT_PUBLISH: '1', BOOTSTRAP_REALM_NAME: 'Roost bench', BOOTSTRAP_OWNER_EMAIL: OWNER.email, BOOTSTRAP_OWNER_PASSWORD: OWNER.password })
+  const env = clusterEnv('cross')
+  const a = await startChild('roost-node', { ...env, BENCH_REPORT_PUBLISH: '1' })
   const b = await startChild('roost-node', env)
   const baseA = `http://127.0.0.1:${a.port}`
   const auth = await ownerAuth(baseA)

@@ -8,9 +8,8 @@
 // Both servers are child processes (bench/roost-node.ts over PostgreSQL and the
 // Redis bus, RATE_LIMITING=off, LOG_LEVEL=warn; bench/bare-node.ts).
 // Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (default 100).
-import { randomUUID } from 'node:crypto'
 import autocannon, { type Result } from 'autocannon'
-import { BENCH_REDIS_URL, OWNER, api, benchDatabase, fmt, freshDatabase, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
@@ -22,16 +21,7 @@ async function measure(url: string, headers: Record<string, string>): Promise<Re
 }
 
 run(async () => {
-  const databaseUrl = benchDatabase('events')
-  freshDatabase(databaseUrl)
-  const roost = await startChild('roost-node', {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: BENCH_REDIS_URL,
-    BENCH_REDIS_PREFIX: `bench:${randomUUID()}`,
-    BOOTSTRAP_REALM_NAME: 'Roost bench',
-    BOOTSTRAP_OWNER_EMAIL: OWNER.email,
-    BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
-  })
+  const roost = await startChild('roost-node', clusterEnv('events'))
   const bare = await startChild('bare-node', {})
   const base = `http://127.0.0.1:${roost.port}`
   const auth = await ownerAuth(base)

@@ -13,13 +13,10 @@
 // the default channel `general`, which then has 1,000 subscribers. No queue is
 // registered, so the Redis side of the fan-out is one append with no target.
 // Env: BENCH_REQUESTS (default 100), BENCH_WARMUP (requests, default 10), BENCH_SUBSCRIBERS (default 1000).
-import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { openDatabase } from '../src/db/client.js'
 import { insertUser } from '../src/actions/user-rows.js'
-import {
-  BENCH_REDIS_URL, OWNER, api, benchDatabase, clock, fmt, freshDatabase, machine, markdownTable, ownerAuth, percentile, recordResult, run, startChild, table,
-} from './support.js'
+import { api, clock, clusterEnv, fmt, machine, markdownTable, ownerAuth, percentile, recordResult, run, startChild, table } from './support.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10)
@@ -57,16 +54,9 @@ async function measureRaw(databaseUrl: string): Promise<number[]> {
 }
 
 run(async () => {
-  const databaseUrl = benchDatabase('fanout')
-  freshDatabase(databaseUrl)
-  const node = await startChild('roost-node', {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: BENCH_REDIS_URL,
-    BENCH_REDIS_PREFIX: `bench:${randomUUID()}`,
-    BOOTSTRAP_REALM_NAME: 'Roost bench',
-    BOOTSTRAP_OWNER_EMAIL: OWNER.email,
-    BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
-  })
+  const env = clusterEnv('fanout')
+  const node = await startChild('roost-node', env)
+  const databaseUrl = env.DATABASE_URL as string
   await seedUsers(databaseUrl)
   const base = `http://127.0.0.1:${node.port}`
   const auth = await ownerAuth(base)

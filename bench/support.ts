@@ -1,6 +1,7 @@
 // Shared by the event-system benchmarks (events-*.ts): child processes with an
 // IPC channel, the machine description, percentiles, and bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus, loadavg } from 'node:os'
@@ -112,6 +113,24 @@ export function benchDatabase(name: string): string {
   const url = new URL(BENCH_DATABASE_URL)
   url.pathname = `/roost_bench_${name}`
   return url.toString()
+}
+
+/**
+ * A fresh roost_bench_<name> database and the environment of a node on it:
+ * PostgreSQL, the Redis bus under a new prefix, and the bench owner (the
+ * bootstrap runs on the first node started; later nodes find the realm).
+ */
+export function clusterEnv(name: string): Record<string, string> {
+  const databaseUrl = benchDatabase(name)
+  freshDatabase(databaseUrl)
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: BENCH_REDIS_URL,
+    BENCH_REDIS_PREFIX: `bench:${randomUUID()}`,
+    BOOTSTRAP_REALM_NAME: 'Roost bench',
+    BOOTSTRAP_OWNER_EMAIL: OWNER.email,
+    BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
+  }
 }
 
 export async function ownerAuth(base: string): Promise<string> {
