@@ -167,6 +167,15 @@ t.test('uploads', async (t) => {
     t.equal((await fetchFile(app, otherMember, url)).body, 'via message')
   })
 
+  t.test('deleting the linking message takes the access away again', async (t) => {
+    const { url } = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: 'gone.txt', data: 'soon gone' }]))
+    const { id } = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'design', topic: 'files', content: `[gone.txt](${url})` }))
+    t.equal((await fetchFile(app, otherMember, url)).body, 'soon gone')
+    expectSuccess(t, await as(app, owner).delete(`/messages/${id}`))
+    expectError(t, await fetchFile(app, otherMember, url), { code: 'BAD_REQUEST', status: 403 })
+    t.equal((await fetchFile(app, member, url)).body, 'soon gone', 'the uploader keeps it')
+  })
+
   t.test("linking someone else's upload grants nothing", async (t) => {
     const { url } = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: 'notyours.txt', data: 'mine only' }]))
     expectSuccess(t, await as(app, otherMember).post('/messages', { type: 'stream', to: 'design', topic: 'files', content: `[x](${url})` }))
