@@ -29,7 +29,9 @@ export class RedisEventBus implements EventBus {
   }
 
   static async connect(url: string, options: RedisEventBusOptions): Promise<RedisEventBus> {
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 })
+    // Auto-pipelining sends the commands issued in one tick (e.g. the fetches of
+    // every poll a broadcast woke) in one write.
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true })
     await redis.connect()
     return new RedisEventBus(redis, options.prefix, options.onError ?? ((error) => process.stderr.write(`roost: redis bus: ${String(error)}\n`)))
   }

@@ -1,11 +1,119 @@
 import { randomUUID } from 'node:crypto'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import type { Redis } from 'ioredis'
 import { RedisEventBus } from '../../src/events/redis-bus.js'
-import { queueStoreContract } from './queue-store.contract.js'
+import { EventQueues } from '../../src/events/queues/index.js'
+import type { QueuedEvent } from '../../src/events/queues/index.js'
+import { ApiError } from '../../src/errors.js'
+import { queueStoreContract, withTimeout } from './queue-store.contract.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
 queueStoreContract(t, async () => {
   const bus = await RedisEventBus.connect(REDIS_URL, { prefix: `test:${randomUUID()}` })
   return { store: bus.queues, close: () => bus.close() }
+})
+
+// Two nodes, each with its own connections, sharing one Redis prefix.
+async function twoNodes(t: Test) {
+  const prefix = `test:${randomUUID()}`
+  const a = await RedisEventBus.connect(REDIS_URL, { prefix })
+  const b = await RedisEventBus.connect(REDIS_URL, { prefix })
+  const nodeA = new EventQueues(a.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
+  t.teardown(async () => {
+    await nodeA.close()
+    await a.close()
+    await b.close()
+  })
+  return { a, b, nodeA, prefix }
+}
+
+/** Counts the Lua script calls made on a connection. */
+function countScripts(redis: Redis): () => number {
+  let calls = 0
+  const original = redis.evalsha.bind(redis)
+  Object.assign(redis, { evalsha: (...args: Parameters<typeof original>) => (calls++, original(...args)) })
+  return () => calls
+}
+
+/** Retries a non-blocking fetch until `done` accepts its outcome (the other node's wake-up travels through Redis). */
+async function pollUntil(q: EventQueues, queueId: string, done: (outcome: QueuedEvent[] | ApiError) => boolean): Promise<QueuedEvent[] | ApiError> {
+  return withTimeout(
+    (async () => {
+      for (;;) {
+        const outcome = await q.getEvents({ queueId, userId: 1, lastEventId: -1, dontBlock: true }).catch((error: unknown) => {
+          if (error instanceof ApiError) return error
+          throw error
+        })
+        if (done(outcome)) return outcome
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    })(),
+    5_000,
+    'the wake-up from the other node',
+  )
+}
+
+t.test('a node answers a poll with nothing new from memory and still sees what another node appends', async (t) => {
+  const { a, b, nodeA } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  const poll = () => nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true })
+  t.same(await poll(), [])
+  const scripts = countScripts(a.redis)
+  t.same(await poll(), [])
+  t.same(await poll(), [])
+  t.equal(scripts(), 0, 'no round trip to Redis')
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  t.match(await pollUntil(nodeA, desc.queueId, (o) => Array.isArray(o) && o.length > 0), [{ id: 0, type: 'alert_words' }])
+})
+
+t.test('an append through the same store is seen by the very next poll', async (t) => {
+  const { a, nodeA } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  await a.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'a' })
+  t.match(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [{ id: 0 }])
+})
+
+t.test('a queue deleted on another node stops being answered from memory', async (t) => {
+  const { b, nodeA } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  t.ok(await b.queues.remove(desc))
+  const outcome = await pollUntil(nodeA, desc.queueId, (o) => o instanceof ApiError)
+  t.equal((outcome as ApiError).code, 'BAD_EVENT_QUEUE_ID')
+})
+
+t.test('polls answered from memory still refresh the queue’s life, in one batch', async (t) => {
+  const { a, nodeA, prefix } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  await a.redis.pexpire(`${prefix}:q:${desc.queueId}`, 5_000)
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  t.ok((await a.redis.pttl(`${prefix}:q:${desc.queueId}`)) <= 5_000, 'not touched yet')
+  await a.queues.flushTouches()
+  t.ok((await a.redis.pttl(`${prefix}:q:${desc.queueId}`)) > 500_000, 'touched: the whole lifespan again')
+})
+
+t.test('when its subscription drops, a node forgets what it knew and its held polls read again', async (t) => {
+  const { a, b, nodeA, prefix } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  const poll = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1 })
+  await withTimeout(
+    (async () => {
+      while (nodeA.heldPolls < 1) await new Promise((resolve) => setTimeout(resolve, 5))
+    })(),
+  )
+  // Cut node A's subscriber connection; an event appended meanwhile sends its wake-up to nobody.
+  const clients = String(await a.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
+  const line = clients.split('\n').find((l) => l.includes(`name=${prefix}:subscriber`))
+  const id = line?.match(/\bid=(\d+)/)?.[1]
+  t.ok(id, 'found the subscriber connection')
+  await a.redis.call('CLIENT', 'KILL', 'ID', String(id))
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  t.match(await withTimeout(poll, 10_000, 'the held poll after the reconnection'), [{ id: 0, type: 'alert_words' }])
+  const scripts = countScripts(a.redis)
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0, dontBlock: true }), [])
+  t.ok(scripts() > 0, 'read from Redis, not from a memory of before the cut')
 })

@@ -117,7 +117,7 @@ export class EventQueues {
 
   /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
   async get(queueId: string, userId: number): Promise<QueueDescriptor> {
-    const desc = await this.store.describe(queueId)
+    const desc = await this.store.descriptorOf(queueId)
     if (!desc || desc.userId !== userId) throw badEventQueueId(queueId)
     return desc
   }
@@ -130,6 +130,7 @@ export class EventQueues {
   /** Events after lastEventId; waits (long-poll) when there are none unless dontBlock. */
   async getEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.get(input.queueId, input.userId)
+    await this.startListening()
     const first = await this.fetch(desc, input.lastEventId)
     if (first.length > 0 || input.dontBlock || this.draining || input.signal?.aborted) return first
 
@@ -143,7 +144,6 @@ export class EventQueues {
     const heartbeat = setTimeout(() => waiter.signal('heartbeat'), this.options.heartbeatSecs * 1000)
     let parked = false
     try {
-      await this.startListening()
       // Mark the poll as held, then read again: an event appended before the mark is
       // seen by this read; one appended after it wakes us.
       if (!(await this.store.park(desc, holder))) throw badEventQueueId(desc.queueId)
@@ -172,7 +172,8 @@ export class EventQueues {
       input.signal?.removeEventListener('abort', onAbort)
       set.delete(waiter)
       if (set.size === 0 && this.waiters.get(desc.queueId) === set) this.waiters.delete(desc.queueId)
-      await this.store.unpark(desc, holder).catch((error: unknown) => this.options.onError?.(error))
+      // Not awaited: the answer need not wait for the release of the mark.
+      this.store.unpark(desc, holder).catch((error: unknown) => this.options.onError?.(error))
     }
   }
 
@@ -212,7 +213,7 @@ export class EventQueues {
   }
 
   private async fetch(desc: QueueDescriptor, lastEventId: number): Promise<QueuedEvent[]> {
-    const outcome = await this.store.fetch(desc, lastEventId)
+    const outcome = await this.store.fetch(desc, lastEventId, this.options.nodeId)
     switch (outcome.kind) {
       case 'ok':
         return this.withoutSnapshotted(desc, outcome.events)
@@ -231,6 +232,10 @@ export class EventQueues {
   }
 
   private onSignal(signal: WakeSignal): void {
+    if (signal.kind === 'resync') {
+      for (const set of this.waiters.values()) for (const waiter of set) waiter.signal('wake')
+      return
+    }
     const set = this.waiters.get(signal.queueId)
     if (!set) return
     for (const waiter of set) {

@@ -6,18 +6,23 @@
 //   P:q:<queue_id>:m      hash { last: last issued event ID, pruned: newest acknowledged ID }
 //   P:q:<queue_id>:e      sorted set of events, score = ID, member = event JSON (with "id")
 //   P:q:<queue_id>:h      holder of the long-poll: "<node_id>|<token>"
-//   P:u:<user_id>         set of the user's queue IDs (publish finds target queues here)
-//   P:r:<realm_id>:public set of the realm's all_public_streams queue IDs
-//   channel P:node:<id>   wake-ups for the node holding a poll: "w <queue_id>" or "s <queue_id> <token>"
+//   P:q:<queue_id>:w      set of watcher node IDs: nodes that read the queue and keep
+//                         what they read (see redis-store.ts, "known queue states")
+//   P:uq:<user_id>        set of "<user_id>:<queue_id>" for the user's queues
+//   P:r:<realm_id>:public set of "<user_id>:<queue_id>" for the realm's all_public_streams queues
+//   channel P:node:<id>   signals for a node: "w <queue_id> [<queue_id>…]" (new events, or
+//                         the queue is gone) or "s <queue_id> <token>" (a newer poll took over)
 //   channel P:items       every published bus item (for EventBus.subscribe)
 // Every queue key carries the same TTL, refreshed on each touch: an untouched
 // queue disappears cluster-wide with no sweeper. Index sets are cleaned lazily
-// by publishers when a member's descriptor is gone.
+// by publishers when a member's descriptor is gone. Index members carry the
+// user ID so that one SUNION over the recipients finds every target queue and
+// still tells which user set a stale member belongs to.
 import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 
 export class LuaScript {
-  private readonly sha: string
+  readonly sha: string
   constructor(private readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
@@ -39,7 +44,7 @@ local function extend(key, ttl)
 end
 `
 
-/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, queueId, allPublic(0|1) */
+/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, indexMember, allPublic(0|1) */
 export const CREATE = new LuaScript(`${EXTEND_TTL}
 local ttl = tonumber(ARGV[2])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
@@ -54,7 +59,10 @@ end
 return 1
 `)
 
-/** KEYS desc, meta, events, holder, userSet, realmPublicSet; ARGV lastEventId, ttlMs */
+/**
+ * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none).
+ * Returns {'ok', events, issued, pruned} | {'pruned', id} | {'ahead'} | {'gone'}.
+ */
 export const FETCH = new LuaScript(`${EXTEND_TTL}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
@@ -71,22 +79,65 @@ redis.call('PEXPIRE', KEYS[3], ttl)
 if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
 extend(KEYS[5], ttl)
 if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
-return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf')}
+if ARGV[3] ~= '' then redis.call('SADD', KEYS[7], ARGV[3]) end
+if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
+return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued), tostring(last)}
 `)
 
+/** KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs. Refreshes the queue's life; 0 when it is gone. */
+export const TOUCH = new LuaScript(`${EXTEND_TTL}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local ttl = tonumber(ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
+if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
+extend(KEYS[5], ttl)
+if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
+if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
+return 1
+`)
+
+/** Collects wake-ups per node and sends one message per node: "w <queue_id> <queue_id>…". */
+const WAKE = `
+local wakes = {}
+local order = {}
+local function wake(node, qid)
+  if not wakes[node] then
+    wakes[node] = {}
+    order[#order + 1] = node
+  end
+  local list = wakes[node]
+  if list[#list] ~= qid then list[#list + 1] = qid end
+end
+local function wake_readers(holderKey, watchersKey, qid)
+  local holder = redis.call('GET', holderKey)
+  if holder then
+    local node = string.match(holder, '^([^|]*)|')
+    if node then wake(node, qid) end
+  end
+  for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do wake(node, qid) end
+end
+local function send_wakes(chan)
+  for _, node in ipairs(order) do
+    redis.call('PUBLISH', chan .. node, 'w ' .. table.concat(wakes[node], ' '))
+  end
+end
+`
+
 /**
- * KEYS per queue: desc, meta, events, holder.
+ * KEYS per queue: desc, meta, events, holder, watchers.
  * ARGV maxEvents, nodeChannelPrefix, queueCount, then per queue: queueId, eventCount, event JSON… (objects without "id").
- * Returns per queue: 0 gone, 1 appended, 2 dropped for exceeding maxEvents.
+ * Returns per queue: 0 gone, 1 appended, 2 dropped for exceeding maxEvents. Wakes each
+ * node holding or watching an appended or dropped queue, one message per node.
  */
-export const APPEND = new LuaScript(`
+export const APPEND = new LuaScript(`${WAKE}
 local max = tonumber(ARGV[1])
-local chan = ARGV[2]
 local n = tonumber(ARGV[3])
 local a = 4
 local out = {}
 for i = 1, n do
-  local k = (i - 1) * 4
+  local k = (i - 1) * 5
   local qid = ARGV[a]
   local c = tonumber(ARGV[a + 1])
   a = a + 2
@@ -101,19 +152,16 @@ for i = 1, n do
       a = a + 1
     end
     redis.call('PEXPIRE', KEYS[k + 3], ttl)
-    local holder = redis.call('GET', KEYS[k + 4])
+    wake_readers(KEYS[k + 4], KEYS[k + 5], qid)
     if redis.call('ZCARD', KEYS[k + 3]) > max then
-      redis.call('DEL', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3])
+      redis.call('DEL', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 5])
       out[i] = 2
     else
       out[i] = 1
     end
-    if holder then
-      local node = string.match(holder, '^([^|]*)|')
-      if node then redis.call('PUBLISH', chan .. node, 'w ' .. qid) end
-    end
   end
 end
+send_wakes(ARGV[2])
 return out
 `)
 
@@ -136,17 +184,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `)
 
-/** KEYS desc, meta, events, holder, userSet, realmPublicSet; ARGV queueId, nodeChannelPrefix. Returns 1 when the queue existed. */
-export const REMOVE = new LuaScript(`
+/**
+ * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV indexMember, nodeChannelPrefix, queueId.
+ * Returns 1 when the queue existed; wakes its holder and watchers so they see it gone.
+ */
+export const REMOVE = new LuaScript(`${WAKE}
 local existed = redis.call('DEL', KEYS[1])
-redis.call('DEL', KEYS[2], KEYS[3])
-local holder = redis.call('GET', KEYS[4])
-redis.call('DEL', KEYS[4])
+if existed == 1 then wake_readers(KEYS[4], KEYS[7], ARGV[3]) end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[7])
 redis.call('SREM', KEYS[5], ARGV[1])
 redis.call('SREM', KEYS[6], ARGV[1])
-if holder and existed == 1 then
-  local node = string.match(holder, '^([^|]*)|')
-  if node then redis.call('PUBLISH', ARGV[2] .. node, 'w ' .. ARGV[1]) end
-end
+send_wakes(ARGV[2])
 return existed
 `)

@@ -62,6 +62,10 @@ export class MemoryQueueStore implements QueueStore {
     return this.live(queueId)?.desc ?? null
   }
 
+  async descriptorOf(queueId: string): Promise<QueueDescriptor | null> {
+    return this.describe(queueId)
+  }
+
   async fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome> {
     const q = this.live(desc.queueId)
     if (!q) return { kind: 'gone' }

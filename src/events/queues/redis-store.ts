@@ -1,17 +1,24 @@
 // Redis queue store: any node serves any queue. The publishing node fans an
 // item out (filters in JS, one atomic Lua call appends to every target
-// queue); the node holding a long-poll is woken by PUBLISH on its own channel.
-// Layout: see lua.ts.
+// queue); the nodes holding or watching a queue are woken by PUBLISH on their
+// own channel. A node remembers what it last read of a queue (known-states.ts)
+// and answers a poll with nothing new from memory, refreshing the queue's TTL
+// in batches. Layout: see lua.ts.
 import type { Redis } from 'ioredis'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import { eventsForQueue } from './filter.js'
-import { APPEND, CREATE, FETCH, PARK, REMOVE, UNPARK } from './lua.js'
+import { KnownStates } from './known-states.js'
+import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
 /** Queues per APPEND call: bounds one script's run time. */
 const APPEND_CHUNK = 256
 const DESCRIPTOR_CACHE_SIZE = 50_000
+/** Polls answered from memory refresh their queues' TTLs in one batch this often. */
+const TOUCH_INTERVAL_MS = 1_000
+/** A remembered state is trusted until this long before the queue could expire. */
+const EXPIRY_MARGIN_MS = 2 * TOUCH_INTERVAL_MS + 1_000
 
 export class RedisQueueStore implements QueueStore {
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
@@ -20,6 +27,12 @@ export class RedisQueueStore implements QueueStore {
   /** Handlers of the subscriber connection, by channel. */
   private readonly channels = new Map<string, (message: string) => void>()
   private subscriber: Redis | undefined
+  /** Per listening node: what it knows of the queues it read, and its signal handler. */
+  private readonly known = new Map<string, KnownStates>()
+  private readonly signalHandlers = new Map<string, (signal: WakeSignal) => void>()
+  /** Queues answered from memory since the last touch batch. */
+  private readonly pendingTouches = new Map<string, QueueDescriptor>()
+  private touchTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly redis: Redis,
@@ -35,7 +48,7 @@ export class RedisQueueStore implements QueueStore {
     return `${this.prefix}:q:${queueId}${part}`
   }
   private userKey(userId: number): string {
-    return `${this.prefix}:u:${userId}`
+    return `${this.prefix}:uq:${userId}`
   }
   private realmPublicKey(realmId: number): string {
     return `${this.prefix}:r:${realmId}:public`
@@ -43,16 +56,29 @@ export class RedisQueueStore implements QueueStore {
   private get nodeChannelPrefix(): string {
     return `${this.prefix}:node:`
   }
+  /** desc, meta, events, holder, user index, realm public index, watchers (FETCH, TOUCH, REMOVE). */
   private queueKeys(desc: QueueDescriptor): string[] {
     const id = desc.queueId
-    return [this.key(id), this.key(id, ':m'), this.key(id, ':e'), this.key(id, ':h'), this.userKey(desc.userId), this.realmPublicKey(desc.realmId)]
+    return [
+      this.key(id),
+      this.key(id, ':m'),
+      this.key(id, ':e'),
+      this.key(id, ':h'),
+      this.userKey(desc.userId),
+      this.realmPublicKey(desc.realmId),
+      this.key(id, ':w'),
+    ]
+  }
+  /** desc, meta, events, holder, watchers (APPEND). */
+  private appendKeys(queueId: string): string[] {
+    return [this.key(queueId), this.key(queueId, ':m'), this.key(queueId, ':e'), this.key(queueId, ':h'), this.key(queueId, ':w')]
   }
 
   async create(desc: QueueDescriptor): Promise<void> {
     await CREATE.run(
       this.redis,
       [this.key(desc.queueId), this.key(desc.queueId, ':m'), this.userKey(desc.userId), this.realmPublicKey(desc.realmId)],
-      [JSON.stringify(desc), desc.lifespanSecs * 1000, desc.queueId, desc.allPublicStreams ? 1 : 0],
+      [JSON.stringify(desc), desc.lifespanSecs * 1000, indexMember(desc.userId, desc.queueId), desc.allPublicStreams ? 1 : 0],
     )
     this.remember(desc)
   }
@@ -68,60 +94,120 @@ export class RedisQueueStore implements QueueStore {
   async describe(queueId: string): Promise<QueueDescriptor | null> {
     const raw = await this.redis.get(this.key(queueId))
     if (raw === null) {
-      this.descriptors.delete(queueId)
+      this.forgetQueue(queueId)
       return null
     }
     return this.remember(this.descriptors.get(queueId) ?? (JSON.parse(raw) as QueueDescriptor))
   }
 
-  async fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome> {
-    const reply = (await FETCH.run(this.redis, this.queueKeys(desc), [lastEventId, desc.lifespanSecs * 1000])) as [string, unknown?]
+  /** Descriptors never change, so a cached one is returned as it is; if its queue is gone, fetch and remove report it. */
+  async descriptorOf(queueId: string): Promise<QueueDescriptor | null> {
+    return this.descriptors.get(queueId) ?? this.describe(queueId)
+  }
+
+  async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome> {
+    const known = nodeId === undefined ? undefined : this.known.get(nodeId)
+    const state = known?.lookup(desc.queueId, Date.now())
+    if (state && lastEventId === state.issued && state.pruned === state.issued) {
+      // Nothing new, nothing to prune: answered from memory; the touch follows in the next batch.
+      this.touchSoon(desc)
+      return { kind: 'ok', events: [] }
+    }
+    const ticket = known?.listening ? known.ticket(desc.queueId) : undefined
+    const started = Date.now()
+    const reply = (await FETCH.run(this.redis, this.queueKeys(desc), [lastEventId, desc.lifespanSecs * 1000, ticket ? (nodeId ?? '') : ''])) as [
+      string,
+      unknown?,
+      string?,
+      string?,
+    ]
     switch (reply[0]) {
       case 'ok':
+        if (ticket && known) {
+          known.settle(ticket, { issued: Number(reply[2]), pruned: Number(reply[3]), aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
+        }
         return { kind: 'ok', events: (reply[1] as string[]).map((json) => JSON.parse(json) as QueuedEvent) }
       case 'pruned':
         return { kind: 'pruned', newestPruned: Number(reply[1]) }
       case 'ahead':
         return { kind: 'ahead' }
       default:
-        this.descriptors.delete(desc.queueId)
+        this.forgetQueue(desc.queueId)
         return { kind: 'gone' }
     }
   }
 
+  private wokenHere(queueId: string): void {
+    for (const known of this.known.values()) known.woken(queueId)
+  }
+
+  private forgetQueue(queueId: string): void {
+    this.descriptors.delete(queueId)
+    this.pendingTouches.delete(queueId)
+    for (const known of this.known.values()) known.forget(queueId)
+  }
+
+  private touchSoon(desc: QueueDescriptor): void {
+    this.pendingTouches.set(desc.queueId, desc)
+    this.touchTimer ??= setTimeout(() => {
+      this.touchTimer = undefined
+      this.flushTouches().catch(this.onError)
+    }, TOUCH_INTERVAL_MS)
+  }
+
+  /** Refreshes the TTLs of the queues answered from memory (one pipelined script call each). */
+  async flushTouches(): Promise<void> {
+    if (this.pendingTouches.size === 0) return
+    const descs = [...this.pendingTouches.values()]
+    this.pendingTouches.clear()
+    const started = Date.now()
+    const pipeline = this.redis.pipeline()
+    for (const desc of descs) pipeline.evalsha(TOUCH.sha, 7, ...this.queueKeys(desc), desc.lifespanSecs * 1000)
+    let results = (await pipeline.exec()) ?? []
+    if (results.some(([error]) => error instanceof Error && error.message.includes('NOSCRIPT'))) {
+      results = await Promise.all(
+        descs.map((desc) => TOUCH.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000]).then((value) => [null, value] as [null, unknown])),
+      )
+    }
+    results.forEach(([error, alive], i) => {
+      const desc = descs[i] as QueueDescriptor
+      if (error) throw error
+      if (alive === 1) {
+        for (const known of this.known.values()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+      } else {
+        this.forgetQueue(desc.queueId)
+      }
+    })
+  }
+
   async remove(desc: QueueDescriptor): Promise<boolean> {
-    this.descriptors.delete(desc.queueId)
-    const existed = await REMOVE.run(this.redis, this.queueKeys(desc), [desc.queueId, this.nodeChannelPrefix])
+    this.forgetQueue(desc.queueId)
+    const existed = await REMOVE.run(this.redis, this.queueKeys(desc), [indexMember(desc.userId, desc.queueId), this.nodeChannelPrefix, desc.queueId])
+    this.forgetQueue(desc.queueId)
     return existed === 1
   }
 
   async append(item: BusItem): Promise<void> {
     // 1. Target queues: the recipients' queues, plus all_public_streams queues for public-channel messages.
-    const sources = new Map<string, string[]>()
     const indexKeys = item.userIds.map((id) => this.userKey(id))
     if (item.publicStreamId !== undefined && item.event.type === 'message') indexKeys.push(this.realmPublicKey(item.realmId))
     if (indexKeys.length === 0) return
-    const pipeline = this.redis.pipeline()
-    for (const key of indexKeys) pipeline.smembers(key)
-    const members = (await pipeline.exec()) ?? []
-    members.forEach(([error, ids], i) => {
-      if (error) throw error
-      for (const id of ids as string[]) {
-        const list = sources.get(id) ?? []
-        list.push(indexKeys[i] as string)
-        sources.set(id, list)
-      }
-    })
-    if (sources.size === 0) return
+    const members = await this.redis.sunion(...indexKeys)
+    if (members.length === 0) return
+    const userOf = new Map<string, number>()
+    for (const member of members) {
+      const colon = member.indexOf(':')
+      userOf.set(member.slice(colon + 1), Number(member.slice(0, colon)))
+    }
 
     // 2. Descriptors (cached; missing ones are gone and leave the indexes).
-    const descs = await this.loadDescriptors([...sources.keys()])
-    const stale: [string, string][] = []
+    const descs = await this.loadDescriptors([...userOf.keys()])
+    const stale: [number, string][] = []
     const targets: { desc: QueueDescriptor; events: ChatEvent[] }[] = []
-    for (const [queueId, keys] of sources) {
+    for (const [queueId, userId] of userOf) {
       const desc = descs.get(queueId)
       if (!desc) {
-        for (const k of keys) stale.push([k, queueId])
+        stale.push([userId, queueId])
         continue
       }
       const events = eventsForQueue(desc, item)
@@ -134,31 +220,32 @@ export class RedisQueueStore implements QueueStore {
       const keys: string[] = []
       const args: (string | number)[] = [this.maxEvents, this.nodeChannelPrefix, chunk.length]
       for (const { desc, events } of chunk) {
-        keys.push(this.key(desc.queueId), this.key(desc.queueId, ':m'), this.key(desc.queueId, ':e'), this.key(desc.queueId, ':h'))
+        keys.push(...this.appendKeys(desc.queueId))
         args.push(desc.queueId, events.length, ...events.map(serializeEvent))
       }
       const statuses = (await APPEND.run(this.redis, keys, args)) as number[]
+      // This node's own readers learn it now; other nodes by their wake-up.
+      for (const { desc } of chunk) this.wokenHere(desc.queueId)
       statuses.forEach((status, i) => {
         if (status === 1) return
         const { desc } = chunk[i] as { desc: QueueDescriptor }
-        this.descriptors.delete(desc.queueId)
-        stale.push([this.userKey(desc.userId), desc.queueId])
-        if (desc.allPublicStreams) stale.push([this.realmPublicKey(desc.realmId), desc.queueId])
+        this.forgetQueue(desc.queueId)
+        stale.push([desc.userId, desc.queueId])
       })
     }
     if (stale.length > 0) {
       const cleanup = this.redis.pipeline()
-      for (const [key, queueId] of stale) cleanup.srem(key, queueId)
+      for (const [userId, queueId] of stale) {
+        cleanup.srem(this.userKey(userId), indexMember(userId, queueId))
+        cleanup.srem(this.realmPublicKey(item.realmId), indexMember(userId, queueId))
+      }
       await cleanup.exec()
     }
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
-    await APPEND.run(
-      this.redis,
-      [this.key(desc.queueId), this.key(desc.queueId, ':m'), this.key(desc.queueId, ':e'), this.key(desc.queueId, ':h')],
-      [this.maxEvents, this.nodeChannelPrefix, 1, desc.queueId, 1, serializeEvent({ type: 'heartbeat' })],
-    )
+    await APPEND.run(this.redis, this.appendKeys(desc.queueId), [this.maxEvents, this.nodeChannelPrefix, 1, desc.queueId, 1, serializeEvent({ type: 'heartbeat' })])
+    this.wokenHere(desc.queueId)
   }
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
@@ -175,11 +262,29 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {
-    return this.onChannel(this.nodeChannelPrefix + nodeId, (message) => {
-      const [kind, queueId, token] = message.split(' ')
-      if (kind === 'w' && queueId) onSignal({ kind: 'wake', queueId })
-      else if (kind === 's' && queueId && token) onSignal({ kind: 'supersede', queueId, token })
+    const known = new KnownStates()
+    this.known.set(nodeId, known)
+    const channel = this.nodeChannelPrefix + nodeId
+    const unsubscribe = await this.onChannel(channel, (message) => {
+      const parts = message.split(' ')
+      if (parts[0] === 'w') {
+        for (let i = 1; i < parts.length; i++) {
+          const queueId = parts[i] as string
+          known.woken(queueId)
+          onSignal({ kind: 'wake', queueId })
+        }
+      } else if (parts[0] === 's' && parts[1] && parts[2]) {
+        onSignal({ kind: 'supersede', queueId: parts[1], token: parts[2] })
+      }
     })
+    known.reset(this.subscriber?.status === 'ready')
+    this.signalHandlers.set(nodeId, onSignal)
+    return async () => {
+      if (this.known.get(nodeId) === known) this.known.delete(nodeId)
+      if (this.signalHandlers.get(nodeId) === onSignal) this.signalHandlers.delete(nodeId)
+      known.reset(false)
+      await unsubscribe()
+    }
   }
 
   /** Subscribes `handler` to a channel on the shared subscriber connection; returns the unsubscribe. */
@@ -197,14 +302,47 @@ export class RedisQueueStore implements QueueStore {
   /** Subscribe-mode connection shared by wake-ups and bus subscriptions. */
   private subscriberConnection(): Redis {
     if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate()
-      this.subscriber.on('error', this.onError)
-      this.subscriber.on('message', (channel: string, message: string) => this.channels.get(channel)?.(message))
+      const subscriber = this.redis.duplicate({ enableAutoPipelining: false, connectionName: `${this.prefix}:subscriber` })
+      this.subscriber = subscriber
+      subscriber.on('error', this.onError)
+      subscriber.on('message', (channel: string, message: string) => this.channels.get(channel)?.(message))
+      // Wake-ups sent while the connection was down are lost: forget every
+      // remembered state, and trust new ones only once the channels are
+      // subscribed again (our own SUBSCRIBE is answered after ioredis's
+      // automatic resubscription, on the same connection).
+      let lost = false
+      subscriber.on('close', () => {
+        lost = true
+        this.resetKnown(false)
+      })
+      subscriber.on('ready', () => {
+        const channels = [...this.channels.keys()]
+        if (!lost || channels.length === 0) return
+        lost = false
+        subscriber.subscribe(...channels).then(
+          () => {
+            this.resetKnown(subscriber.status === 'ready')
+            for (const onSignal of this.signalHandlers.values()) onSignal({ kind: 'resync' })
+          },
+          (error: unknown) => this.onError(error),
+        )
+      })
     }
     return this.subscriber
   }
 
+  private resetKnown(live: boolean): void {
+    for (const known of this.known.values()) known.reset(live)
+  }
+
   async close(): Promise<void> {
+    if (this.touchTimer) clearTimeout(this.touchTimer)
+    this.touchTimer = undefined
+    // Polls answered from memory still owe their queues a touch.
+    if (this.redis.status === 'ready') await this.flushTouches().catch(this.onError)
+    this.resetKnown(false)
+    this.known.clear()
+    this.signalHandlers.clear()
     this.channels.clear()
     if (this.subscriber) {
       this.subscriber.disconnect()
@@ -237,6 +375,11 @@ export class RedisQueueStore implements QueueStore {
     this.descriptors.set(desc.queueId, desc)
     return desc
   }
+}
+
+/** A member of the user and realm-public index sets. */
+function indexMember(userId: number, queueId: string): string {
+  return `${userId}:${queueId}`
 }
 
 function serializeEvent(event: ChatEvent): string {

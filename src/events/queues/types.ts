@@ -55,8 +55,12 @@ export type FetchOutcome =
   /** last_event_id was never issued by this queue. */
   | { kind: 'ahead' }
 
-/** Sent to the node holding a long-poll: new events, or a newer poll took the queue over. */
-export type WakeSignal = { kind: 'wake'; queueId: string } | { kind: 'supersede'; queueId: string; token: string }
+/**
+ * Sent to the node holding a long-poll: new events, or a newer poll took the
+ * queue over; `resync`: signals may have been lost (the subscription dropped
+ * and is back), so every held poll reads its queue again.
+ */
+export type WakeSignal = { kind: 'wake'; queueId: string } | { kind: 'supersede'; queueId: string; token: string } | { kind: 'resync' }
 
 /** Identifies one held long-poll: the node that holds it and a token unique to the request. */
 export interface Holder {
@@ -68,8 +72,14 @@ export interface QueueStore {
   create(desc: QueueDescriptor): Promise<void>
   /** The descriptor of a live queue (no touch). */
   describe(queueId: string): Promise<QueueDescriptor | null>
-  /** Prunes events up to lastEventId, touches the queue and returns the rest. */
-  fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome>
+  /** The descriptor, possibly of a queue that has since gone (fetch and remove then report it): may come from a cache. */
+  descriptorOf(queueId: string): Promise<QueueDescriptor | null>
+  /**
+   * Prunes events up to lastEventId, touches the queue and returns the rest.
+   * `nodeId`: the reading node, once it listens for signals; a store may then
+   * answer from what that node already knows of the queue.
+   */
+  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome>
   /** false when the queue did not exist. */
   remove(desc: QueueDescriptor): Promise<boolean>
   /** Fans one published item out to every queue that accepts it. */

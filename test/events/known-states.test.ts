@@ -1,0 +1,58 @@
+// What a node remembers of the queues it read (pure bookkeeping; the Redis
+// store's use of it is tested in redis-queue-store.test.ts).
+import t from 'tap'
+import { KnownStates } from '../../src/events/queues/known-states.js'
+
+const state = (issued: number, aliveUntil = 10_000) => ({ issued, pruned: issued, aliveUntil })
+
+t.test('remembers a read only while it listens', async (t) => {
+  const known = new KnownStates()
+  known.settle(known.ticket('q'), state(3))
+  t.equal(known.lookup('q', 0), undefined, 'not listening yet')
+  known.reset(true)
+  known.settle(known.ticket('q'), state(3))
+  t.same(known.lookup('q', 0), state(3))
+})
+
+t.test('a wake-up while the read is in flight keeps its result from being remembered', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  const ticket = known.ticket('q')
+  known.woken('q')
+  known.settle(ticket, state(3))
+  t.equal(known.lookup('q', 0), undefined)
+  known.settle(known.ticket('q'), state(4))
+  t.same(known.lookup('q', 0), state(4), 'a later read is remembered')
+})
+
+t.test('a wake-up forgets the remembered state', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('q'), state(3))
+  known.woken('q')
+  t.equal(known.lookup('q', 0), undefined)
+})
+
+t.test('a reconnection forgets everything, including reads in flight', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('a'), state(1))
+  const inFlight = known.ticket('b')
+  known.reset(false)
+  t.equal(known.lookup('a', 0), undefined)
+  known.reset(true)
+  known.settle(inFlight, state(2))
+  t.equal(known.lookup('b', 0), undefined, 'the read started before the reconnection')
+})
+
+t.test('a state is trusted only until the queue could expire, and touches extend it', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('q'), state(3, 1_000))
+  t.ok(known.lookup('q', 999))
+  t.equal(known.lookup('q', 1_000), undefined)
+  known.extend('q', 5_000)
+  t.ok(known.lookup('q', 4_999))
+  known.forget('q')
+  t.equal(known.lookup('q', 0), undefined)
+})
