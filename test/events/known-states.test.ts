@@ -1,9 +1,10 @@
 // What a node remembers of the queues it read (pure bookkeeping; the Redis
 // store's use of it is tested in redis-queue-store.test.ts).
 import t from 'tap'
-import { KnownStates } from '../../src/events/queues/known-states.js'
+import { KnownStates, type KnownState } from '../../src/events/queues/known-states.js'
 
-const state = (issued: number, aliveUntil = 10_000) => ({ issued, pruned: issued, aliveUntil })
+const state = (issued: number, aliveUntil = 10_000): KnownState => ({ issued, pruned: issued, events: [], aliveUntil })
+const events = (first: number, count: number) => () => Array.from({ length: count }, (_, i) => ({ id: first + i, type: 'alert_words' }))
 
 t.test('remembers a read only while it listens', async (t) => {
   const known = new KnownStates()
@@ -54,5 +55,37 @@ t.test('a state is trusted only until the queue could expire, and touches extend
   known.extend('q', 5_000)
   t.ok(known.lookup('q', 4_999))
   known.forget('q')
+  t.equal(known.lookup('q', 0), undefined)
+})
+
+t.test('keeps appended events that follow on, and acknowledges them', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('q'), state(3))
+  known.appended('q', 4, 2, events(4, 2))
+  t.match(known.lookup('q', 0), { issued: 5, pruned: 3, events: [{ id: 4 }, { id: 5 }] })
+  known.appended('q', 4, 2, () => t.fail('already known: not parsed again') as never)
+  t.match(known.lookup('q', 0), { issued: 5, events: [{ id: 4 }, { id: 5 }] }, 'the same events again change nothing')
+  known.acknowledge('q', 4)
+  t.match(known.lookup('q', 0), { issued: 5, pruned: 4, events: [{ id: 5 }] })
+})
+
+t.test('forgets the state on a gap in the IDs, or past the per-queue cap', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('q'), state(3))
+  known.appended('q', 6, 1, events(6, 1))
+  t.equal(known.lookup('q', 0), undefined, 'event 4 and 5 were missed')
+  known.settle(known.ticket('r'), state(0))
+  known.appended('r', 1, 101, events(1, 101))
+  t.equal(known.lookup('r', 0), undefined, 'too many to hold')
+})
+
+t.test('an append while a read is in flight keeps the read from being remembered', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  const ticket = known.ticket('q')
+  known.appended('q', 0, 1, events(0, 1))
+  known.settle(ticket, state(-1))
   t.equal(known.lookup('q', 0), undefined)
 })

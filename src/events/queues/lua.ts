@@ -84,9 +84,21 @@ if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) e
 return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued), tostring(last)}
 `)
 
-/** KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs. Refreshes the queue's life; 0 when it is gone. */
+/**
+ * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs, pruneUpTo ('' for none).
+ * Refreshes the queue's life and prunes what a poll answered from memory acknowledged; 0 when the queue is gone.
+ */
 export const TOUCH = new LuaScript(`${EXTEND_TTL}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] ~= '' then
+  local upTo = tonumber(ARGV[2])
+  local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
+  local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
+  if upTo > pruned and upTo <= issued then
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', upTo)
+    redis.call('HSET', KEYS[2], 'pruned', upTo)
+  end
+end
 local ttl = tonumber(ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
@@ -98,29 +110,64 @@ if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) e
 return 1
 `)
 
-/** Collects wake-ups per node and sends one message per node: "w <queue_id> <queue_id>…". */
+/**
+ * Collects signals per node and sends one message per node: lines of
+ * "w <queue_id>" (something changed: read the queue again) or
+ * "e <queue_id> <first_id> <count>" followed by the count appended events'
+ * JSON, one a line (JSON has no raw newline). Past WAKE_PAYLOAD_MAX bytes for
+ * a node, only "w" lines are added.
+ */
 const WAKE = `
-local wakes = {}
+local WAKE_PAYLOAD_MAX = 262144
+local parts = {}
+local sizes = {}
 local order = {}
-local function wake(node, qid)
-  if not wakes[node] then
-    wakes[node] = {}
+local function node_parts(node)
+  if not parts[node] then
+    parts[node] = {}
+    sizes[node] = 0
     order[#order + 1] = node
   end
-  local list = wakes[node]
-  if list[#list] ~= qid then list[#list + 1] = qid end
+  return parts[node]
 end
-local function wake_readers(holderKey, watchersKey, qid)
+local function add(node, line)
+  local list = node_parts(node)
+  list[#list + 1] = line
+  sizes[node] = sizes[node] + #line + 1
+end
+local function readers(holderKey, watchersKey)
+  local nodes = {}
+  local seen = {}
   local holder = redis.call('GET', holderKey)
   if holder then
     local node = string.match(holder, '^([^|]*)|')
-    if node then wake(node, qid) end
+    if node then
+      nodes[#nodes + 1] = node
+      seen[node] = true
+    end
   end
-  for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do wake(node, qid) end
+  for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do
+    if not seen[node] then nodes[#nodes + 1] = node end
+  end
+  return nodes
+end
+local function wake_readers(holderKey, watchersKey, qid)
+  for _, node in ipairs(readers(holderKey, watchersKey)) do add(node, 'w ' .. qid) end
+end
+local function send_events(holderKey, watchersKey, qid, first, events, bytes)
+  for _, node in ipairs(readers(holderKey, watchersKey)) do
+    node_parts(node)
+    if sizes[node] + bytes > WAKE_PAYLOAD_MAX then
+      add(node, 'w ' .. qid)
+    else
+      add(node, 'e ' .. qid .. ' ' .. first .. ' ' .. #events)
+      for _, event in ipairs(events) do add(node, event) end
+    end
+  end
 end
 local function send_wakes(chan)
   for _, node in ipairs(order) do
-    redis.call('PUBLISH', chan .. node, 'w ' .. table.concat(wakes[node], ' '))
+    redis.call('PUBLISH', chan .. node, table.concat(parts[node], '\\n'))
   end
 end
 `
@@ -128,8 +175,10 @@ end
 /**
  * KEYS per queue: desc, meta, events, holder, watchers.
  * ARGV maxEvents, nodeChannelPrefix, queueCount, then per queue: queueId, eventCount, event JSON… (objects without "id").
- * Returns per queue: 0 gone, 1 appended, 2 dropped for exceeding maxEvents. Wakes each
- * node holding or watching an appended or dropped queue, one message per node.
+ * Returns per queue: the first appended event's ID, -1 when the queue is gone, -2 when it
+ * was dropped for exceeding maxEvents. Sends the
+ * appended events (or, for a dropped queue, a wake-up) to each node holding or
+ * watching the queue, one message per node.
  */
 export const APPEND = new LuaScript(`${WAKE}
 local max = tonumber(ARGV[1])
@@ -143,21 +192,29 @@ for i = 1, n do
   a = a + 2
   local ttl = redis.call('PTTL', KEYS[k + 1])
   if ttl < 0 then
-    out[i] = 0
+    out[i] = -1
     a = a + c
   else
+    local events = {}
+    local bytes = 0
+    local first = -1
     for j = 1, c do
       local id = redis.call('HINCRBY', KEYS[k + 2], 'last', 1)
-      redis.call('ZADD', KEYS[k + 3], id, '{"id":' .. id .. ',' .. string.sub(ARGV[a], 2))
+      if j == 1 then first = id end
+      local event = '{"id":' .. id .. ',' .. string.sub(ARGV[a], 2)
+      redis.call('ZADD', KEYS[k + 3], id, event)
+      events[j] = event
+      bytes = bytes + #event + 1
       a = a + 1
     end
     redis.call('PEXPIRE', KEYS[k + 3], ttl)
-    wake_readers(KEYS[k + 4], KEYS[k + 5], qid)
     if redis.call('ZCARD', KEYS[k + 3]) > max then
+      wake_readers(KEYS[k + 4], KEYS[k + 5], qid)
       redis.call('DEL', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 5])
-      out[i] = 2
+      out[i] = -2
     else
-      out[i] = 1
+      send_events(KEYS[k + 4], KEYS[k + 5], qid, first, events, bytes)
+      out[i] = first
     end
   end
 end

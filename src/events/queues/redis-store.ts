@@ -24,6 +24,7 @@ export class RedisQueueStore implements QueueStore {
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
   /** Descriptors never change after creation, so any node may cache them. */
   private readonly descriptors = new Map<string, QueueDescriptor>()
+  private readonly snapshots = new Map<string, string>()
   /** Handlers of the subscriber connection, by channel. */
   private readonly channels = new Map<string, (message: string) => void>()
   private subscriber: Redis | undefined
@@ -31,7 +32,7 @@ export class RedisQueueStore implements QueueStore {
   private readonly known = new Map<string, KnownStates>()
   private readonly signalHandlers = new Map<string, (signal: WakeSignal) => void>()
   /** Queues answered from memory since the last touch batch. */
-  private readonly pendingTouches = new Map<string, QueueDescriptor>()
+  private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
 
   constructor(
@@ -87,8 +88,19 @@ export class RedisQueueStore implements QueueStore {
     await this.redis.set(this.key(queueId, ':s'), snapshot, 'EX', ttlSecs)
   }
 
+  /** A recorded snapshot never changes, so it is cached once seen (an absent one may still be recorded). */
   async snapshotOf(queueId: string): Promise<string | null> {
-    return this.redis.get(this.key(queueId, ':s'))
+    const cached = this.snapshots.get(queueId)
+    if (cached !== undefined) return cached
+    const snapshot = await this.redis.get(this.key(queueId, ':s'))
+    if (snapshot !== null) {
+      if (this.snapshots.size >= DESCRIPTOR_CACHE_SIZE) {
+        const oldest = this.snapshots.keys().next().value
+        if (oldest !== undefined) this.snapshots.delete(oldest)
+      }
+      this.snapshots.set(queueId, snapshot)
+    }
+    return snapshot
   }
 
   async describe(queueId: string): Promise<QueueDescriptor | null> {
@@ -108,10 +120,12 @@ export class RedisQueueStore implements QueueStore {
   async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome> {
     const known = nodeId === undefined ? undefined : this.known.get(nodeId)
     const state = known?.lookup(desc.queueId, Date.now())
-    if (state && lastEventId === state.issued && state.pruned === state.issued) {
-      // Nothing new, nothing to prune: answered from memory; the touch follows in the next batch.
-      this.touchSoon(desc)
-      return { kind: 'ok', events: [] }
+    if (state && lastEventId >= state.pruned && lastEventId <= state.issued) {
+      // Answered from memory; the acknowledgement and the touch follow in the next batch.
+      const events = lastEventId === state.pruned ? state.events : state.events.filter((e) => e.id > lastEventId)
+      if (lastEventId > state.pruned) known?.acknowledge(desc.queueId, lastEventId)
+      this.touchSoon(desc, lastEventId)
+      return { kind: 'ok', events: [...events] }
     }
     const ticket = known?.listening ? known.ticket(desc.queueId) : undefined
     const started = Date.now()
@@ -122,11 +136,13 @@ export class RedisQueueStore implements QueueStore {
       string?,
     ]
     switch (reply[0]) {
-      case 'ok':
+      case 'ok': {
+        const events = (reply[1] as string[]).map((json) => JSON.parse(json) as QueuedEvent)
         if (ticket && known) {
-          known.settle(ticket, { issued: Number(reply[2]), pruned: Number(reply[3]), aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
+          known.settle(ticket, { issued: Number(reply[2]), pruned: Number(reply[3]), events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
         }
-        return { kind: 'ok', events: (reply[1] as string[]).map((json) => JSON.parse(json) as QueuedEvent) }
+        return { kind: 'ok', events }
+      }
       case 'pruned':
         return { kind: 'pruned', newestPruned: Number(reply[1]) }
       case 'ahead':
@@ -141,36 +157,46 @@ export class RedisQueueStore implements QueueStore {
     for (const known of this.known.values()) known.woken(queueId)
   }
 
+  /** This node's own readers learn of its appends at once; other nodes by their message. */
+  private appendedHere(queueId: string, firstId: number, serialized: string[]): void {
+    for (const known of this.known.values()) {
+      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => parseQueued(json, firstId + i)))
+    }
+  }
+
   private forgetQueue(queueId: string): void {
     this.descriptors.delete(queueId)
+    this.snapshots.delete(queueId)
     this.pendingTouches.delete(queueId)
     for (const known of this.known.values()) known.forget(queueId)
   }
 
-  private touchSoon(desc: QueueDescriptor): void {
-    this.pendingTouches.set(desc.queueId, desc)
+  private touchSoon(desc: QueueDescriptor, pruneUpTo: number): void {
+    const pending = this.pendingTouches.get(desc.queueId)
+    this.pendingTouches.set(desc.queueId, { desc, pruneUpTo: Math.max(pruneUpTo, pending?.pruneUpTo ?? -1) })
     this.touchTimer ??= setTimeout(() => {
       this.touchTimer = undefined
       this.flushTouches().catch(this.onError)
     }, TOUCH_INTERVAL_MS)
   }
 
-  /** Refreshes the TTLs of the queues answered from memory (one pipelined script call each). */
+  /** Refreshes the TTLs of the queues answered from memory and prunes what those polls acknowledged (one pipelined script call each). */
   async flushTouches(): Promise<void> {
     if (this.pendingTouches.size === 0) return
-    const descs = [...this.pendingTouches.values()]
+    const touches = [...this.pendingTouches.values()]
     this.pendingTouches.clear()
     const started = Date.now()
+    const argsOf = ({ desc, pruneUpTo }: { desc: QueueDescriptor; pruneUpTo: number }) => [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : '']
     const pipeline = this.redis.pipeline()
-    for (const desc of descs) pipeline.evalsha(TOUCH.sha, 7, ...this.queueKeys(desc), desc.lifespanSecs * 1000)
+    for (const touch of touches) pipeline.evalsha(TOUCH.sha, 7, ...this.queueKeys(touch.desc), ...argsOf(touch))
     let results = (await pipeline.exec()) ?? []
     if (results.some(([error]) => error instanceof Error && error.message.includes('NOSCRIPT'))) {
       results = await Promise.all(
-        descs.map((desc) => TOUCH.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000]).then((value) => [null, value] as [null, unknown])),
+        touches.map((touch) => TOUCH.run(this.redis, this.queueKeys(touch.desc), argsOf(touch)).then((value) => [null, value] as [null, unknown])),
       )
     }
     results.forEach(([error, alive], i) => {
-      const desc = descs[i] as QueueDescriptor
+      const { desc } = touches[i] as { desc: QueueDescriptor }
       if (error) throw error
       if (alive === 1) {
         for (const known of this.known.values()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
@@ -219,18 +245,20 @@ export class RedisQueueStore implements QueueStore {
       const chunk = targets.slice(start, start + APPEND_CHUNK)
       const keys: string[] = []
       const args: (string | number)[] = [this.maxEvents, this.nodeChannelPrefix, chunk.length]
-      for (const { desc, events } of chunk) {
+      const serialized = chunk.map(({ events }) => events.map(serializeEvent))
+      chunk.forEach(({ desc }, i) => {
         keys.push(...this.appendKeys(desc.queueId))
-        args.push(desc.queueId, events.length, ...events.map(serializeEvent))
-      }
-      const statuses = (await APPEND.run(this.redis, keys, args)) as number[]
-      // This node's own readers learn it now; other nodes by their wake-up.
-      for (const { desc } of chunk) this.wokenHere(desc.queueId)
-      statuses.forEach((status, i) => {
-        if (status === 1) return
+        args.push(desc.queueId, (serialized[i] as string[]).length, ...(serialized[i] as string[]))
+      })
+      const firstIds = (await APPEND.run(this.redis, keys, args)) as number[]
+      firstIds.forEach((firstId, i) => {
         const { desc } = chunk[i] as { desc: QueueDescriptor }
-        this.forgetQueue(desc.queueId)
-        stale.push([desc.userId, desc.queueId])
+        if (firstId >= 0) {
+          this.appendedHere(desc.queueId, firstId, serialized[i] as string[])
+        } else {
+          this.forgetQueue(desc.queueId)
+          stale.push([desc.userId, desc.queueId])
+        }
       })
     }
     if (stale.length > 0) {
@@ -244,8 +272,10 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
-    await APPEND.run(this.redis, this.appendKeys(desc.queueId), [this.maxEvents, this.nodeChannelPrefix, 1, desc.queueId, 1, serializeEvent({ type: 'heartbeat' })])
-    this.wokenHere(desc.queueId)
+    const serialized = [serializeEvent({ type: 'heartbeat' })]
+    const [firstId] = (await APPEND.run(this.redis, this.appendKeys(desc.queueId), [this.maxEvents, this.nodeChannelPrefix, 1, desc.queueId, 1, ...serialized])) as number[]
+    if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized)
+    else this.forgetQueue(desc.queueId)
   }
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
@@ -265,18 +295,7 @@ export class RedisQueueStore implements QueueStore {
     const known = new KnownStates()
     this.known.set(nodeId, known)
     const channel = this.nodeChannelPrefix + nodeId
-    const unsubscribe = await this.onChannel(channel, (message) => {
-      const parts = message.split(' ')
-      if (parts[0] === 'w') {
-        for (let i = 1; i < parts.length; i++) {
-          const queueId = parts[i] as string
-          known.woken(queueId)
-          onSignal({ kind: 'wake', queueId })
-        }
-      } else if (parts[0] === 's' && parts[1] && parts[2]) {
-        onSignal({ kind: 'supersede', queueId: parts[1], token: parts[2] })
-      }
-    })
+    const unsubscribe = await this.onChannel(channel, (message) => this.onNodeMessage(known, message, onSignal))
     known.reset(this.subscriber?.status === 'ready')
     this.signalHandlers.set(nodeId, onSignal)
     return async () => {
@@ -284,6 +303,30 @@ export class RedisQueueStore implements QueueStore {
       if (this.signalHandlers.get(nodeId) === onSignal) this.signalHandlers.delete(nodeId)
       known.reset(false)
       await unsubscribe()
+    }
+  }
+
+  /** A message on a node's channel (format: lua.ts, WAKE). */
+  private onNodeMessage(known: KnownStates, message: string, onSignal: (signal: WakeSignal) => void): void {
+    const lines = message.split('\n')
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string
+      if (line.startsWith('e ')) {
+        const [, queueId = '', first, count] = line.split(' ')
+        const firstId = Number(first)
+        const n = Number(count)
+        const eventLines = lines.slice(i + 1, i + 1 + n)
+        i += n
+        known.appended(queueId, firstId, n, () => eventLines.map((json) => JSON.parse(json) as QueuedEvent))
+        onSignal({ kind: 'wake', queueId })
+      } else if (line.startsWith('w ')) {
+        const queueId = line.slice(2)
+        known.woken(queueId)
+        onSignal({ kind: 'wake', queueId })
+      } else if (line.startsWith('s ')) {
+        const [, queueId, token] = line.split(' ')
+        if (queueId && token) onSignal({ kind: 'supersede', queueId, token })
+      }
     }
   }
 
@@ -380,6 +423,11 @@ export class RedisQueueStore implements QueueStore {
 /** A member of the user and realm-public index sets. */
 function indexMember(userId: number, queueId: string): string {
   return `${userId}:${queueId}`
+}
+
+/** A queued event as FETCH returns it: the stored JSON with its ID first (see APPEND). */
+function parseQueued(serialized: string, id: number): QueuedEvent {
+  return JSON.parse(`{"id":${id},${serialized.slice(1)}`) as QueuedEvent
 }
 
 function serializeEvent(event: ChatEvent): string {
