@@ -2,8 +2,9 @@
 //   GET /api/v1/events   parses Basic auth the way an authenticated route must
 //                        (base64 decode, split at ':') and answers an empty event list
 //   GET /hold            holds the request until POST /release answers every held one
-// IPC { kind: 'stats' } → rss (after gc with --expose-gc) and the number held.
+// IPC { kind: 'stats' } → rss and live memory (after gc with --expose-gc) and the number held.
 import Fastify from 'fastify'
+import { memoryAfterGc } from './support.js'
 
 const app = Fastify({ logger: false })
 const held: Array<() => void> = []
@@ -29,7 +30,7 @@ process.on('message', (raw) => {
   const message = raw as { kind: string; id: number }
   if (message.kind === 'stats') {
     gc?.()
-    process.send?.({ replyTo: message.id, value: { rss: process.memoryUsage().rss, heldPolls: held.length } })
+    process.send?.({ replyTo: message.id, value: { ...memoryAfterGc(), heldPolls: held.length } })
   }
 })
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))

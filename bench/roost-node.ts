@@ -2,7 +2,7 @@
 // the same services and buildApp as src/server.ts (PostgreSQL, Redis bus with
 // a per-run key prefix, RATE_LIMITING=off, LOG_LEVEL=warn), plus an IPC
 // channel the benchmark uses to read what only the node knows:
-//   { kind: 'stats' }       → rss (after gc when run with --expose-gc), held polls
+//   { kind: 'stats' }       → rss and live memory (after gc when run with --expose-gc), held polls
 //   { kind: 'eld-start' }   → starts perf_hooks.monitorEventLoopDelay
 //   { kind: 'eld-stop' }    → its p50/p99/max in ms
 // With BENCH_REPORT_PUBLISH=1 it sends { kind: 'publish', at, content } when a
@@ -15,7 +15,7 @@ import { applyMigrations } from '../src/db/migrate.js'
 import { buildApp } from '../src/app.js'
 import { createBus, servicesOver } from '../src/services.js'
 import { bootstrapRealm } from '../src/actions/bootstrap-realm.js'
-import { clock } from './support.js'
+import { clock, memoryAfterGc } from './support.js'
 
 const config = loadConfig()
 const database = await openDatabase({ databaseUrl: config.databaseUrl })
@@ -44,7 +44,7 @@ process.on('message', (raw) => {
   switch (message.kind) {
     case 'stats':
       gc?.()
-      reply({ rss: process.memoryUsage().rss, heldPolls: services.events.heldPolls })
+      reply({ ...memoryAfterGc(), heldPolls: services.events.heldPolls })
       break
     case 'eld-start':
       eld = monitorEventLoopDelay({ resolution: 1 })

@@ -220,3 +220,13 @@ export function run(main: () => Promise<void>): void {
       process.exit(1)
     })
 }
+
+/**
+ * The process's memory (call after a full GC): resident set size, and the
+ * live memory V8 and Node account for (heap in use, external and array
+ * buffers), which unlike RSS shrinks when objects are freed.
+ */
+export function memoryAfterGc(): { rss: number; live: number } {
+  const usage = process.memoryUsage()
+  return { rss: usage.rss, live: usage.heapUsed + usage.external + usage.arrayBuffers }
+}
