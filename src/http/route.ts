@@ -123,11 +123,17 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       const queryFields = queryOf(request.query)
       const raw = { ...queryFields, ...bodyFields }
       const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) })
+      const user = realmAndUser.user
+      let log: FastifyRequest['log'] | undefined
       const ctx = {
         ...services,
         realm: realmAndUser.realm,
-        user: realmAndUser.user,
-        log: realmAndUser.user ? request.log.child({ user_id: realmAndUser.user.id }) : request.log,
+        user,
+        // The child logger is made only when a handler logs (most requests never do).
+        get log(): FastifyRequest['log'] {
+          log ??= user ? request.log.child({ user_id: user.id }) : request.log
+          return log
+        },
         clientName: clientNameOf(request, raw),
         files,
         request,

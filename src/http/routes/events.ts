@@ -114,7 +114,7 @@ export const routes = [
         userId: ctx.user.id,
         lastEventId: input.last_event_id,
         dontBlock,
-        signal: abortOnClose(ctx.reply),
+        signal: dontBlock ? undefined : abortOnClose(ctx.reply),
       })
       return { events, queue_id: input.queue_id }
     },
