@@ -23,6 +23,7 @@ import {
   streamWildcardMentionNotAllowed,
   topicWildcardMentionNotAllowed,
 } from '../errors.js'
+import { mayMentionTopicWildcard } from '../domain/markdown.js'
 import { presentMessage } from '../present/message.js'
 import { groupMemberIds, renderMessageContent, usersAlerted } from './message-render.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
@@ -76,7 +77,7 @@ type Target =
       topic: string
       recipientIds: number[]
       subscriberCount: number
-      /** Distinct senders of the topic so far (upstream's topic participants, without reactions). */
+      /** Distinct senders of the topic so far (upstream's topic participants, without reactions); empty when no topic wildcard can be mentioned. */
       participants: Set<number>
       alertWords: AlertWordRow[]
     }
@@ -84,7 +85,7 @@ type Target =
 
 async function resolveTarget(ctx: ActionContext, input: SendMessageInput, content: () => string): Promise<Target> {
   const addressee = parseAddressee(input)
-  content()
+  const text = content()
   const sender = ctx.user
   if (addressee.kind === 'stream') {
     if (ctx.realm.mandatoryTopics && addressee.topic === NO_TOPIC) throw badRequest('Topics are required in this organization')
@@ -96,6 +97,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       topic: addressee.topic,
       senderId: sender.id,
       ownerId: !input.internal && sender.isBot ? sender.botOwnerId : null,
+      participants: mayMentionTopicWildcard(text),
     })
     if (typeof channel === 'number') {
       if (!audience || audience.stream.realmId !== ctx.realm.id || audience.stream.deactivated) throw streamIdNotFound(channel)
@@ -154,6 +156,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   const mentioned = new Set([...rendered.mentionedUserIds, ...(await groupMemberIds(ctx.prisma, rendered.mentionedGroupIds))])
   const alerted = usersAlerted(target.alertWords, content)
   const readBySender = input.readBySender ?? defaultReadBySender(ctx.clientName)
+  const unread = input.unreadUserIds === undefined ? undefined : new Set(input.unreadUserIds)
   const flags = target.recipientIds.map((userId) =>
     recipientFlags({
       isSender: userId === sender.id,
@@ -164,7 +167,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
       alertWord: alerted.has(userId),
       isPrivate: target.kind === 'private',
       readBySender,
-      markRead: input.unreadUserIds !== undefined && !input.unreadUserIds.includes(userId),
+      markRead: unread !== undefined && !unread.has(userId),
     }),
   )
 
@@ -196,9 +199,14 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     stream: target.kind === 'stream' ? target.stream : null,
     recipients: target.kind === 'private' ? target.participants : undefined,
   })
+  // Recipients with the same flags share one (read-only) entry: most have the same.
+  const entries = new Map<number, { flags: string[] }>()
   const perUser: Record<number, Record<string, unknown>> = {}
   target.recipientIds.forEach((userId, i) => {
-    perUser[userId] = { flags: flagsToList(flags[i] ?? 0) }
+    const mask = flags[i] ?? 0
+    let entry = entries.get(mask)
+    if (entry === undefined) entries.set(mask, (entry = { flags: flagsToList(mask) }))
+    perUser[userId] = entry
   })
   if (input.queueId !== undefined && input.localId !== undefined) {
     perUser[sender.id] = { ...perUser[sender.id], local_message_id: input.localId, sender_queue_id: input.queueId }

@@ -85,6 +85,15 @@ export const LINK_ATTRIBUTES = { target: '_blank', rel: 'noopener noreferrer' } 
 const isStreamWildcard = (s: string): boolean => (STREAM_WILDCARDS as readonly string[]).includes(s)
 const isTopicWildcard = (s: string): boolean => (TOPIC_WILDCARDS as readonly string[]).includes(s)
 
+/**
+ * False when rendering `content` cannot set `topicWildcard` (no `@**topic**` in
+ * it), so the topic's participants need not be loaded. True may still render
+ * no wildcard (code spans, quotes of a silent one…).
+ */
+export function mayMentionTopicWildcard(content: string): boolean {
+  return TOPIC_WILDCARDS.some((w) => content.includes(`@**${w}**`))
+}
+
 // A mention or channel link may only follow these characters (or the start).
 const MAY_PRECEDE = /[\s'"(,:<]/
 const USER_MENTION = /^@(_?)\*\*([^*]+)\*\*/

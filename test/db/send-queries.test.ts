@@ -9,7 +9,7 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
   await prisma.alertWord.createMany({ data: [{ userId: member.id, word: 'deploy' }, { userId: bot.id, word: 'ignored' }] })
 
   t.test('a channel by ID and by name, with subscribers, participants, alert words and the owner', async (t) => {
-    const query = { realmId: fx.realm.id, name: '', topic: 'Lunch', senderId: owner.id, ownerId: member.id }
+    const query = { realmId: fx.realm.id, name: '', topic: 'Lunch', senderId: owner.id, ownerId: member.id, participants: true }
     const byId = await findStreamAudience(prisma, { ...query, streamId: fx.streams.secret.id })
     t.strictSame(byId?.stream, await prisma.stream.findUnique({ where: { id: fx.streams.secret.id } }))
     t.ok(byId?.stream.dateCreated instanceof Date)
@@ -23,6 +23,18 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     t.equal(byName?.owner, null)
     t.equal(await findStreamAudience(prisma, { ...query, streamId: null, name: 'no such channel' }), null)
     t.equal(await findStreamAudience(prisma, { ...query, streamId: 2_000_000_000 }), null)
+  })
+
+  t.test("the topic's participants, only when asked for", async (t) => {
+    const query = { realmId: fx.realm.id, name: '', topic: 'who spoke', senderId: owner.id, ownerId: null, streamId: fx.streams.general.id }
+    for (const sender of [member, owner, member]) {
+      await prisma.message.create({
+        data: { realmId: fx.realm.id, senderId: sender.id, streamId: fx.streams.general.id, topic: 'Who Spoke', content: 'x', renderedContent: '<p>x</p>', dateSent: new Date() },
+      })
+    }
+    const asked = await findStreamAudience(prisma, { ...query, participants: true })
+    t.strictSame(asked?.participantIds.sort((a, b) => a - b), [owner.id, member.id].sort((a, b) => a - b))
+    t.strictSame((await findStreamAudience(prisma, { ...query, participants: false }))?.participantIds, [])
   })
 
   t.test('direct-message candidates by ID and by email', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { extractMentionCandidates, hashEncode, renderMarkdown, type RenderContext } from '../../src/domain/markdown.js'
+import { extractMentionCandidates, hashEncode, mayMentionTopicWildcard, renderMarkdown, type RenderContext } from '../../src/domain/markdown.js'
 
 const hamlet = { id: 10, fullName: 'King Hamlet' }
 const iago = { id: 5, fullName: 'Iago' }
@@ -122,4 +122,15 @@ t.test('extractMentionCandidates', async (t) => {
 t.test('hashEncode', async (t) => {
   t.equal(hashEncode('my topic.x'), 'my.20topic.2Ex')
   t.equal(hashEncode('ünï'), '.C3.BCn.C3.AF')
+})
+
+t.test('mayMentionTopicWildcard is true whenever rendering can mention the topic', async (t) => {
+  const cases = ['hi', '@**topic**', 'see @**topic** now', '`@**topic**`', '@_**topic**', '@**Topic**', '@**all**', 'topic', '> @**topic**']
+  for (const content of cases) {
+    const rendered = renderMarkdown(content, ctx).topicWildcard
+    if (rendered) t.ok(mayMentionTopicWildcard(content), content)
+  }
+  t.equal(mayMentionTopicWildcard('no wildcard @**all** here'), false)
+  t.equal(mayMentionTopicWildcard('@_**topic**'), false, 'a silent one sets no flag')
+  t.equal(mayMentionTopicWildcard('@**topic**'), true)
 })
