@@ -53,6 +53,34 @@ async function measureRaw(databaseUrl: string): Promise<number[]> {
   return times
 }
 
+/**
+ * The same two raw statements into Roost's own `message` and `user_message`
+ * tables (with their foreign keys and the partial indexes the unread, starred
+ * and mention queries need): the database's share of a send, for reference.
+ */
+async function measureRawRoostTables(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const { rows: streams } = await client.query<{ id: number; realm_id: number }>("SELECT id, realm_id FROM stream WHERE name = 'general'")
+  const stream = streams[0]
+  if (!stream) throw new Error('no channel general')
+  const { rows: users } = await client.query<{ id: number }>('SELECT id FROM user_profile WHERE realm_id = $1 ORDER BY id LIMIT $2', [stream.realm_id, SUBSCRIBERS])
+  const userIds = users.map((u) => u.id)
+  const times: number[] = []
+  for (let i = 0; i < WARMUP + REQUESTS; i++) {
+    const start = clock()
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO message (realm_id, sender_id, stream_id, topic, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
+       VALUES ($1, $2, $3, 'raw', $4, $5, now(), 'bench', false, false, false) RETURNING id`,
+      [stream.realm_id, userIds[0], stream.id, `m${i}`, `<p>m${i}</p>`],
+    )
+    await client.query('INSERT INTO user_message (user_id, message_id, flags) SELECT u, $2, 0 FROM unnest($1::int[]) AS u', [userIds, rows[0]?.id])
+    if (i >= WARMUP) times.push(clock() - start)
+  }
+  await client.end()
+  return times
+}
+
 run(async () => {
   const env = clusterEnv('fanout')
   const node = await startChild('roost-node', env)
@@ -76,6 +104,7 @@ run(async () => {
   const eld = await node.ask<{ p50: number; p99: number; max: number }>({ kind: 'eld-stop' })
   await node.stop()
   const raw = await measureRaw(databaseUrl)
+  const rawRoost = await measureRawRoostTables(databaseUrl)
   const after = machine()
 
   const r50 = percentile(roost, 50)
@@ -85,6 +114,8 @@ run(async () => {
     [`Roost POST /messages, ${subscribers} subscribers`, fmt(r50), fmt(percentile(roost, 99)), `${fmt(eld.p99)} (max ${fmt(eld.max)})`],
     [`raw pg: 1-row insert + ${SUBSCRIBERS}-row unnest insert`, fmt(b50), fmt(percentile(raw, 99)), ''],
     ['ratio Roost/raw', fmt(r50 / b50), '', ''],
+    [`(for reference) the same raw inserts into Roost's message and user_message tables`, fmt(percentile(rawRoost, 50)), fmt(percentile(rawRoost, 99)), ''],
+    ['(for reference) ratio Roost/raw into Roost\'s tables', fmt(r50 / percentile(rawRoost, 50)), '', ''],
   ]
   console.log(`${before}\n${REQUESTS} sequential requests after ${WARMUP} warm-up\n`)
   console.log(table(rows))
