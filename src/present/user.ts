@@ -167,7 +167,7 @@ export function inaccessibleUserDict(userId: number, emailDomain: string): UserD
     full_name: INACCESSIBLE_USER_NAME,
     timezone: '',
     is_active: true,
-    date_joined: isoDate(new Date(0)),
+    date_joined: '1970-01-01T00:00:00+00:00',
     delivery_email: null,
     avatar_url: INACCESSIBLE_USER_AVATAR_URL,
     profile_data: {},

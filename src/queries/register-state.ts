@@ -137,12 +137,12 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
     const rows = await prisma.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })
     users = rows.map((row) => presentUser(row, null, { clientExtavatar: false, includeCustomProfileFields: true, realm }))
   }
+  // user_avatar_url_field_optional lets the server leave avatar_url out, and
+  // the client then asks GET /avatar/{user_id}. Upstream does so only for
+  // long-term-idle users; Roost has neither those nor that endpoint, so it
+  // always sends the field (null still means "computed by the client").
   const strip = (u: UserDict) => {
     const { is_active: _active, ...rest } = u
-    if (options.capabilities.user_avatar_url_field_optional && rest.avatar_url === null) {
-      const { avatar_url: _avatar, ...slim } = rest
-      return slim
-    }
     return rest
   }
   const out: Record<string, unknown> = {
