@@ -92,7 +92,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
       where: { realmId: ctx.realm.id, status: INVITE_STATUS.PENDING, email: { equals: email, mode: 'insensitive' } },
       data: { status: INVITE_STATUS.REVOKED },
     })
-    await emitUserAdded(tx, ctx.realm, created, emit)
+    await emitUserAdded(tx, ctx, created, emit)
     await emitSubscriptions(tx, created, subscribedStreamIds, emit)
     if (link.kind === 'email') await emitInvitesChanged(tx, ctx.realm.id, referrerId, emit)
     return created

@@ -5,6 +5,7 @@ import type { Services } from './context.js'
 import { ROLE } from '../domain/roles.js'
 import { insertUser, SYSTEM_GROUPS } from './user-rows.js'
 import { renderPlainDescription } from './render-description.js'
+import { fakeEmailDomain } from '../present/realm.js'
 
 export interface CreateRealmInput {
   stringId: string
@@ -33,8 +34,7 @@ const GROUP_CHAIN = [
 ]
 
 export function notificationBotEmail(realm: Pick<Realm, 'stringId'>, externalUrl: string): string {
-  const host = new URL(externalUrl).hostname
-  return `notification-bot@${realm.stringId ? `${realm.stringId}.` : ''}${host.includes('.') ? host : `${host}.invalid`}`
+  return `notification-bot@${fakeEmailDomain(realm, externalUrl)}`
 }
 
 export async function createRealm(services: Services, input: CreateRealmInput): Promise<CreatedRealm> {

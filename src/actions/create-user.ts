@@ -18,7 +18,12 @@ import {
   passwordTooWeak,
 } from '../errors.js'
 import { isValidEmail } from '../access/user.js'
-import { canSeeDeliveryEmail, realmUserAddEvent, realmUserAddPerson } from '../present/user.js'
+import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddEvent, realmUserAddPerson } from '../present/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
+import { usersWhoCanAccess } from '../presence/audience.js'
+import type { Config } from '../config.js'
+import { getStreamNotificationDefaults } from '../queries/user-settings.js'
+import { INACCESSIBLE_USER_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
 
 export const MAX_NAME_LENGTH = 100
 export const MIN_NAME_LENGTH = 2
@@ -65,7 +70,7 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
       password: input.password,
       dateJoined: ctx.now(),
     })
-    await emitUserAdded(tx, ctx.realm, user, emit)
+    await emitUserAdded(tx, ctx, user, emit)
     await emitSubscriptions(tx, user, subscribedStreamIds, emit)
     return user
   }).catch((error: unknown) => {
@@ -75,16 +80,29 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
   })
 }
 
-/** realm_user add to every active user, with delivery_email hidden from those who may not see it. */
-export async function emitUserAdded(tx: Tx, realm: Realm, user: User, emit: Emit): Promise<void> {
+/**
+ * realm_user add to every active user, with delivery_email hidden from those
+ * who may not see it. Guests a realm keeps from this user (can_access_all_users_group)
+ * get the "Unknown user" placeholder instead, marked so that queues with
+ * user_list_incomplete skip it. Call after the user's subscriptions exist: a
+ * guest sharing one of its channels may access it.
+ */
+export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Config, 'externalUrl'> }, user: User, emit: Emit): Promise<void> {
+  const { realm } = ctx
   const settings = await tx.userSettings.findUnique({ where: { userId: user.id }, select: { emailAddressVisibility: true } })
   const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
   const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
-  const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, target)).map((v) => v.id)
-  const notSeeing = viewers.filter((v) => !canSeeDeliveryEmail(v, target)).map((v) => v.id)
+  const accessing = new Set(await usersWhoCanAccess(tx, realm, user.id))
+  const seeing = viewers.filter((v) => accessing.has(v.id) && canSeeDeliveryEmail(v, target)).map((v) => v.id)
+  const notSeeing = viewers.filter((v) => accessing.has(v.id) && !canSeeDeliveryEmail(v, target)).map((v) => v.id)
+  const kept = viewers.filter((v) => !accessing.has(v.id)).map((v) => v.id)
   const person = realmUserAddPerson(target, null, realm)
   emit(realmUserAddEvent({ ...person, delivery_email: user.deliveryEmail }), seeing)
   emit(realmUserAddEvent({ ...person, delivery_email: null }), notSeeing)
+  if (kept.length > 0) {
+    const placeholder = inaccessibleUserDict(user.id, fakeEmailDomain(realm, ctx.config.externalUrl))
+    emit({ ...realmUserAddEvent(placeholder), [INACCESSIBLE_USER_FIELD]: true }, kept)
+  }
 }
 
 /** subscription add to the new user for its default channels, peer_add to those who may know the subscribers. */
@@ -101,7 +119,8 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
     const sub = subByStream.get(stream.id)
     return sub ? [subscriptionDict(stream, sub, stream.subscriptions.map((s) => s.userId))] : []
   })
-  emit({ type: 'subscription', op: 'add', subscriptions: dicts }, [user.id])
+  const defaults = (await getStreamNotificationDefaults(tx, [user.id])).get(user.id)
+  emit({ type: 'subscription', op: 'add', subscriptions: dicts, [NOTIFICATION_DEFAULTS_FIELD]: defaults }, [user.id])
 
   const everyone = await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true, role: true } })
   for (const stream of streams) {

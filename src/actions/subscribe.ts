@@ -11,6 +11,8 @@ import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription } from '../present/stream.js'
 import { getSubscriberIds } from '../queries/streams.js'
+import { getStreamNotificationDefaults } from '../queries/user-settings.js'
+import { NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
 import { resolvePrincipals, type Principals } from '../access/principals.js'
 import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, type NewStream } from './create-streams.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
@@ -196,11 +198,12 @@ async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<
     if (fresh.length > 0) emit({ type: 'stream', op: 'create', streams: fresh.map((s) => presentStream(s)) }, [target.id])
   }
   const subscriberIds = await getSubscriberIds(tx, streamIds)
+  const defaults = await getStreamNotificationDefaults(tx, subscribers.filter((s) => added.has(s.id)).map((s) => s.id))
   for (const target of subscribers) {
     const list = added.get(target.id)
     if (!list || list.length === 0) continue
     const subscriptions = list.map(({ stream, sub }) => presentSubscription(sub, stream, { subscribers: subscriberIds.get(stream.id) ?? [] }))
-    emit({ type: 'subscription', op: 'add', subscriptions }, [target.id])
+    emit({ type: 'subscription', op: 'add', subscriptions, [NOTIFICATION_DEFAULTS_FIELD]: defaults.get(target.id) }, [target.id])
   }
   const joined = new Map<number, { stream: Stream; userIds: number[] }>()
   for (const target of subscribers) {

@@ -31,6 +31,8 @@ import {
   wrongPassword,
 } from '../errors.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
+import { propertyInheritingFrom } from '../domain/stream-notifications.js'
+import { INHERITING_STREAMS_FIELD } from '../events/queues/filter.js'
 import { applyPresenceEnabled } from './update-presence.js'
 import { sendEmailChangeConfirmation } from '../mail/email-change.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
@@ -143,7 +145,8 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
 
     for (const spec of changed) {
       const value = input.settings[spec.name] as SettingValue
-      emit(userSettingsEvent(spec.name, value, spec.name === 'default_language' ? languageName(String(value)) : undefined), [user.id])
+      const event = userSettingsEvent(spec.name, value, spec.name === 'default_language' ? languageName(String(value)) : undefined)
+      emit({ ...event, ...(await inheritingStreams(tx, user.id, spec.name)) }, [user.id])
     }
     if (timezoneChanged || nameChanged) await emitPersonUpdates(tx, ctx, emit, { nameChanged, timezoneChanged, fullName, timezone: input.timezone })
     return { request, presenceChanged: changed.some((s) => s.name === 'presence_enabled') }
@@ -155,6 +158,21 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
     return { account_email: 'Check your email for a confirmation link. ' }
   }
   return {}
+}
+
+/**
+ * For a global default of channel notifications: the user's channels whose
+ * subscription inherits it (null), so that queues resolving nulls can follow.
+ */
+async function inheritingStreams(tx: Tx, userId: number, setting: string): Promise<Record<string, number[]>> {
+  const inherited = propertyInheritingFrom(setting)
+  if (inherited === undefined) return {}
+  const rows = await tx.subscription.findMany({
+    where: { userId, active: true, stream: { deactivated: false }, [inherited.subscriptionColumn]: null },
+    select: { streamId: true },
+    orderBy: { streamId: 'asc' },
+  })
+  return { [INHERITING_STREAMS_FIELD]: rows.map((r) => r.streamId) }
 }
 
 async function emitPersonUpdates(

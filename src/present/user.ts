@@ -4,7 +4,7 @@ import { EXTERNAL_AVATAR_URL_PREFIX } from '../domain/avatar.js'
 import { createHash } from 'node:crypto'
 import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
 import type { ChatEvent } from '../events/bus.js'
-import { isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
+import { ROLE, isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
 
 /** Values of `email_address_visibility` (a per-user setting since upstream 7.0). */
 export const EMAIL_VISIBILITY = {
@@ -143,4 +143,33 @@ export function realmUserAddPerson(user: PresentableUser, viewer: Viewer | null,
 
 export function realmUserAddEvent(person: UserDict): ChatEvent {
   return { type: 'realm_user', op: 'add', person: { ...person } }
+}
+
+/** Upstream's name and picture for users a restricted guest may not access. */
+export const INACCESSIBLE_USER_NAME = 'Unknown user'
+export const INACCESSIBLE_USER_AVATAR_URL = '/static/images/unknown-user-avatar.png'
+
+/**
+ * The "Unknown user" stand-in for a user the viewer may not access: the usual
+ * user dict whose only variable content is the ID (and an API-only address).
+ */
+export function inaccessibleUserDict(userId: number, emailDomain: string): UserDict {
+  return {
+    email: `user${userId}@${emailDomain}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_billing_admin: false,
+    role: ROLE.MEMBER,
+    is_bot: false,
+    full_name: INACCESSIBLE_USER_NAME,
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: INACCESSIBLE_USER_AVATAR_URL,
+    profile_data: {},
+  }
 }

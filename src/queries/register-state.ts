@@ -1,12 +1,15 @@
 // The initial state of POST /register: each key present only when
 // fetch_event_types selects it (upstream-behaviour §3.2). The route creates
 // the queue first, then reads this snapshot, so no change falls between them.
-import type { PrismaClient, Realm, Stream, User } from '../db/index.js'
+import type { PrismaClient, Realm, Stream, User, UserSettings } from '../db/index.js'
 import type { Config } from '../config.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
-import { presentUser, type UserDict } from '../present/user.js'
+import { inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
+import { accessibleUserIds } from '../access/user.js'
+import { streamNotificationDefaults, withInheritedNotifications } from '../domain/stream-notifications.js'
 import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../version.js'
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
@@ -54,15 +57,6 @@ async function realmEmojiState(prisma: PrismaClient, realmId: number): Promise<R
   )
 }
 
-/** Per-subscription notification settings and the global settings they inherit when null. */
-const INHERITED_NOTIFICATIONS = [
-  ['desktop_notifications', 'enable_stream_desktop_notifications'],
-  ['audible_notifications', 'enable_stream_audible_notifications'],
-  ['push_notifications', 'enable_stream_push_notifications'],
-  ['email_notifications', 'enable_stream_email_notifications'],
-  ['wildcard_mentions_notify', 'wildcard_mentions_notify'],
-] as const
-
 export async function fetchRegisterState(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<Record<string, unknown>> {
   const want = (type: string): boolean => options.fetchEventTypes === null || options.fetchEventTypes.includes(type)
   const { prisma, realm, user } = ctx
@@ -95,7 +89,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   }
   if (want('realm_filters')) state.realm_filters = []
   if (want('recent_private_conversations')) state.recent_private_conversations = user ? await getRecentPrivateConversations(prisma, user.id) : []
-  if (want('subscription')) Object.assign(state, await subscriptionState(ctx, options, userSettings))
+  if (want('subscription')) Object.assign(state, await subscriptionState(ctx, options, settings))
   if (want('message') && want('update_message_flags')) {
     state.unread_msgs = user
       ? await getUnreadSummary(prisma, user.id)
@@ -135,18 +129,20 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
   const { prisma, realm, user } = ctx
   let users: UserDict[]
   if (user) {
-    // user_list_incomplete: the accessible users only; otherwise upstream sends everyone (inaccessible ones as "Unknown user").
+    // The accessible users; without user_list_incomplete a restricted guest
+    // also gets an "Unknown user" placeholder for each of the others, as upstream.
     users = await getUsers({ prisma, realm, user }, { clientExtavatar: options.clientExtavatar, includeCustomProfileFields: true })
+    if (!options.capabilities.user_list_incomplete) users = [...users, ...(await inaccessibleUsers(ctx, user))].sort((a, b) => a.user_id - b.user_id)
   } else {
     const rows = await prisma.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })
     users = rows.map((row) => presentUser(row, null, { clientExtavatar: false, includeCustomProfileFields: true, realm }))
   }
+  // user_avatar_url_field_optional lets the server leave avatar_url out, and
+  // the client then asks GET /avatar/{user_id}. Upstream does so only for
+  // long-term-idle users; Roost has neither those nor that endpoint, so it
+  // always sends the field (null still means "computed by the client").
   const strip = (u: UserDict) => {
     const { is_active: _active, ...rest } = u
-    if (options.capabilities.user_avatar_url_field_optional && rest.avatar_url === null) {
-      const { avatar_url: _avatar, ...slim } = rest
-      return slim
-    }
     return rest
   }
   const out: Record<string, unknown> = {
@@ -183,10 +179,19 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
   return out
 }
 
+/** Placeholders for the users of the realm `user` may not access (none unless it is a restricted guest). */
+async function inaccessibleUsers(ctx: RegisterStateContext, user: User): Promise<UserDict[]> {
+  const accessible = await accessibleUserIds({ prisma: ctx.prisma, realm: ctx.realm, user })
+  if (!accessible) return []
+  const others = await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { notIn: [...accessible] } }, select: { id: true } })
+  const domain = fakeEmailDomain(ctx.realm, ctx.config.externalUrl)
+  return others.map((u) => inaccessibleUserDict(u.id, domain))
+}
+
 async function subscriptionState(
   ctx: RegisterStateContext,
   options: RegisterStateOptions,
-  userSettings: Record<string, unknown>,
+  settings: UserSettings | null,
 ): Promise<Record<string, unknown>> {
   const { prisma, realm, user } = ctx
   if (!user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] }
@@ -200,12 +205,10 @@ async function subscriptionState(
   const subscribers = options.includeSubscribers
     ? await getSubscriberIds(prisma, [...rows.map((r) => r.streamId), ...neverRows.map((s) => s.id)])
     : undefined
+  const defaults = streamNotificationDefaults(settings)
   const present = (row: (typeof rows)[number]): SubscriptionObject => {
     const sub = presentSubscription(row, row.stream, { subscribers: subscribers?.get(row.streamId) })
-    if (!options.capabilities.notification_settings_null) {
-      for (const [field, global] of INHERITED_NOTIFICATIONS) if (sub[field] === null) sub[field] = Boolean(userSettings[global])
-    }
-    return sub
+    return options.capabilities.notification_settings_null ? sub : withInheritedNotifications(sub, defaults)
   }
   return {
     subscriptions: sortByName(rows.filter((r) => r.active).map(present)),

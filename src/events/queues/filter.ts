@@ -11,10 +11,25 @@
 // * settings changes are published once as `user_settings`; the legacy
 //   update_display_settings / update_global_notifications events are derived
 //   here for queues without the user_settings_object capability.
+// * subscription objects and updates keep null notification settings; the
+//   event carries the recipient's global defaults in NOTIFICATION_DEFAULTS_FIELD
+//   and queues without notification_settings_null get the inherited values.
+//   A user_settings change of a global default carries, in INHERITING_STREAMS_FIELD,
+//   the user's channels that inherit it: those queues also get a subscription
+//   update per channel, so their resolved values stay true.
+// * a realm_user add about a user the recipient cannot access carries the
+//   "Unknown user" placeholder and INACCESSIBLE_USER_FIELD; queues with
+//   user_list_incomplete do not receive it.
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { legacySettingsEvents } from '../../domain/settings.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
+import {
+  isInheritedProperty,
+  propertyInheritingFrom,
+  withInheritedNotifications,
+  type StreamNotificationDefaults,
+} from '../../domain/stream-notifications.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import type { QueueDescriptor } from './types.js'
 
@@ -67,6 +82,38 @@ function ownLocalId(event: ChatEvent, queueId: string): ChatEvent {
   return senderQueue === queueId && localId !== undefined ? { ...rest, local_message_id: localId } : rest
 }
 
+/** Internal fields publishers set; never delivered (see the conventions above). */
+export const NOTIFICATION_DEFAULTS_FIELD = '__notification_defaults'
+export const INHERITING_STREAMS_FIELD = '__inheriting_stream_ids'
+export const INACCESSIBLE_USER_FIELD = '__inaccessible_user'
+
+function withoutFields(event: ChatEvent, ...fields: string[]): ChatEvent {
+  if (!fields.some((f) => f in event)) return event
+  const out: ChatEvent = { ...event }
+  for (const f of fields) delete out[f]
+  return out
+}
+
+/** subscription add/update for a queue, with null notification settings resolved unless it accepts them. */
+function subscriptionForQueue(event: ChatEvent, acceptsNull: boolean): ChatEvent {
+  const defaults = event[NOTIFICATION_DEFAULTS_FIELD] as StreamNotificationDefaults | undefined
+  const out = withoutFields(event, NOTIFICATION_DEFAULTS_FIELD)
+  if (acceptsNull || defaults === undefined) return out
+  if (out.op === 'add' && Array.isArray(out.subscriptions)) {
+    return { ...out, subscriptions: out.subscriptions.map((sub: unknown) => (isRecord(sub) ? withInheritedNotifications(sub, defaults) : sub)) }
+  }
+  if (out.op === 'update' && out.value === null && isInheritedProperty(out.property)) return { ...out, value: defaults[out.property] }
+  return out
+}
+
+/** For queues resolving inherited values: the subscription updates a change of a global default implies. */
+function inheritedUpdates(event: ChatEvent): ChatEvent[] {
+  const streamIds = event[INHERITING_STREAMS_FIELD]
+  const inherited = typeof event.property === 'string' ? propertyInheritingFrom(event.property) : undefined
+  if (!Array.isArray(streamIds) || inherited === undefined) return []
+  return streamIds.map((id) => ({ type: 'subscription', op: 'update', stream_id: id, property: inherited.property, value: event.value }))
+}
+
 /** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */
 export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[] {
   if (item.realmId !== desc.realmId) return []
@@ -91,9 +138,21 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
       out = [renderMessage(ownLocalId(event, desc.queueId), desc.applyMarkdown, desc.clientExtavatar)]
       break
     case 'user_settings': {
-      out = caps.user_settings_object ? [event] : [event, ...legacySettingsEvents(event, { email: desc.userEmail })]
+      const plain = withoutFields(event, INHERITING_STREAMS_FIELD)
+      out = caps.user_settings_object ? [plain] : [plain, ...legacySettingsEvents(plain, { email: desc.userEmail })]
+      if (!caps.notification_settings_null) out.push(...inheritedUpdates(event))
       break
     }
+    case 'subscription':
+      out = [subscriptionForQueue(event, caps.notification_settings_null)]
+      break
+    case 'realm_user':
+      if (event[INACCESSIBLE_USER_FIELD] !== undefined) {
+        out = caps.user_list_incomplete ? [] : [withoutFields(event, INACCESSIBLE_USER_FIELD)]
+      } else {
+        out = [event]
+      }
+      break
     case 'update_display_settings':
     case 'update_global_notifications':
       out = caps.user_settings_object ? [] : [event]
