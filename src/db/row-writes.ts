@@ -11,8 +11,8 @@
 //   streams can null foreign keys of other users and realms (ON DELETE SET
 //   NULL), so those report all rows of both tables. Creates report nothing:
 //   nothing is cached for a row that does not exist yet.
-// * `$executeRaw` / `$executeRawUnsafe` whose SQL updates or deletes from
-//   user_profile, realm or stream report all rows.
+// * `$executeRaw` / `$executeRawUnsafe` whose SQL updates user_profile or
+//   realm, or deletes from them or from stream, report all rows.
 // * `$transaction` is wrapped (a Proxy over the extended client) so that each
 //   transaction has a scope in AsyncLocalStorage: writes inside it are
 //   reported as settled only when the transaction has committed or rolled
@@ -122,7 +122,11 @@ function field(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined
 }
 
-const RAW_ROW_WRITE = /\b(update\s+(only\s+)?|delete\s+from\s+(only\s+)?)"?(public"?\."?)?(user_profile|realm|stream)\b/i
+const TABLE = String.raw`"?(?:public"?\."?)?`
+const RAW_ROW_WRITE = new RegExp(
+  String.raw`\bupdate\s+(?:only\s+)?${TABLE}(?:user_profile|realm)\b|\bdelete\s+from\s+(?:only\s+)?${TABLE}(?:user_profile|realm|stream)\b`,
+  'i',
+)
 
 /** The rows a raw statement may change: all of them when it updates or deletes from those tables. */
 export function changesOfRawSql(sql: string): RowChange[] {
