@@ -83,6 +83,7 @@ export class AuthCache {
   private readonly listen: ((cache: AuthCache) => RowListener) | undefined
   private listener: RowListener | undefined
   private report: ((error: unknown) => void) | undefined
+  private readonly waiters: (() => void)[] = []
   /** Connection errors of the invalidation listener so far. */
   listenerErrors = 0
 
@@ -166,6 +167,14 @@ export class AuthCache {
   listening(isListening: boolean): void {
     this.active = isListening && !this.closed
     this.flush()
+    if (this.active) for (const resolve of this.waiters.splice(0)) resolve()
+  }
+
+  /** Resolves once the cache serves lookups (its listener is up); starts the listener if needed. */
+  whenListening(): Promise<void> {
+    this.startListening()
+    if (this.isActive) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
   }
 
   /** A committed change announced by the database. */
