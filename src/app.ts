@@ -31,6 +31,8 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
   app.addHook('preClose', async () => services.events.drain())
   app.addHook('onClose', async () => services.events.close())
+  app.addHook('onClose', async () => services.authCache.close())
+  services.authCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'authentication cache: invalidation listener lost; bypassing the cache until it reconnects'))
   await app.register(formbody)
   await app.register(multipart, {
     attachFieldsToBody: true,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Config } from './config.js'
 import type { Services } from './actions/context.js'
 import { openDatabase, type Database } from './db/client.js'
+import { createAuthCache } from './db/auth-cache.js'
 import { applyMigrations } from './db/migrate.js'
 import type { EventBus } from './events/bus.js'
 import { MemoryEventBus } from './events/memory-bus.js'
@@ -39,7 +40,20 @@ export function servicesOver(
   limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
 ): Services & { database: Database } {
   const nodeId = randomUUID()
-  return { database, prisma: database.prisma, bus, config, nodeId, now: () => new Date(), limiter, events: eventQueuesFor(bus, config, nodeId), storage: createStorage(config), presence: presenceStoreFor(bus) }
+  return {
+    database,
+    prisma: database.prisma,
+    bus,
+    config,
+    nodeId,
+    now: () => new Date(),
+    limiter,
+    events: eventQueuesFor(bus, config, nodeId),
+    storage: createStorage(config),
+    presence: presenceStoreFor(bus),
+    // Its invalidation listener starts with the first request and closes with the app (app.ts).
+    authCache: createAuthCache(database),
+  }
 }
 
 export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {
@@ -56,9 +70,11 @@ export async function openServices(config: Config, options: OpenServicesOptions 
     await createStorage(config).check()
     const bus = options.bus ?? (await createBus(config))
     const limiter = await createLimiter(config)
+    const services = servicesOver(config, database, bus, limiter)
     return {
-      ...servicesOver(config, database, bus, limiter),
+      ...services,
       async close() {
+        await services.authCache.close()
         await limiter.close()
         await bus.close()
         await database.close()

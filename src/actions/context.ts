@@ -9,6 +9,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js'
 import type { EventQueues } from '../events/queues/index.js'
 import type { FileStorage } from '../storage/file-storage.js'
 import type { PresenceStore } from '../presence/store.js'
+import type { AuthCache } from '../db/auth-cache.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -23,6 +24,8 @@ export interface Services {
   storage: FileStorage
   /** Users' presence (in-process or Redis, like the bus). */
   presence: PresenceStore
+  /** This node's cache of the authentication lookups (HTTP layer only). */
+  authCache: AuthCache
 }
 
 export interface RequestContext extends Services {

@@ -11,10 +11,19 @@ import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
 import { PrismaPGlite } from 'pglite-prisma-adapter'
 import { PrismaClient, type Prisma } from './generated/client.js'
+import { listenPGlite, listenPostgres, type RowChangeWatcher, type RowListener } from './row-listener.js'
+import { LocalWrites, trackRowWrites, type LocalWriteWatcher } from './row-writes.js'
 
 export interface Database {
   prisma: PrismaClient
   kind: 'pglite' | 'postgres'
+  /**
+   * Reports changes of user and realm rows: those committed by any node
+   * (LISTEN on a connection of its own, started in the background; see
+   * row-listener.ts) and the writes of this process's client as they start
+   * and settle (row-writes.ts). Closing the listener stops both.
+   */
+  watchRowChanges(watcher: RowChangeWatcher & LocalWriteWatcher, options?: { onError?: (error: unknown) => void }): RowListener
   close(): Promise<void>
 }
 
@@ -39,11 +48,23 @@ async function openPGlite(dir: string | undefined): Promise<Database> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
   const pglite = new PGlite(dir ?? 'memory://')
   await pglite.waitReady
-  const prisma = new PrismaClient({ adapter: pgliteAdapter(pglite) })
+  const writes = new LocalWrites()
+  const prisma = trackRowWrites(new PrismaClient({ adapter: pgliteAdapter(pglite) }), writes)
   let closed = false
   const db: Database = {
     prisma,
     kind: 'pglite',
+    watchRowChanges(watcher, options = {}) {
+      const unwatch = writes.watch(watcher)
+      const listener = listenPGlite(pglite, watcher)
+      listener.catch((error: unknown) => options.onError?.(error))
+      return {
+        async close() {
+          unwatch()
+          await (await listener.catch(() => undefined))?.close()
+        },
+      }
+    },
     async close() {
       if (closed) return
       closed = true
@@ -67,7 +88,8 @@ function pgliteAdapter(pglite: PGlite): AdapterFactory {
 
 async function openPostgres(url: string): Promise<Database> {
   checkPostgresUrl(url)
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) })
+  const writes = new LocalWrites()
+  const prisma = trackRowWrites(new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }), writes)
   try {
     await prisma.$queryRawUnsafe('SELECT 1')
   } catch (err) {
@@ -78,6 +100,16 @@ async function openPostgres(url: string): Promise<Database> {
   const db: Database = {
     prisma,
     kind: 'postgres',
+    watchRowChanges(watcher, options = {}) {
+      const unwatch = writes.watch(watcher)
+      const listener = listenPostgres(url, watcher, options)
+      return {
+        async close() {
+          unwatch()
+          await listener.close()
+        },
+      }
+    },
     async close() {
       if (closed) return
       closed = true

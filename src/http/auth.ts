@@ -3,7 +3,6 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Realm, User } from '../db/index.js'
 import type { Services } from '../actions/context.js'
-import { findRealmByStringId, findUserWithRealmByApiKey } from '../db/hot-queries.js'
 import {
   accountDeactivatedAuth,
   basicAuthRequired,
@@ -27,7 +26,7 @@ export function subdomainOf(hostHeader: string | undefined, externalUrl: string)
 
 export async function realmForRequest(services: Services, request: FastifyRequest): Promise<Realm | null> {
   const stringId = subdomainOf(request.headers.host, services.config.externalUrl)
-  return findRealmByStringId(services.prisma, stringId)
+  return services.authCache.realmByStringId(stringId)
 }
 
 export async function requireRealm(services: Services, request: FastifyRequest): Promise<Realm> {
@@ -61,7 +60,8 @@ export async function authenticate(services: Services, request: FastifyRequest):
   if (!credentials) throw notLoggedIn()
   const { username, password: apiKey } = credentials
   if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
-  const row = await findUserWithRealmByApiKey(services.prisma, apiKey)
+  // Cached lookup (db/auth-cache.ts); every check below runs on every request.
+  const row = await services.authCache.userWithRealmByApiKey(apiKey)
   if (!row || !sameSecret(row.user.apiKey, apiKey) || row.user.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
     throw invalidApiKey()
   }

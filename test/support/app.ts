@@ -68,10 +68,12 @@ export interface BuildTestAppOptions {
   config?: Partial<Config>
   /** Reuse the realm of another test app (cluster tests). */
   fixture?: Fixture
+  /** A database connection of the node's own instead of the shared one (a node in another process, cluster tests). */
+  database?: Database
 }
 
 export async function buildTestApp(t: Tap, options: BuildTestAppOptions = {}): Promise<TestApp> {
-  const database = await testDatabase()
+  const database = options.database ?? (await testDatabase())
   const config = testConfig({
     ...(options.bus === 'redis' ? { redisUrl: TEST_REDIS_URL } : {}),
     ...options.config,

@@ -1,0 +1,341 @@
+// The authentication cache of one node: API key → { user, realm } and realm
+// string_id → realm, so an authenticated request needs no database round
+// trip. Only the lookups are cached; authenticate() checks the cached rows on
+// every request exactly as it checks fresh ones. Unknown keys and subdomains
+// are never cached (a new user's key works at once).
+//
+// Never observably stale, by three mechanisms:
+//
+// 1. Other nodes' writes. Triggers on user_profile and realm NOTIFY
+//    'u:<id>' / 'r:<id>' at commit (migration *_auth_cache_invalidation);
+//    each node LISTENs on a connection of its own (db/row-listener.ts) and
+//    evicts. While that connection is down the cache is bypassed entirely,
+//    and it is flushed whenever listening starts or stops, since
+//    notifications may have been lost meanwhile.
+// 2. This node's writes. A write that reaches the next request on the same
+//    node cannot wait for its NOTIFY. Every write to a user or realm row made
+//    through the Database's Prisma client is seen by a query extension
+//    (db/row-writes.ts), which tells the cache twice: when the statement
+//    starts (the row is evicted and marked "writing": no lookup may store it
+//    while the write is in flight) and when its transaction has ended —
+//    committed or rolled back — (evicted again, the mark removed). From then
+//    on any database read sees the outcome, so nothing stale can be stored:
+//    there is no need to wait for the NOTIFY or a timer, and a rolled-back
+//    transaction (which sends no NOTIFY) leaves no row marked.
+// 3. The generation guard. Every eviction takes a new sequence number. A
+//    lookup notes the sequence when it starts and stores its result only if
+//    neither its user nor its realm (nor everything) was evicted since, and
+//    neither is marked writing: a lookup that raced with an eviction may
+//    hold the old row.
+//
+// A safety TTL bounds the life of every entry in case an invalidation is ever
+// lost, and the maps are bounded (the oldest entries go first). Cached rows
+// are frozen: they are shared by concurrent requests.
+import type { Database } from './client.js'
+import { findRealmByStringId, findUserWithRealmByApiKey } from './hot-queries.js'
+import type { Realm, User } from './index.js'
+import type { RowListener } from './row-listener.js'
+import type { RowChange } from './row-writes.js'
+
+export interface UserWithRealm {
+  user: User
+  realm: Realm
+}
+
+/** The uncached lookups. */
+export interface AuthLookups {
+  userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null>
+  realmByStringId(stringId: string): Promise<Realm | null>
+}
+
+export interface AuthCacheOptions {
+  /** Entries per map; the oldest go first. */
+  maxEntries?: number
+  /** Safety TTL of an entry. */
+  ttlMs?: number
+  /** A lookup slower than this stores nothing (bounds how long eviction marks are kept). */
+  maxLookupMs?: number
+  /** Milliseconds clock (tests). */
+  clock?: () => number
+  /** Starts the invalidation listener, on the first lookup (so services never used for requests open no connection). */
+  listen?: (cache: AuthCache) => RowListener
+}
+
+export const AUTH_CACHE_MAX_ENTRIES = 50_000
+export const AUTH_CACHE_TTL_MS = 60_000
+const MAX_LOOKUP_MS = 10_000
+
+interface Entry<T> {
+  value: T
+  expiresAt: number
+}
+
+const ALL_USERS = 'u:*'
+const ALL_REALMS = 'r:*'
+const userMark = (id: number) => `u:${id}`
+const realmMark = (id: number) => `r:${id}`
+
+export class AuthCache {
+  private readonly maxEntries: number
+  private readonly ttlMs: number
+  private readonly maxLookupMs: number
+  private readonly clock: () => number
+  private readonly listen: ((cache: AuthCache) => RowListener) | undefined
+  private listener: RowListener | undefined
+  private report: ((error: unknown) => void) | undefined
+  private readonly waiters: (() => void)[] = []
+  /** Connection errors of the invalidation listener so far. */
+  listenerErrors = 0
+
+  private active = false
+  private closed = false
+  private seq = 0
+  private flushedAt = 0
+  /** 'u:<id>' / 'r:<id>' → { sequence of its last eviction, when }; kept maxLookupMs, oldest first. */
+  private readonly evicted = new Map<string, { seq: number; at: number }>()
+  /** 'u:<id>' / 'r:<id>' / 'u:*' / 'r:*' → writes in flight on this node. */
+  private readonly writing = new Map<string, number>()
+
+  private readonly byApiKey = new Map<string, Entry<UserWithRealm>>()
+  private readonly byStringId = new Map<string, Entry<Realm>>()
+  private readonly apiKeyOfUser = new Map<number, string>()
+  private readonly apiKeysOfRealm = new Map<number, Set<string>>()
+  private readonly stringIdOfRealm = new Map<number, string>()
+
+  constructor(
+    private readonly lookups: AuthLookups,
+    options: AuthCacheOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES
+    this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS
+    this.maxLookupMs = options.maxLookupMs ?? MAX_LOOKUP_MS
+    this.clock = options.clock ?? Date.now
+    this.listen = options.listen
+  }
+
+  /** Entries currently held (tests and metrics). */
+  get size(): { apiKeys: number; realms: number } {
+    return { apiKeys: this.byApiKey.size, realms: this.byStringId.size }
+  }
+
+  /** Whether lookups are served from the cache (the invalidation listener is up). */
+  get isActive(): boolean {
+    return this.active && !this.closed
+  }
+
+  async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
+    this.startListening()
+    if (!this.isActive) return this.lookups.userWithRealmByApiKey(apiKey)
+    const now = this.clock()
+    const hit = this.byApiKey.get(apiKey)
+    if (hit !== undefined) {
+      if (hit.expiresAt > now) return hit.value
+      this.dropApiKey(apiKey)
+    }
+    const started = this.seq
+    const found = await this.lookups.userWithRealmByApiKey(apiKey)
+    if (found !== null && this.storable(started, now, [userMark(found.user.id), realmMark(found.realm.id), ALL_USERS, ALL_REALMS])) {
+      const value = Object.freeze({ user: Object.freeze(found.user), realm: Object.freeze(found.realm) })
+      this.storeApiKey(apiKey, value, this.clock() + this.ttlMs)
+      return value
+    }
+    return found
+  }
+
+  async realmByStringId(stringId: string): Promise<Realm | null> {
+    this.startListening()
+    if (!this.isActive) return this.lookups.realmByStringId(stringId)
+    const now = this.clock()
+    const hit = this.byStringId.get(stringId)
+    if (hit !== undefined) {
+      if (hit.expiresAt > now) return hit.value
+      this.dropStringId(stringId)
+    }
+    const started = this.seq
+    const found = await this.lookups.realmByStringId(stringId)
+    if (found !== null && this.storable(started, now, [realmMark(found.id), ALL_REALMS])) {
+      const value = Object.freeze(found)
+      this.storeStringId(stringId, value, this.clock() + this.ttlMs)
+      return value
+    }
+    return found
+  }
+
+  // ------------------------------------------------------------ invalidation
+
+  /** The invalidation listener is up (true) or down (false); either way, flush. */
+  listening(isListening: boolean): void {
+    this.active = isListening && !this.closed
+    this.flush()
+    if (this.active) for (const resolve of this.waiters.splice(0)) resolve()
+  }
+
+  /** Resolves once the cache serves lookups (its listener is up); starts the listener if needed. */
+  whenListening(): Promise<void> {
+    this.startListening()
+    if (this.isActive) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** A committed change announced by the database. */
+  changed(change: RowChange): void {
+    this.evict(change)
+  }
+
+  /** A write of this node is about to run: evict, and store nothing for these rows until it settles. */
+  writeStarted(changes: readonly RowChange[]): void {
+    for (const change of changes) {
+      const mark = markOf(change)
+      this.writing.set(mark, (this.writing.get(mark) ?? 0) + 1)
+      this.evict(change)
+    }
+  }
+
+  /** That write's transaction has ended: reads now see its outcome. */
+  writeSettled(changes: readonly RowChange[]): void {
+    for (const change of changes) {
+      const mark = markOf(change)
+      const left = (this.writing.get(mark) ?? 1) - 1
+      if (left > 0) this.writing.set(mark, left)
+      else this.writing.delete(mark)
+      this.evict(change)
+    }
+  }
+
+  flush(): void {
+    this.seq++
+    this.flushedAt = this.seq
+    this.evicted.clear()
+    this.byApiKey.clear()
+    this.byStringId.clear()
+    this.apiKeyOfUser.clear()
+    this.apiKeysOfRealm.clear()
+    this.stringIdOfRealm.clear()
+  }
+
+  /** Where the listener's connection errors are reported (the app's logger); they are counted either way. */
+  reportErrorsTo(report: (error: unknown) => void): void {
+    this.report = report
+  }
+
+  listenerError(error: unknown): void {
+    this.listenerErrors++
+    this.report?.(error)
+  }
+
+  /** Stops serving from the cache for good and closes the listener. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.active = false
+    this.flush()
+    const listener = this.listener
+    this.listener = undefined
+    await listener?.close()
+  }
+
+  private startListening(): void {
+    if (this.listener !== undefined || this.listen === undefined || this.closed) return
+    this.listener = this.listen(this)
+  }
+
+  private evict(change: RowChange): void {
+    if (change.id === 'all') {
+      this.flush()
+      return
+    }
+    const mark = markOf(change)
+    const now = this.clock()
+    this.seq++
+    this.evicted.delete(mark)
+    this.evicted.set(mark, { seq: this.seq, at: now })
+    this.pruneEvicted(now)
+    if (change.table === 'user') {
+      const apiKey = this.apiKeyOfUser.get(change.id)
+      if (apiKey !== undefined) this.dropApiKey(apiKey)
+    } else {
+      for (const apiKey of [...(this.apiKeysOfRealm.get(change.id) ?? [])]) this.dropApiKey(apiKey)
+      const stringId = this.stringIdOfRealm.get(change.id)
+      if (stringId !== undefined) this.dropStringId(stringId)
+    }
+  }
+
+  private pruneEvicted(now: number): void {
+    for (const [mark, { at }] of this.evicted) {
+      if (at > now - this.maxLookupMs) break
+      this.evicted.delete(mark)
+    }
+  }
+
+  /** The generation guard: may a lookup that started at `started` (sequence) and `startedAt` (clock) store its rows? */
+  private storable(started: number, startedAt: number, marks: string[]): boolean {
+    if (!this.isActive || this.flushedAt > started || this.clock() - startedAt >= this.maxLookupMs) return false
+    for (const mark of marks) {
+      if (this.writing.has(mark)) return false
+      const evicted = this.evicted.get(mark)
+      if (evicted !== undefined && evicted.seq > started) return false
+    }
+    return true
+  }
+
+  private storeApiKey(apiKey: string, value: UserWithRealm, expiresAt: number): void {
+    // A user has one key: an entry under another key is older than this row.
+    const previous = this.apiKeyOfUser.get(value.user.id)
+    if (previous !== undefined) this.dropApiKey(previous)
+    this.dropApiKey(apiKey)
+    this.byApiKey.set(apiKey, { value, expiresAt })
+    this.apiKeyOfUser.set(value.user.id, apiKey)
+    const ofRealm = this.apiKeysOfRealm.get(value.realm.id) ?? new Set<string>()
+    ofRealm.add(apiKey)
+    this.apiKeysOfRealm.set(value.realm.id, ofRealm)
+    if (this.byApiKey.size > this.maxEntries) {
+      const oldest = this.byApiKey.keys().next().value
+      if (oldest !== undefined) this.dropApiKey(oldest)
+    }
+  }
+
+  private storeStringId(stringId: string, realm: Realm, expiresAt: number): void {
+    const previous = this.stringIdOfRealm.get(realm.id)
+    if (previous !== undefined) this.dropStringId(previous)
+    this.dropStringId(stringId)
+    this.byStringId.set(stringId, { value: realm, expiresAt })
+    this.stringIdOfRealm.set(realm.id, stringId)
+    if (this.byStringId.size > this.maxEntries) {
+      const oldest = this.byStringId.keys().next().value
+      if (oldest !== undefined) this.dropStringId(oldest)
+    }
+  }
+
+  private dropApiKey(apiKey: string): void {
+    const entry = this.byApiKey.get(apiKey)
+    if (entry === undefined) return
+    this.byApiKey.delete(apiKey)
+    const { user, realm } = entry.value
+    if (this.apiKeyOfUser.get(user.id) === apiKey) this.apiKeyOfUser.delete(user.id)
+    const ofRealm = this.apiKeysOfRealm.get(realm.id)
+    ofRealm?.delete(apiKey)
+    if (ofRealm?.size === 0) this.apiKeysOfRealm.delete(realm.id)
+  }
+
+  private dropStringId(stringId: string): void {
+    const entry = this.byStringId.get(stringId)
+    if (entry === undefined) return
+    this.byStringId.delete(stringId)
+    if (this.stringIdOfRealm.get(entry.value.id) === stringId) this.stringIdOfRealm.delete(entry.value.id)
+  }
+}
+
+function markOf(change: RowChange): string {
+  if (change.id === 'all') return change.table === 'user' ? ALL_USERS : ALL_REALMS
+  return change.table === 'user' ? userMark(change.id) : realmMark(change.id)
+}
+
+/** The cache of one node over a Database: its lookups are the hot queries, its invalidations the Database's row changes. */
+export function createAuthCache(database: Database, options: Omit<AuthCacheOptions, 'listen'> = {}): AuthCache {
+  return new AuthCache(
+    {
+      userWithRealmByApiKey: (apiKey) => findUserWithRealmByApiKey(database.prisma, apiKey),
+      realmByStringId: (stringId) => findRealmByStringId(database.prisma, stringId),
+    },
+    { ...options, listen: (cache) => database.watchRowChanges(cache, { onError: (error) => cache.listenerError(error) }) },
+  )
+}

@@ -1,0 +1,170 @@
+// Writes to user and realm rows made through this process's Prisma client,
+// reported to in-process watchers (the authentication caches) when they
+// start and when they can no longer be uncommitted: see auth-cache.ts for why.
+//
+// How a write is recognised, all inside src/db:
+// * A Prisma query extension sees every operation on the User, Realm and
+//   Stream models (inside interactive transactions too, whose client inherits
+//   the extension). Updates and deletes of users and realms name the rows
+//   they touch when `where` selects by id (`id: n`, `id: { in: [...] }`);
+//   any other filter reports "all rows" of that table. Deleting users or
+//   streams can null foreign keys of other users and realms (ON DELETE SET
+//   NULL), so those report all rows of both tables. Creates report nothing:
+//   nothing is cached for a row that does not exist yet.
+// * `$executeRaw` / `$executeRawUnsafe` whose SQL updates user_profile or
+//   realm, or deletes from them or from stream, report all rows.
+// * `$transaction` is wrapped (a Proxy over the extended client) so that each
+//   transaction has a scope in AsyncLocalStorage: writes inside it are
+//   reported as settled only when the transaction has committed or rolled
+//   back. A write outside a transaction settles when its statement returns.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { PrismaClient } from './generated/client.js'
+
+export type RowTable = 'user' | 'realm'
+
+/** One row (`id`) or every row (`'all'`) of a table. */
+export interface RowChange {
+  table: RowTable
+  id: number | 'all'
+}
+
+export interface LocalWriteWatcher {
+  /** A statement that may change these rows is about to run. */
+  writeStarted(changes: readonly RowChange[]): void
+  /** Its transaction has ended (committed or not): reads from now on see the outcome. */
+  writeSettled(changes: readonly RowChange[]): void
+}
+
+interface TransactionScope {
+  changes: RowChange[]
+}
+
+/** The in-process watchers of one Database and the transaction scopes of its client. */
+export class LocalWrites {
+  private readonly watchers = new Set<LocalWriteWatcher>()
+  private readonly scopes = new AsyncLocalStorage<TransactionScope>()
+
+  watch(watcher: LocalWriteWatcher): () => void {
+    this.watchers.add(watcher)
+    return () => {
+      this.watchers.delete(watcher)
+    }
+  }
+
+  /** Runs one statement that may write the given rows, reporting it to the watchers. */
+  async track<T>(changes: RowChange[], run: () => Promise<T>): Promise<T> {
+    if (changes.length === 0) return run()
+    this.started(changes)
+    const scope = this.scopes.getStore()
+    if (scope !== undefined) {
+      scope.changes.push(...changes)
+      return run()
+    }
+    try {
+      return await run()
+    } finally {
+      this.settled(changes)
+    }
+  }
+
+  /** Runs a transaction in its own scope; its writes settle when it ends. */
+  async inScope<T>(run: () => Promise<T>): Promise<T> {
+    const scope: TransactionScope = { changes: [] }
+    try {
+      return await this.scopes.run(scope, run)
+    } finally {
+      if (scope.changes.length > 0) this.settled(scope.changes)
+    }
+  }
+
+  private started(changes: readonly RowChange[]): void {
+    for (const watcher of this.watchers) watcher.writeStarted(changes)
+  }
+
+  private settled(changes: readonly RowChange[]): void {
+    for (const watcher of this.watchers) watcher.writeSettled(changes)
+  }
+}
+
+const ALL_ROWS: RowChange[] = [
+  { table: 'user', id: 'all' },
+  { table: 'realm', id: 'all' },
+]
+
+const UPDATES = new Set(['update', 'updateMany', 'updateManyAndReturn', 'upsert'])
+const DELETES = new Set(['delete', 'deleteMany'])
+
+/** The rows an operation on a model may change (empty for reads and creates). */
+export function changesOfModelOperation(model: string | undefined, operation: string, args: unknown): RowChange[] {
+  const isUpdate = UPDATES.has(operation)
+  const isDelete = DELETES.has(operation)
+  if (!isUpdate && !isDelete) return []
+  if (model === 'Stream') return isDelete ? ALL_ROWS : []
+  if (model === 'User' && isDelete) return ALL_ROWS
+  const table: RowTable | undefined = model === 'User' ? 'user' : model === 'Realm' ? 'realm' : undefined
+  if (table === undefined) return []
+  const ids = idsOfWhere(args)
+  return ids === undefined ? [{ table, id: 'all' }] : ids.map((id) => ({ table, id }))
+}
+
+/** The ids a `where` selects by, when it selects by id only through `id`; undefined otherwise. */
+function idsOfWhere(args: unknown): number[] | undefined {
+  const where = field(args, 'where')
+  const id = field(where, 'id')
+  if (typeof id === 'number') return [id]
+  const list = field(id, 'in') ?? field(id, 'equals')
+  if (typeof list === 'number') return [list]
+  if (Array.isArray(list) && list.every((v): v is number => typeof v === 'number')) return list
+  return undefined
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined
+}
+
+const TABLE = String.raw`"?(?:public"?\."?)?`
+const RAW_ROW_WRITE = new RegExp(
+  String.raw`\bupdate\s+(?:only\s+)?${TABLE}(?:user_profile|realm)\b|\bdelete\s+from\s+(?:only\s+)?${TABLE}(?:user_profile|realm|stream)\b`,
+  'i',
+)
+
+/** The rows a raw statement may change: all of them when it updates or deletes from those tables. */
+export function changesOfRawSql(sql: string): RowChange[] {
+  return RAW_ROW_WRITE.test(sql) ? ALL_ROWS : []
+}
+
+function rawSqlText(args: unknown): string {
+  if (Array.isArray(args)) return typeof args[0] === 'string' ? args[0] : ''
+  const strings = field(args, 'strings')
+  return Array.isArray(strings) ? strings.join(' ') : ''
+}
+
+/**
+ * The client with write tracking. The query extension does not change any
+ * model's types, so the extended client is presented as the PrismaClient it
+ * wraps: this is the one place that bridges the two types.
+ */
+export function trackRowWrites(client: PrismaClient, writes: LocalWrites): PrismaClient {
+  const onModel = ({ model, operation, args, query }: { model?: string; operation: string; args: unknown; query: (args: never) => Promise<unknown> }) =>
+    writes.track(changesOfModelOperation(model, operation, args), () => query(args as never))
+  const onRaw = ({ args, query }: { args: unknown; query: (args: never) => Promise<unknown> }) =>
+    writes.track(changesOfRawSql(rawSqlText(args)), () => query(args as never))
+  const extended = client.$extends({
+    name: 'roost-row-writes',
+    query: {
+      user: { $allOperations: onModel },
+      realm: { $allOperations: onModel },
+      stream: { $allOperations: onModel },
+      $executeRaw: onRaw,
+      $executeRawUnsafe: onRaw,
+    },
+  }) as unknown as PrismaClient
+  const transaction = (...args: unknown[]): Promise<unknown> =>
+    writes.inScope(() => (extended.$transaction as (...a: unknown[]) => Promise<unknown>)(...args))
+  return new Proxy(extended, {
+    get(target, property) {
+      if (property === '$transaction') return transaction
+      return Reflect.get(target, property) as unknown
+    },
+  })
+}

@@ -1,0 +1,116 @@
+// The authentication cache across nodes: node B has a database connection
+// of its own (as a node in another process would), so only PostgreSQL's
+// NOTIFY can tell it about a change made through node A. Each case warms B's
+// cache, changes something through A, then retries B until it answers the
+// change, within a deadline far below the cache's 60 s safety TTL.
+import { randomUUID } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import type { LightMyRequestResponse } from 'fastify'
+import t from 'tap'
+import { openDatabase } from '../../src/db/client.js'
+import type { User } from '../../src/db/index.js'
+import { ROLE } from '../../src/domain/roles.js'
+import { buildTestApp, TEST_DATABASE_URL, type Tap, type TestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectError, expectSuccess, type Asserts } from '../support/expect.js'
+import { withTimeout } from '../events/queue-store.contract.js'
+
+const DEADLINE_MS = 10_000
+
+/** Retries `attempt` until `done` holds or the deadline passes; returns the last response. */
+async function eventually(attempt: () => Promise<LightMyRequestResponse>, done: (res: LightMyRequestResponse) => boolean): Promise<LightMyRequestResponse> {
+  const deadline = Date.now() + DEADLINE_MS
+  for (;;) {
+    const res = await attempt()
+    if (done(res) || Date.now() > deadline) return res
+    await nextTurn()
+  }
+}
+
+async function twoNodes(t: Tap): Promise<{ a: TestApp; b: TestApp }> {
+  const redisPrefix = `test:${randomUUID()}`
+  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
+  const own = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
+  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx, database: own })
+  t.teardown(() => own.close())
+  return { a, b }
+}
+
+/** Requests on B until its cache listens, then twice more: the last one is served from the cache. */
+async function warm(t: Asserts, node: TestApp, user: User): Promise<void> {
+  expectSuccess(t, await as(node.app, user, node.fx).get('/users/me'))
+  await withTimeout(node.services.authCache.whenListening(), DEADLINE_MS, 'the invalidation listener')
+  expectSuccess(t, await as(node.app, user, node.fx).get('/users/me'))
+  expectSuccess(t, await as(node.app, user, node.fx).get('/users/me'))
+}
+
+t.test('a user deactivated through node A is refused by node B', async (t) => {
+  const { a, b } = await twoNodes(t)
+  const user = await a.fx.newUser()
+  await warm(t, b, user)
+  expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
+  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+  expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
+  const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)
+  t.equal(expectSuccess(t, back).user_id, user.id)
+})
+
+t.test('a role given through node A applies on node B', async (t) => {
+  const { a, b } = await twoNodes(t)
+  const user = await a.fx.newUser()
+  const victim = await a.fx.newUser()
+  await warm(t, b, user)
+  const deactivateVictim = () => as(b.app, user).delete(`/users/${victim.id}`)
+  expectError(t, await deactivateVictim(), { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' })
+  expectSuccess(t, await as(a.app, a.fx.users.admin).patch(`/users/${user.id}`, { role: ROLE.ADMIN }))
+  expectSuccess(t, await eventually(deactivateVictim, (r) => r.statusCode === 200))
+})
+
+t.test("a user's API key changed on node A stops working on node B", async (t) => {
+  const { a, b } = await twoNodes(t)
+  const user = await a.fx.newUser()
+  await warm(t, b, user)
+  const newKey = 'K'.repeat(16) + String(user.id).padStart(16, '0')
+  await a.services.prisma.user.update({ where: { id: user.id }, data: { apiKey: newKey } })
+  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Invalid API key' })
+  expectSuccess(t, await as(b.app, { deliveryEmail: user.deliveryEmail, apiKey: newKey }, b.fx).get('/users/me'))
+})
+
+t.test('a realm setting changed through node A applies on node B', async (t) => {
+  const { a, b } = await twoNodes(t)
+  const member = a.fx.users.member
+  await warm(t, b, member)
+  const noTopic = () => as(b.app, member).post('/messages', { type: 'stream', to: 'general', topic: '(no topic)', content: 'x' })
+  expectSuccess(t, await noTopic())
+  await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { mandatoryTopics: true } })
+  const res = await eventually(noTopic, (r) => r.statusCode === 400)
+  expectError(t, res, { code: 'BAD_REQUEST', status: 400, msg: 'Topics are required in this organization' })
+})
+
+t.test('a realm deactivated through node A refuses requests on node B', async (t) => {
+  const { a, b } = await twoNodes(t)
+  const member = a.fx.users.member
+  await warm(t, b, member)
+  await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { deactivated: true } })
+  const res = await eventually(() => as(b.app, member).get('/users/me'), (r) => r.statusCode === 401)
+  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'This organization has been deactivated' })
+})
+
+t.test("node B's listener connection is cut: B still never serves a stale row, and listens again", async (t) => {
+  const { a, b } = await twoNodes(t)
+  const user = await a.fx.newUser()
+  await warm(t, b, user)
+  // Cut every listener connection to this test database (other test processes on it reconnect too).
+  await a.services.prisma.$queryRaw`
+    SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+    WHERE datname = current_database() AND query LIKE 'LISTEN roost_row_change%' AND pid <> pg_backend_pid()`
+  expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
+  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+  await withTimeout(b.services.authCache.whenListening(), DEADLINE_MS, 'the listener to reconnect')
+  expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
+  const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)
+  expectSuccess(t, back)
+})
