@@ -13,11 +13,13 @@
 //   nothing is cached for a row that does not exist yet.
 // * `$executeRaw` / `$executeRawUnsafe` whose SQL updates user_profile or
 //   realm, or deletes from them or from stream, report all rows.
-// * `$transaction` is wrapped (a Proxy over the extended client) so that each
-//   transaction has a scope in AsyncLocalStorage: writes inside it are
-//   reported as settled only when the transaction has committed or rolled
-//   back. A write outside a transaction settles when its statement returns.
-import { AsyncLocalStorage } from 'node:async_hooks'
+// * `$transaction` is wrapped (a Proxy over the extended client) and numbered
+//   as it starts. A write cannot be undone or committed later than the end
+//   of its transaction, so it is reported as settled once every transaction
+//   that had started when its statement returned has ended (without telling
+//   which transaction a statement belongs to: AsyncLocalStorage would, but on
+//   Node 20 it puts a hook on every promise of the process). A write while no
+//   transaction is open settles when its statement returns.
 import type { PrismaClient } from './generated/client.js'
 
 export type RowTable = 'user' | 'realm'
@@ -35,14 +37,14 @@ export interface LocalWriteWatcher {
   writeSettled(changes: readonly RowChange[]): void
 }
 
-interface TransactionScope {
-  changes: RowChange[]
-}
-
-/** The in-process watchers of one Database and the transaction scopes of its client. */
+/** The in-process watchers of one Database and the transactions open on its client. */
 export class LocalWrites {
   private readonly watchers = new Set<LocalWriteWatcher>()
-  private readonly scopes = new AsyncLocalStorage<TransactionScope>()
+  /** Sequence number of the next transaction. */
+  private nextSeq = 0
+  private readonly open = new Set<number>()
+  /** Writes that settle once every transaction numbered up to `until` has ended. */
+  private pending: { changes: RowChange[]; until: number }[] = []
 
   watch(watcher: LocalWriteWatcher): () => void {
     this.watchers.add(watcher)
@@ -55,26 +57,34 @@ export class LocalWrites {
   async track<T>(changes: RowChange[], run: () => Promise<T>): Promise<T> {
     if (changes.length === 0) return run()
     this.started(changes)
-    const scope = this.scopes.getStore()
-    if (scope !== undefined) {
-      scope.changes.push(...changes)
-      return run()
-    }
     try {
       return await run()
     } finally {
-      this.settled(changes)
+      if (this.open.size === 0) this.settled(changes)
+      else this.pending.push({ changes, until: this.nextSeq - 1 })
     }
   }
 
-  /** Runs a transaction in its own scope; its writes settle when it ends. */
+  /** Runs a transaction; the writes waiting for it settle when it ends. */
   async inScope<T>(run: () => Promise<T>): Promise<T> {
-    const scope: TransactionScope = { changes: [] }
+    const seq = this.nextSeq++
+    this.open.add(seq)
     try {
-      return await this.scopes.run(scope, run)
+      return await run()
     } finally {
-      if (scope.changes.length > 0) this.settled(scope.changes)
+      this.open.delete(seq)
+      this.settlePending()
     }
+  }
+
+  private settlePending(): void {
+    if (this.pending.length === 0) return
+    let oldestOpen = Infinity
+    for (const seq of this.open) if (seq < oldestOpen) oldestOpen = seq
+    const ready = this.pending.filter((p) => p.until < oldestOpen)
+    if (ready.length === 0) return
+    this.pending = this.pending.filter((p) => p.until >= oldestOpen)
+    for (const { changes } of ready) this.settled(changes)
   }
 
   private started(changes: readonly RowChange[]): void {

@@ -15,10 +15,18 @@ import {
   wrongSubdomain,
 } from '../errors.js'
 
+let rootHost: { url: string; host: string } | undefined
+
+/** EXTERNAL_URL's host, lowercased (parsed once: every request asks). */
+function rootHostOf(externalUrl: string): string {
+  if (rootHost?.url !== externalUrl) rootHost = { url: externalUrl, host: new URL(externalUrl).hostname.toLowerCase() }
+  return rootHost.host
+}
+
 /** The subdomain a Host header names: '' for the bare host (or any host that is not ours). */
 export function subdomainOf(hostHeader: string | undefined, externalUrl: string): string {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '')
-  const root = new URL(externalUrl).hostname.toLowerCase()
+  const root = rootHostOf(externalUrl)
   if (host === root || !host.endsWith(`.${root}`)) return ''
   const sub = host.slice(0, -(root.length + 1))
   return sub === 'www' ? '' : sub

@@ -6,7 +6,7 @@ import { EventQueues } from '../../src/events/queues/index.js'
 import type { QueuedEvent } from '../../src/events/queues/index.js'
 import { ApiError } from '../../src/errors.js'
 import { FETCH } from '../../src/events/queues/lua.js'
-import { queueStoreContract, withTimeout } from './queue-store.contract.js'
+import { queueStoreContract, waitForHeld, withTimeout } from './queue-store.contract.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -101,11 +101,7 @@ t.test('when its subscription drops, a node forgets what it knew and its held po
   const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
   const poll = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1 })
-  await withTimeout(
-    (async () => {
-      while (nodeA.heldPolls < 1) await new Promise((resolve) => setTimeout(resolve, 5))
-    })(),
-  )
+  await waitForHeld(nodeA)
   // Cut node A's subscriber connection; an event appended meanwhile sends its wake-up to nobody.
   const clients = String(await a.redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
   const line = clients.split('\n').find((l) => l.includes(`name=${prefix}:subscriber`))
@@ -125,11 +121,7 @@ t.test('a woken poll is answered from the events its wake-up carried, with no re
   const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
   const poll = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1 })
-  await withTimeout(
-    (async () => {
-      while (nodeA.heldPolls < 1) await new Promise((resolve) => setTimeout(resolve, 5))
-    })(),
-  )
+  await waitForHeld(nodeA)
   const scripts = countFetches(a.redis)
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
   t.same(await withTimeout(poll), [{ id: 0, type: 'alert_words', alert_words: ['x'] }])
