@@ -124,21 +124,23 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       const raw = { ...queryFields, ...bodyFields }
       const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) })
       const user = realmAndUser.user
-      let log: FastifyRequest['log'] | undefined
-      const ctx = {
-        ...services,
+      // Object.assign, not an object literal spreading `services`: V8 builds
+      // such a literal (a spread followed by more properties) on a slow path,
+      // about 6 µs here, on every request.
+      const ctx = Object.assign({}, services, {
         realm: realmAndUser.realm,
         user,
-        // The child logger is made only when a handler logs (most requests never do).
-        get log(): FastifyRequest['log'] {
-          log ??= user ? request.log.child({ user_id: user.id }) : request.log
-          return log
-        },
         clientName: clientNameOf(request, raw),
         files,
         request,
         reply,
-      }
+      })
+      // The child logger is made only when a handler logs (most requests never do).
+      let log: FastifyRequest['log'] | undefined
+      Object.defineProperty(ctx, 'log', {
+        get: (): FastifyRequest['log'] => (log ??= user ? request.log.child({ user_id: user.id }) : request.log),
+        enumerable: true,
+      })
       const fields = await spec.handler(input as Static<TObject<P>>, ctx as unknown as ContextFor<A>)
       if (spec.raw) return reply
       const ignored = Object.keys(raw).filter((k) => !parser.declared.has(k)).sort()
