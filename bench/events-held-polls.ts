@@ -13,13 +13,12 @@
 // after every queue is registered and before any poll is held, so the figure
 // is the cost of holding, not of the queue. The queues belong to one user (the
 // owner, who sends the broadcast).
-// Env: BENCH_POLLS (default 2000; the issue asks for up to 10,000, which this
-// shared 2-CPU machine takes minutes to register and hold — set BENCH_POLLS=10000).
+// Env: BENCH_POLLS (default 10000, the issue's figure; about a minute here).
 import { Agent, request } from 'node:http'
 import { setTimeout as delay } from 'node:timers/promises'
 import { api, type Child, clock, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table, withTimeout } from './support.js'
 
-const POLLS = Number(process.env.BENCH_POLLS ?? 2000)
+const POLLS = Number(process.env.BENCH_POLLS ?? 10000)
 
 function get(agent: Agent, port: number, path: string, auth: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -92,17 +91,19 @@ run(async () => {
   console.log(table(rows))
   const verdict = [
     `live memory per held poll ${fmt(r.livePerPoll / b.livePerPoll)}× bare (target ≤ 3×): ${r.livePerPoll / b.livePerPoll <= 3 ? 'met' : 'MISSED'}`,
-    `resident memory per held poll ${fmt(r.perPoll / b.perPoll)}× bare (target ≤ 3×): ${r.perPoll / b.perPoll <= 3 ? 'met' : 'MISSED'} (see the RSS caveat in bench/README.md)`,
+    r.perPoll > 0
+      ? `resident memory per held poll ${fmt(r.perPoll / b.perPoll)}× bare (target ≤ 3×): ${r.perPoll / b.perPoll <= 3 ? 'met' : 'MISSED'} (see the RSS caveat in bench/README.md)`
+      : `resident memory per held poll: Roost's RSS did not grow while holding (pages freed after registering the queues were reused; see the RSS caveat in bench/README.md), so the live figure is the one to read`,
     `release by one broadcast ${fmt(r.releaseMs / b.releaseMs)}× bare (target ≤ 3×): ${r.releaseMs / b.releaseMs <= 3 ? 'met' : 'MISSED'}`,
   ]
   console.log(`\n${verdict.join('\n')}`)
   recordResult(
     'events-held-polls',
     [
-      `### (d) Held long-polls — \`BENCH_POLLS=${POLLS} node dist/bench/events-held-polls.js\``,
+      `### (d) Held long-polls — \`node dist/bench/events-held-polls.js\` (${POLLS} polls)`,
       '',
       `Run ${new Date().toISOString()}; machine at start: ${startMachine}; at end: load average ${endMachine.split('load average ')[1]}.`,
-      `${POLLS} polls (default 2,000; 10,000 is configurable with BENCH_POLLS but slow on this shared machine). Servers: child processes with --expose-gc, memory read after a full GC (live = V8 heap in use + external + array buffers); Roost on PostgreSQL + Redis bus.`,
+      `${POLLS} polls (BENCH_POLLS, default 10,000). Servers: child processes with --expose-gc, memory read after a full GC (live = V8 heap in use + external + array buffers); Roost on PostgreSQL + Redis bus.`,
       '',
       markdownTable(rows),
       '',

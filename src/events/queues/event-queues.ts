@@ -172,9 +172,25 @@ export class EventQueues {
       input.signal?.removeEventListener('abort', onAbort)
       set.delete(waiter)
       if (set.size === 0 && this.waiters.get(desc.queueId) === set) this.waiters.delete(desc.queueId)
-      // Not awaited: the answer need not wait for the release of the mark.
-      this.store.unpark(desc, holder).catch((error: unknown) => this.options.onError?.(error))
+      this.releaseSoon(desc, holder)
     }
+  }
+
+  private releases: { desc: QueueDescriptor; holder: Holder }[] = []
+
+  /**
+   * Releases a poll's mark after the answers of this turn of the event loop
+   * are written: a wake-up that answers many polls at once sends their
+   * releases together, after the answers rather than between them.
+   */
+  private releaseSoon(desc: QueueDescriptor, holder: Holder): void {
+    this.releases.push({ desc, holder })
+    if (this.releases.length > 1) return
+    setImmediate(() => {
+      const releases = this.releases
+      this.releases = []
+      for (const r of releases) this.store.unpark(r.desc, r.holder).catch((error: unknown) => this.options.onError?.(error))
+    })
   }
 
   /** Graceful shutdown: answer every held poll with no events (clients retry on another node) and hold no new ones. */
