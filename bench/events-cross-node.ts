@@ -2,7 +2,10 @@
 // each on its own queue; node A accepts POST /messages, one every 50 ms.
 // Latency = the message event entering the bus on A (reported by A over IPC,
 // clock shared by the processes of this machine) → the long-poll response
-// received by the receiver (in this process, over loopback HTTP). Baseline in
+// written by B (the 'finish' of the response, reported by B over IPC: the
+// issue's "publish → response-written"); for reference also → the response
+// received and parsed by the receiver (in this process, over loopback HTTP,
+// which adds this process's own HTTP and JSON work for 100 responses). Baseline in
 // the same run: 100 raw Redis blocked readers (XREAD BLOCK on one stream, one
 // ioredis connection each) woken by an XADD every 50 ms, XADD → reply received.
 // Targets: p50 ≤ 3×, p99 ≤ 5× the Redis wake-up.
@@ -42,10 +45,10 @@ interface PolledEvent {
   message?: { content: string }
 }
 
-async function measureRoost(): Promise<{ latencies: number[]; postMs: number[] }> {
+async function measureRoost(): Promise<{ latencies: number[]; received: number[]; postMs: number[] }> {
   const env = clusterEnv('cross')
   const a = await startChild('roost-node', { ...env, BENCH_REPORT_PUBLISH: '1' })
-  const b = await startChild('roost-node', env)
+  const b = await startChild('roost-node', { ...env, BENCH_REPORT_WRITES: '1' })
   const baseA = `http://127.0.0.1:${a.port}`
   const auth = await ownerAuth(baseA)
   await api(baseA, auth, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'bench' }] })
@@ -90,10 +93,13 @@ async function measureRoost(): Promise<{ latencies: number[]; postMs: number[] }
     stopping = true
   })
   agent.destroy()
+  const writes = await b.ask<Array<[number, number]>>({ kind: 'writes' })
   await a.stop()
   await b.stop()
-  const latencies = arrivals.map(({ n, at }) => at - (published.get(n) ?? NaN)).filter(Number.isFinite)
-  return { latencies, postMs }
+  const sincePublish = (n: number, at: number) => at - (published.get(n) ?? NaN)
+  const latencies = writes.map(([n, at]) => sincePublish(n, at)).filter(Number.isFinite)
+  const received = arrivals.map(({ n, at }) => sincePublish(n, at)).filter(Number.isFinite)
+  return { latencies, received, postMs }
 }
 
 async function measureRedis(): Promise<number[]> {
@@ -143,9 +149,16 @@ run(async () => {
   const b99 = percentile(redis, 99)
   const rows = [
     ['', 'samples', 'p50 ms', 'p99 ms', 'max ms'],
-    ['Roost: bus publish on A → poll response on B', String(roost.latencies.length), fmt(r50), fmt(r99), fmt(Math.max(...roost.latencies))],
+    ['Roost: bus publish on A → poll response written on B', String(roost.latencies.length), fmt(r50), fmt(r99), fmt(Math.max(...roost.latencies))],
     ['raw Redis: XADD → XREAD BLOCK reply', String(redis.length), fmt(b50), fmt(b99), fmt(Math.max(...redis))],
     ['ratio Roost/Redis', '', fmt(r50 / b50), fmt(r99 / b99), ''],
+    [
+      '(for reference) Roost: bus publish on A → response received by the receiver',
+      String(roost.received.length),
+      fmt(percentile(roost.received, 50)),
+      fmt(percentile(roost.received, 99)),
+      fmt(Math.max(...roost.received)),
+    ],
     ['(for reference) POST /messages on A, whole request', String(roost.postMs.length), fmt(percentile(roost.postMs, 50)), fmt(percentile(roost.postMs, 99)), ''],
   ]
   console.log(`${before}\n${RECEIVERS} receivers, ${MESSAGES} messages, one every ${INTERVAL} ms\n`)

@@ -6,7 +6,11 @@
 //   { kind: 'eld-start' }   → starts perf_hooks.monitorEventLoopDelay
 //   { kind: 'eld-stop' }    → its p50/p99/max in ms
 // With BENCH_REPORT_PUBLISH=1 it sends { kind: 'publish', at, content } when a
-// message event enters the bus (the start of cross-node delivery).
+// message event enters the bus (the start of cross-node delivery). With
+// BENCH_REPORT_WRITES=1 it records, for each GET /events response carrying
+// message events with contents "x<n>", when the response was written
+// (the end of cross-node delivery); { kind: 'writes' } returns them as
+// [n, at] pairs.
 //   env: DATABASE_URL, REDIS_URL, BENCH_REDIS_PREFIX, PORT, BOOTSTRAP_*
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { loadConfig } from '../src/config.js'
@@ -34,6 +38,19 @@ if (process.env.BENCH_REPORT_PUBLISH === '1') {
 const services = servicesOver(config, database, bus)
 await bootstrapRealm(services)
 const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'warn' } })
+const writes: Array<[number, number]> = []
+if (process.env.BENCH_REPORT_WRITES === '1') {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string' && request.url.startsWith('/api/v1/events')) {
+      const numbers = [...payload.matchAll(/"content":"x(\d+)"/g)].map((m) => Number(m[1]))
+      if (numbers.length > 0) reply.raw.once('finish', () => {
+        const at = clock()
+        for (const n of numbers) writes.push([n, at])
+      })
+    }
+    return payload
+  })
+}
 await app.listen({ port: config.port, host: config.host })
 
 let eld: IntervalHistogram | undefined
@@ -45,6 +62,9 @@ process.on('message', (raw) => {
     case 'stats':
       gc?.()
       reply({ ...memoryAfterGc(), heldPolls: services.events.heldPolls })
+      break
+    case 'writes':
+      reply(writes.splice(0))
       break
     case 'eld-start':
       eld = monitorEventLoopDelay({ resolution: 1 })
