@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import { eventsForQueue } from './filter.js'
-import { KnownStates } from './known-states.js'
+import { RedisSignals } from './redis-signals.js'
 import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
@@ -28,12 +28,7 @@ export class RedisQueueStore implements QueueStore {
   /** Descriptors never change after creation, so any node may cache them. */
   private readonly descriptors = new Map<string, QueueDescriptor>()
   private readonly snapshots = new Map<string, string>()
-  /** Handlers of the subscriber connection, by channel. */
-  private readonly channels = new Map<string, (message: string) => void>()
-  private subscriber: Redis | undefined
-  /** Per listening node: what it knows of the queues it read, and its signal handler. */
-  private readonly known = new Map<string, KnownStates>()
-  private readonly signalHandlers = new Map<string, (signal: WakeSignal) => void>()
+  private readonly signals: RedisSignals
   /** Queues answered from memory since the last touch batch. */
   private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
@@ -42,7 +37,9 @@ export class RedisQueueStore implements QueueStore {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.signals = new RedisSignals(redis, `${prefix}:subscriber`, onError)
+  }
 
   setMaxEvents(max: number): void {
     this.maxEvents = max
@@ -121,7 +118,7 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome> {
-    const known = nodeId === undefined ? undefined : this.known.get(nodeId)
+    const known = this.signals.knownBy(nodeId)
     const state = known?.lookup(desc.queueId, Date.now())
     if (state && lastEventId >= state.pruned && lastEventId <= state.issued) {
       // Answered from memory; the acknowledgement and the touch follow in the next batch.
@@ -157,12 +154,12 @@ export class RedisQueueStore implements QueueStore {
   }
 
   private wokenHere(queueId: string): void {
-    for (const known of this.known.values()) known.woken(queueId)
+    for (const known of this.signals.allKnown()) known.woken(queueId)
   }
 
   /** This node's own readers learn of its appends at once; other nodes by their message. */
   private appendedHere(queueId: string, firstId: number, serialized: string[]): void {
-    for (const known of this.known.values()) {
+    for (const known of this.signals.allKnown()) {
       known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => parseQueued(json, firstId + i)))
     }
   }
@@ -171,7 +168,7 @@ export class RedisQueueStore implements QueueStore {
     this.descriptors.delete(queueId)
     this.snapshots.delete(queueId)
     this.pendingTouches.delete(queueId)
-    for (const known of this.known.values()) known.forget(queueId)
+    for (const known of this.signals.allKnown()) known.forget(queueId)
   }
 
   private touchSoon(desc: QueueDescriptor, pruneUpTo: number): void {
@@ -202,7 +199,7 @@ export class RedisQueueStore implements QueueStore {
       const { desc } = touches[i] as { desc: QueueDescriptor }
       if (error) throw error
       if (alive === 1) {
-        for (const known of this.known.values()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+        for (const known of this.signals.allKnown()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
       } else {
         this.forgetQueue(desc.queueId)
       }
@@ -303,91 +300,13 @@ export class RedisQueueStore implements QueueStore {
     await UNPARK.run(this.redis, [this.key(desc.queueId, ':h')], [`${holder.nodeId}|${holder.token}`])
   }
 
-  async listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {
-    const known = new KnownStates()
-    this.known.set(nodeId, known)
-    const channel = this.nodeChannelPrefix + nodeId
-    const unsubscribe = await this.onChannel(channel, (message) => this.onNodeMessage(known, message, onSignal))
-    known.reset(this.subscriber?.status === 'ready')
-    this.signalHandlers.set(nodeId, onSignal)
-    return async () => {
-      if (this.known.get(nodeId) === known) this.known.delete(nodeId)
-      if (this.signalHandlers.get(nodeId) === onSignal) this.signalHandlers.delete(nodeId)
-      known.reset(false)
-      await unsubscribe()
-    }
+  listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {
+    return this.signals.listen(nodeId, this.nodeChannelPrefix + nodeId, onSignal)
   }
 
-  /** A message on a node's channel (format: lua.ts, WAKE). */
-  private onNodeMessage(known: KnownStates, message: string, onSignal: (signal: WakeSignal) => void): void {
-    const lines = message.split('\n')
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string
-      if (line.startsWith('e ')) {
-        const [, queueId = '', first, count] = line.split(' ')
-        const firstId = Number(first)
-        const n = Number(count)
-        const eventLines = lines.slice(i + 1, i + 1 + n)
-        i += n
-        known.appended(queueId, firstId, n, () => eventLines.map((json) => JSON.parse(json) as QueuedEvent))
-        onSignal({ kind: 'wake', queueId })
-      } else if (line.startsWith('w ')) {
-        const queueId = line.slice(2)
-        known.woken(queueId)
-        onSignal({ kind: 'wake', queueId })
-      } else if (line.startsWith('s ')) {
-        const [, queueId, token] = line.split(' ')
-        if (queueId && token) onSignal({ kind: 'supersede', queueId, token })
-      }
-    }
-  }
-
-  /** Subscribes `handler` to a channel on the shared subscriber connection; returns the unsubscribe. */
-  async onChannel(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
-    const subscriber = this.subscriberConnection()
-    this.channels.set(channel, handler)
-    await subscriber.subscribe(channel)
-    return async () => {
-      if (this.channels.get(channel) !== handler) return
-      this.channels.delete(channel)
-      if (subscriber.status === 'ready') await subscriber.unsubscribe(channel).catch(this.onError)
-    }
-  }
-
-  /** Subscribe-mode connection shared by wake-ups and bus subscriptions. */
-  private subscriberConnection(): Redis {
-    if (!this.subscriber) {
-      const subscriber = this.redis.duplicate({ enableAutoPipelining: false, connectionName: `${this.prefix}:subscriber` })
-      this.subscriber = subscriber
-      subscriber.on('error', this.onError)
-      subscriber.on('message', (channel: string, message: string) => this.channels.get(channel)?.(message))
-      // Wake-ups sent while the connection was down are lost: forget every
-      // remembered state, and trust new ones only once the channels are
-      // subscribed again (our own SUBSCRIBE is answered after ioredis's
-      // automatic resubscription, on the same connection).
-      let lost = false
-      subscriber.on('close', () => {
-        lost = true
-        this.resetKnown(false)
-      })
-      subscriber.on('ready', () => {
-        const channels = [...this.channels.keys()]
-        if (!lost || channels.length === 0) return
-        lost = false
-        subscriber.subscribe(...channels).then(
-          () => {
-            this.resetKnown(subscriber.status === 'ready')
-            for (const onSignal of this.signalHandlers.values()) onSignal({ kind: 'resync' })
-          },
-          (error: unknown) => this.onError(error),
-        )
-      })
-    }
-    return this.subscriber
-  }
-
-  private resetKnown(live: boolean): void {
-    for (const known of this.known.values()) known.reset(live)
+  /** Subscribes `handler` to a channel (the bus's items channel); returns the unsubscribe. */
+  onChannel(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    return this.signals.onChannel(channel, handler)
   }
 
   async close(): Promise<void> {
@@ -395,14 +314,7 @@ export class RedisQueueStore implements QueueStore {
     this.touchTimer = undefined
     // Polls answered from memory still owe their queues a touch.
     if (this.redis.status === 'ready') await this.flushTouches().catch(this.onError)
-    this.resetKnown(false)
-    this.known.clear()
-    this.signalHandlers.clear()
-    this.channels.clear()
-    if (this.subscriber) {
-      this.subscriber.disconnect()
-      this.subscriber = undefined
-    }
+    this.signals.close()
   }
 
   private async loadDescriptors(queueIds: string[]): Promise<Map<string, QueueDescriptor>> {
