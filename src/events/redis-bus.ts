@@ -36,7 +36,8 @@ export class RedisEventBus implements EventBus {
     return new RedisEventBus(redis, options.prefix, options.onError ?? ((error) => process.stderr.write(`roost: redis bus: ${String(error)}\n`)))
   }
 
-  private onError(error: unknown): void {
+  /** Counts and reports an error of the event system's Redis work (also used by the queue layer). */
+  onError(error: unknown): void {
     this.errors++
     this.reportError(error)
   }

@@ -29,6 +29,8 @@ export function eventQueuesFor(bus: EventBus, config: Config, nodeId: string): E
     nodeId,
     defaultLifespanSecs: config.eventQueueTimeoutSeconds,
     heartbeatSecs: config.heartbeatIntervalSeconds,
+    // Work a poll does after its answer (releasing its mark) reports its errors here.
+    onError: bus instanceof RedisEventBus ? (error) => bus.onError(error) : (error) => process.stderr.write(`roost: event queues: ${String(error)}\n`),
   })
 }
 
