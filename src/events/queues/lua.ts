@@ -61,7 +61,7 @@ return 1
 
 /**
  * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none).
- * Returns {'ok', events, issued, pruned} | {'pruned', id} | {'ahead'} | {'gone'}.
+ * Returns {'ok', events, issued} (lastEventId is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
  */
 export const FETCH = new LuaScript(`${EXTEND_TTL}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
@@ -81,7 +81,7 @@ extend(KEYS[5], ttl)
 if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
 if ARGV[3] ~= '' then redis.call('SADD', KEYS[7], ARGV[3]) end
 if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
-return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued), tostring(last)}
+return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued)}
 `)
 
 /**

@@ -17,7 +17,8 @@ import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, Wa
  * time per queue), so the first nodes are woken early in a large fan-out.
  */
 const APPEND_CHUNK = 25
-const DESCRIPTOR_CACHE_SIZE = 50_000
+/** Entries of each per-node cache (descriptors, register snapshots). */
+const CACHE_SIZE = 50_000
 /** Polls answered from memory refresh their queues' TTLs in one batch this often. */
 const TOUCH_INTERVAL_MS = 1_000
 /** A remembered state is trusted until this long before the queue could expire. */
@@ -93,13 +94,7 @@ export class RedisQueueStore implements QueueStore {
     const cached = this.snapshots.get(queueId)
     if (cached !== undefined) return cached
     const snapshot = await this.redis.get(this.key(queueId, ':s'))
-    if (snapshot !== null) {
-      if (this.snapshots.size >= DESCRIPTOR_CACHE_SIZE) {
-        const oldest = this.snapshots.keys().next().value
-        if (oldest !== undefined) this.snapshots.delete(oldest)
-      }
-      this.snapshots.set(queueId, snapshot)
-    }
+    if (snapshot !== null) setBounded(this.snapshots, queueId, snapshot)
     return snapshot
   }
 
@@ -123,7 +118,7 @@ export class RedisQueueStore implements QueueStore {
     if (state && lastEventId >= state.pruned && lastEventId <= state.issued) {
       // Answered from memory; the acknowledgement and the touch follow in the next batch.
       const events = lastEventId === state.pruned ? state.events : state.events.filter((e) => e.id > lastEventId)
-      if (lastEventId > state.pruned) known?.acknowledge(desc.queueId, lastEventId)
+      known?.acknowledge(desc.queueId, lastEventId)
       this.touchSoon(desc, lastEventId)
       return { kind: 'ok', events: [...events] }
     }
@@ -133,13 +128,12 @@ export class RedisQueueStore implements QueueStore {
       string,
       unknown?,
       string?,
-      string?,
     ]
     switch (reply[0]) {
       case 'ok': {
         const events = (reply[1] as string[]).map((json) => JSON.parse(json) as QueuedEvent)
         if (ticket && known) {
-          known.settle(ticket, { issued: Number(reply[2]), pruned: Number(reply[3]), events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
+          known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
         }
         return { kind: 'ok', events }
       }
@@ -151,10 +145,6 @@ export class RedisQueueStore implements QueueStore {
         this.forgetQueue(desc.queueId)
         return { kind: 'gone' }
     }
-  }
-
-  private wokenHere(queueId: string): void {
-    for (const known of this.signals.allKnown()) known.woken(queueId)
   }
 
   /** This node's own readers learn of its appends at once; other nodes by their message. */
@@ -180,25 +170,22 @@ export class RedisQueueStore implements QueueStore {
     }, TOUCH_INTERVAL_MS)
   }
 
-  /** Refreshes the TTLs of the queues answered from memory and prunes what those polls acknowledged (one pipelined script call each). */
+  /**
+   * Refreshes the TTLs of the queues answered from memory and prunes what
+   * those polls acknowledged: one script call each, sent in one write by the
+   * connection's auto-pipelining.
+   */
   async flushTouches(): Promise<void> {
     if (this.pendingTouches.size === 0) return
     const touches = [...this.pendingTouches.values()]
     this.pendingTouches.clear()
     const started = Date.now()
-    const argsOf = ({ desc, pruneUpTo }: { desc: QueueDescriptor; pruneUpTo: number }) => [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : '']
-    const pipeline = this.redis.pipeline()
-    for (const touch of touches) pipeline.evalsha(TOUCH.sha, 7, ...this.queueKeys(touch.desc), ...argsOf(touch))
-    let results = (await pipeline.exec()) ?? []
-    if (results.some(([error]) => error instanceof Error && error.message.includes('NOSCRIPT'))) {
-      results = await Promise.all(
-        touches.map((touch) => TOUCH.run(this.redis, this.queueKeys(touch.desc), argsOf(touch)).then((value) => [null, value] as [null, unknown])),
-      )
-    }
-    results.forEach(([error, alive], i) => {
+    const alive = await Promise.all(
+      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : ''])),
+    )
+    alive.forEach((isAlive, i) => {
       const { desc } = touches[i] as { desc: QueueDescriptor }
-      if (error) throw error
-      if (alive === 1) {
+      if (isAlive === 1) {
         for (const known of this.signals.allKnown()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
       } else {
         this.forgetQueue(desc.queueId)
@@ -335,13 +322,18 @@ export class RedisQueueStore implements QueueStore {
   }
 
   private remember(desc: QueueDescriptor): QueueDescriptor {
-    if (this.descriptors.size >= DESCRIPTOR_CACHE_SIZE) {
-      const oldest = this.descriptors.keys().next().value
-      if (oldest !== undefined) this.descriptors.delete(oldest)
-    }
-    this.descriptors.set(desc.queueId, desc)
+    setBounded(this.descriptors, desc.queueId, desc)
     return desc
   }
+}
+
+/** Sets a cache entry, dropping the oldest one when the cache is full. */
+function setBounded<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= CACHE_SIZE && !cache.has(key)) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  cache.set(key, value)
 }
 
 /** A member of the user and realm-public index sets. */
