@@ -21,6 +21,7 @@ import { api, clock, clusterEnv, fmt, machine, markdownTable, ownerAuth, percent
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10)
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000)
+const QUEUES = Number(process.env.BENCH_QUEUES ?? 0)
 
 async function seedUsers(databaseUrl: string): Promise<void> {
   const database = await openDatabase({ databaseUrl })
@@ -91,6 +92,19 @@ run(async () => {
   const subs = (await api(base, auth, 'GET', '/users/me/subscriptions', { include_subscribers: true })).subscriptions as Array<{ name: string; subscribers: number[] }>
   const subscribers = subs.find((s) => s.name === 'general')?.subscribers.length ?? 0
 
+  if (QUEUES > 0) {
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    const { rows } = await client.query<{ email: string; api_key: string }>('SELECT email, api_key FROM user_profile WHERE is_active ORDER BY id LIMIT $1', [QUEUES])
+    await client.end()
+    let registered = 0
+    for (const u of rows) {
+      const userAuth = `Basic ${Buffer.from(`${u.email}:${u.api_key}`).toString('base64')}`
+      await api(base, userAuth, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })
+      registered++
+    }
+    console.log(`registered ${registered} queues`)
+  }
   const before = machine()
   const send = (i: number) => api(base, auth, 'POST', '/messages', { type: 'stream', to: 'general', topic: 'fan-out', content: `message ${i}` })
   for (let i = 0; i < WARMUP; i++) await send(i)

@@ -48,7 +48,12 @@ const phases = {
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
-  cluster: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL } },
+  cluster: {
+    files: all.filter(isCluster),
+    env: { ROOST_TEST_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
+    // Also when run alone (`node scripts/test.mjs cluster`), before any postgres phase made the database.
+    before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {}),
+  },
   e2e: { files: all.filter(isE2e), env: withoutDb },
 }
 

@@ -193,3 +193,74 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
 
 /** Internal field carrying the producing transaction's ID on queued events. */
 export const XID_FIELD = '__xid'
+
+/**
+ * What, besides the item, decides a queue's events: queues of one item with
+ * the same key receive the same events. Everything eventsForQueue reads of a
+ * descriptor is here, except the user (the recipient test and the user's own
+ * fields, added per item by eventsFanOut) and the queue ID (used only for the
+ * sender's `local_message_id`).
+ */
+function descriptorShape(desc: QueueDescriptor): string {
+  let shape = shapes.get(desc)
+  if (shape === undefined) {
+    const caps = desc.capabilities
+    shape = JSON.stringify([
+      desc.realmId,
+      desc.allPublicStreams,
+      desc.narrow,
+      desc.applyMarkdown,
+      desc.clientExtavatar,
+      desc.slimPresence,
+      desc.eventTypes,
+      Object.keys(caps)
+        .sort()
+        .map((k) => (caps[k as keyof typeof caps] ? 1 : 0))
+        .join(''),
+    ])
+    shapes.set(desc, shape)
+  }
+  return shape
+}
+const shapes = new WeakMap<QueueDescriptor, string>()
+
+/**
+ * eventsForQueue for the many queues one item goes to, computed (and passed
+ * to `prepare`, e.g. serialized) once per distinct outcome: a message to
+ * 1,000 recipients, who mostly share their flags and client options, is
+ * filtered a handful of times instead of 1,000. Queues whose outcome may be
+ * their own (the sender's entry with its local ID; a settings event that names
+ * its user) get their own computation.
+ */
+export function eventsFanOut<T>(item: BusItem, prepare: (events: ChatEvent[]) => T): (desc: QueueDescriptor) => T {
+  const recipients = new Set(item.userIds)
+  const entryIds = new Map<object, number>()
+  const outcomes = new Map<string, T>()
+  const type = item.event.type
+  const perUser = type === 'user_settings' || type === 'update_display_settings' || type === 'update_global_notifications'
+  const ownLocalIds = 'sender_queue_id' in item.event || 'local_message_id' in item.event
+  return (desc) => {
+    let who: string
+    if (!recipients.has(desc.userId)) {
+      who = 'x'
+    } else {
+      const own = item.perUser?.[desc.userId]
+      if (own === undefined) {
+        who = ownLocalIds ? `q${desc.queueId}` : 'n'
+      } else if (ownLocalIds || 'sender_queue_id' in own || 'local_message_id' in own) {
+        who = `q${desc.queueId}`
+      } else {
+        let id = entryIds.get(own)
+        if (id === undefined) entryIds.set(own, (id = entryIds.size))
+        who = `e${id}`
+      }
+    }
+    const key = `${who}|${perUser ? `${desc.userId}|${desc.userEmail}` : ''}|${descriptorShape(desc)}`
+    let outcome = outcomes.get(key)
+    if (outcome === undefined) {
+      outcome = prepare(eventsForQueue(desc, item))
+      outcomes.set(key, outcome)
+    }
+    return outcome
+  }
+}

@@ -13,6 +13,7 @@
 //   channel P:node:<id>   signals for a node: "w <queue_id> [<queue_id>…]" (new events, or
 //                         the queue is gone) or "s <queue_id> <token>" (a newer poll took over)
 //   channel P:items       every published bus item (for EventBus.subscribe)
+// (APPEND builds the queue keys from P itself; the others take them as KEYS.)
 // Every queue key carries the same TTL, refreshed on each touch: an untouched
 // queue disappears cluster-wide with no sweeper. Index sets are cleaned lazily
 // by publishers when a member's descriptor is gone. Index members carry the
@@ -173,52 +174,59 @@ end
 `
 
 /**
- * KEYS per queue: desc, meta, events, holder, watchers.
- * ARGV maxEvents, nodeChannelPrefix, queueCount, then per queue: queueId, eventCount, event JSON… (objects without "id").
+ * No KEYS: the queues' keys are built here from the prefix (a fan-out names
+ * hundreds of queues, and five key arguments per queue cost the publishing
+ * node more than the append itself; the store runs on one Redis, not a
+ * sharded cluster). ARGV prefix, maxEvents, nodeChannelPrefix, variantCount,
+ * the variants (event JSON objects without "id", each passed once however many
+ * queues get it), then per queue: queueId and the 1-based variant numbers of
+ * its events, comma-separated.
  * Returns per queue: the first appended event's ID, -1 when the queue is gone, -2 when it
  * was dropped for exceeding maxEvents. Sends the
  * appended events (or, for a dropped queue, a wake-up) to each node holding or
  * watching the queue, one message per node.
  */
 export const APPEND = new LuaScript(`${WAKE}
-local max = tonumber(ARGV[1])
-local n = tonumber(ARGV[3])
-local a = 4
+local prefix = ARGV[1] .. ':q:'
+local max = tonumber(ARGV[2])
+local bodies = {}
+for v = 1, tonumber(ARGV[4]) do bodies[v] = string.sub(ARGV[4 + v], 2) end
 local out = {}
-for i = 1, n do
-  local k = (i - 1) * 5
+local i = 0
+for a = 5 + #bodies, #ARGV, 2 do
+  i = i + 1
   local qid = ARGV[a]
-  local c = tonumber(ARGV[a + 1])
-  a = a + 2
-  local ttl = redis.call('PTTL', KEYS[k + 1])
+  local q = prefix .. qid
+  local ttl = redis.call('PTTL', q)
   if ttl < 0 then
     out[i] = -1
-    a = a + c
   else
+    local meta, eventsKey, holderKey, watchersKey = q .. ':m', q .. ':e', q .. ':h', q .. ':w'
     local events = {}
     local bytes = 0
     local first = -1
-    for j = 1, c do
-      local id = redis.call('HINCRBY', KEYS[k + 2], 'last', 1)
-      if j == 1 then first = id end
-      local event = '{"id":' .. id .. ',' .. string.sub(ARGV[a], 2)
-      redis.call('ZADD', KEYS[k + 3], id, event)
-      events[j] = event
+    for v in string.gmatch(ARGV[a + 1], '%d+') do
+      local id = redis.call('HINCRBY', meta, 'last', 1)
+      if first == -1 then first = id end
+      local event = '{"id":' .. id .. ',' .. bodies[tonumber(v)]
+      redis.call('ZADD', eventsKey, id, event)
+      events[#events + 1] = event
       bytes = bytes + #event + 1
-      a = a + 1
     end
-    redis.call('PEXPIRE', KEYS[k + 3], ttl)
-    if redis.call('ZCARD', KEYS[k + 3]) > max then
-      wake_readers(KEYS[k + 4], KEYS[k + 5], qid)
-      redis.call('DEL', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 5])
+    local size = redis.call('ZCARD', eventsKey)
+    -- A new events key (all of it appended now) takes the queue's TTL; an existing one has it.
+    if size == #events then redis.call('PEXPIRE', eventsKey, ttl) end
+    if size > max then
+      wake_readers(holderKey, watchersKey, qid)
+      redis.call('DEL', q, meta, eventsKey, watchersKey)
       out[i] = -2
     else
-      send_events(KEYS[k + 4], KEYS[k + 5], qid, first, events, bytes)
+      send_events(holderKey, watchersKey, qid, first, events, bytes)
       out[i] = first
     end
   end
 end
-send_wakes(ARGV[2])
+send_wakes(ARGV[3])
 return out
 `)
 

@@ -3,7 +3,7 @@
 // a backlog cap that drops the queue, expiry after `lifespanSecs` untouched.
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
-import { eventsForQueue } from './filter.js'
+import { eventsFanOut } from './filter.js'
 import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
 interface MemoryQueue {
@@ -97,10 +97,12 @@ export class MemoryQueueStore implements QueueStore {
     if (item.publicStreamId !== undefined && item.event.type === 'message') {
       for (const id of this.publicByRealm.get(item.realmId) ?? []) targets.add(id)
     }
+    // One private copy per distinct outcome, shared (read-only) by the queues that get it.
+    const eventsFor = eventsFanOut(item, (events) => events.map((event) => structuredClone(event)))
     for (const queueId of targets) {
       const q = this.live(queueId)
       if (!q) continue
-      const events = eventsForQueue(q.desc, item)
+      const events = eventsFor(q.desc)
       if (events.length > 0) this.push(q, events)
     }
   }
@@ -139,7 +141,7 @@ export class MemoryQueueStore implements QueueStore {
   }
 
   private push(q: MemoryQueue, events: ChatEvent[]): void {
-    for (const event of events) q.events.push({ ...structuredClone(event), id: ++q.lastId })
+    for (const event of events) q.events.push({ ...event, id: ++q.lastId })
     if (q.events.length > this.maxEvents) {
       this.drop(q, true)
       return

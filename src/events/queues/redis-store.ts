@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
-import { eventsForQueue } from './filter.js'
+import { eventsFanOut } from './filter.js'
 import { RedisSignals } from './redis-signals.js'
 import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
@@ -71,11 +71,6 @@ export class RedisQueueStore implements QueueStore {
       this.key(id, ':w'),
     ]
   }
-  /** desc, meta, events, holder, watchers (APPEND). */
-  private appendKeys(queueId: string): string[] {
-    return [this.key(queueId), this.key(queueId, ':m'), this.key(queueId, ':e'), this.key(queueId, ':h'), this.key(queueId, ':w')]
-  }
-
   async create(desc: QueueDescriptor): Promise<void> {
     await CREATE.run(
       this.redis,
@@ -216,15 +211,16 @@ export class RedisQueueStore implements QueueStore {
     // 2. Descriptors (cached; missing ones are gone and leave the indexes).
     const descs = await this.loadDescriptors([...userOf.keys()])
     const stale: [number, string][] = []
-    const targets: { desc: QueueDescriptor; events: ChatEvent[] }[] = []
+    const targets: { desc: QueueDescriptor; serialized: string[] }[] = []
+    const serializedFor = eventsFanOut(item, (events) => events.map(serializeEvent))
     for (const [queueId, userId] of userOf) {
       const desc = descs.get(queueId)
       if (!desc) {
         stale.push([userId, queueId])
         continue
       }
-      const events = eventsForQueue(desc, item)
-      if (events.length > 0) targets.push({ desc, events })
+      const serialized = serializedFor(desc)
+      if (serialized.length > 0) targets.push({ desc, serialized })
     }
 
     // 3. Append atomically per chunk of queues. The chunks go out together (one
@@ -232,18 +228,10 @@ export class RedisQueueStore implements QueueStore {
     // chunk answer their polls while Redis still runs the next ones.
     const chunks: { desc: QueueDescriptor; serialized: string[] }[][] = []
     for (let start = 0; start < targets.length; start += APPEND_CHUNK) {
-      chunks.push(targets.slice(start, start + APPEND_CHUNK).map(({ desc, events }) => ({ desc, serialized: events.map(serializeEvent) })))
+      chunks.push(targets.slice(start, start + APPEND_CHUNK))
     }
     const results = await Promise.all(
-      chunks.map((chunk) => {
-        const keys: string[] = []
-        const args: (string | number)[] = [this.maxEvents, this.nodeChannelPrefix, chunk.length]
-        for (const { desc, serialized } of chunk) {
-          keys.push(...this.appendKeys(desc.queueId))
-          args.push(desc.queueId, serialized.length, ...serialized)
-        }
-        return APPEND.run(this.redis, keys, args) as Promise<number[]>
-      }),
+      chunks.map((chunk) => APPEND.run(this.redis, [], this.appendArgs(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))) as Promise<number[]>),
     )
     chunks.forEach((chunk, c) => {
       const firstIds = results[c] as number[]
@@ -267,9 +255,25 @@ export class RedisQueueStore implements QueueStore {
     }
   }
 
+  /** APPEND's arguments: each distinct event JSON once, then per queue its ID and its events' variant numbers. */
+  private appendArgs(queues: [queueId: string, serialized: string[]][]): (string | number)[] {
+    const variants = new Map<string, number>()
+    const perQueue: string[] = []
+    for (const [queueId, serialized] of queues) {
+      let numbers = ''
+      for (const json of serialized) {
+        let v = variants.get(json)
+        if (v === undefined) variants.set(json, (v = variants.size + 1))
+        numbers += numbers === '' ? String(v) : `,${v}`
+      }
+      perQueue.push(queueId, numbers)
+    }
+    return [this.prefix, this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perQueue]
+  }
+
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const serialized = [serializeEvent({ type: 'heartbeat' })]
-    const [firstId] = (await APPEND.run(this.redis, this.appendKeys(desc.queueId), [this.maxEvents, this.nodeChannelPrefix, 1, desc.queueId, 1, ...serialized])) as number[]
+    const [firstId] = (await APPEND.run(this.redis, [], this.appendArgs([[desc.queueId, serialized]]))) as number[]
     if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized)
     else this.forgetQueue(desc.queueId)
   }
