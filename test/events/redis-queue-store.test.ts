@@ -132,3 +132,33 @@ t.test('a woken poll is answered from the events its wake-up carried, with no re
   const error = await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }).catch((e: unknown) => e)
   t.match(error, { code: 'BAD_REQUEST', msg: 'An event newer than -1 has already been pruned!' })
 })
+
+t.test('one wake-up carries each event variant once; every woken queue gets its own, with its own IDs', async (t) => {
+  const { a, b, nodeA } = await twoNodes(t)
+  const users = [1, 2, 3]
+  const descs = await Promise.all(users.map((userId) => nodeA.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1 })))
+  // User 1's queue already holds an event, so its IDs differ from the others'.
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  const polls = descs.map((desc) => (desc.userId === 1 ? nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0 }) : nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1 })))
+  await waitForHeld(nodeA, 3)
+  const published: string[] = []
+  const subscriber = a.redis.duplicate()
+  t.teardown(() => subscriber.disconnect())
+  await subscriber.psubscribe(`${b.prefix}:node:*`)
+  subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => published.push(message))
+  const scripts = countFetches(a.redis)
+  const message = { id: 5, type: 'stream', content: 'hi' }
+  const unread = { flags: [] }
+  await b.queues.append({ realmId: 1, userIds: users, event: { type: 'message', message }, perUser: { 1: { flags: ['read'] }, 2: unread, 3: unread }, origin: 'b' })
+  const answers = await withTimeout(Promise.all(polls))
+  t.same(answers, [
+    [{ id: 1, type: 'message', message, flags: ['read'] }],
+    [{ id: 0, type: 'message', message, flags: [] }],
+    [{ id: 0, type: 'message', message, flags: [] }],
+  ])
+  t.equal(scripts(), 0, 'no read of the queues')
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  const wake = published.find((m) => m.includes('"message"'))
+  t.ok(wake, 'the wake-up was published')
+  t.equal(wake?.match(/"message":/g)?.length, 2, 'two variants (read by user 1, unread by the others), each sent once')
+})

@@ -112,21 +112,26 @@ return 1
 `)
 
 /**
- * Collects signals per node and sends one message per node: lines of
- * "w <queue_id>" (something changed: read the queue again) or
- * "e <queue_id> <first_id> <count>" followed by the count appended events'
- * JSON, one a line (JSON has no raw newline). Past WAKE_PAYLOAD_MAX bytes for
- * a node, only "w" lines are added.
+ * Collects signals per node and sends one message per node, lines of:
+ * "w <queue_id>" (something changed: read the queue again);
+ * "v <n>" followed by a line with event JSON without its opening brace: the
+ * variant n of this append (each variant is sent to a node once, however many
+ * of its queues get it); "e <queue_id> <first_id> <count>" followed by count
+ * lines "@<n>": the appended events, with IDs from first_id, each a variant
+ * (JSON has no raw newline). Past WAKE_PAYLOAD_MAX bytes for a node, only "w"
+ * lines are added.
  */
 const WAKE = `
 local WAKE_PAYLOAD_MAX = 262144
 local parts = {}
 local sizes = {}
+local defined = {}
 local order = {}
 local function node_parts(node)
   if not parts[node] then
     parts[node] = {}
     sizes[node] = 0
+    defined[node] = {}
     order[#order + 1] = node
   end
   return parts[node]
@@ -155,14 +160,27 @@ end
 local function wake_readers(holderKey, watchersKey, qid)
   for _, node in ipairs(readers(holderKey, watchersKey)) do add(node, 'w ' .. qid) end
 end
-local function send_events(holderKey, watchersKey, qid, first, events, bytes)
+-- variants: the variant numbers of the appended events; bodies: the variants' JSON without "{".
+local function send_events(holderKey, watchersKey, qid, first, variants, bodies)
   for _, node in ipairs(readers(holderKey, watchersKey)) do
     node_parts(node)
+    local bytes = 0
+    for _, v in ipairs(variants) do
+      bytes = bytes + 8
+      if not defined[node][v] then bytes = bytes + #bodies[v] + 8 end
+    end
     if sizes[node] + bytes > WAKE_PAYLOAD_MAX then
       add(node, 'w ' .. qid)
     else
-      add(node, 'e ' .. qid .. ' ' .. first .. ' ' .. #events)
-      for _, event in ipairs(events) do add(node, event) end
+      for _, v in ipairs(variants) do
+        if not defined[node][v] then
+          defined[node][v] = true
+          add(node, 'v ' .. v)
+          add(node, bodies[v])
+        end
+      end
+      add(node, 'e ' .. qid .. ' ' .. first .. ' ' .. #variants)
+      for _, v in ipairs(variants) do add(node, '@' .. v) end
     end
   end
 end
@@ -202,26 +220,24 @@ for a = 5 + #bodies, #ARGV, 2 do
     out[i] = -1
   else
     local meta, eventsKey, holderKey, watchersKey = q .. ':m', q .. ':e', q .. ':h', q .. ':w'
-    local events = {}
-    local bytes = 0
+    local variants = {}
     local first = -1
     for v in string.gmatch(ARGV[a + 1], '%d+') do
+      v = tonumber(v)
       local id = redis.call('HINCRBY', meta, 'last', 1)
       if first == -1 then first = id end
-      local event = '{"id":' .. id .. ',' .. bodies[tonumber(v)]
-      redis.call('ZADD', eventsKey, id, event)
-      events[#events + 1] = event
-      bytes = bytes + #event + 1
+      redis.call('ZADD', eventsKey, id, '{"id":' .. id .. ',' .. bodies[v])
+      variants[#variants + 1] = v
     end
     local size = redis.call('ZCARD', eventsKey)
     -- A new events key (all of it appended now) takes the queue's TTL; an existing one has it.
-    if size == #events then redis.call('PEXPIRE', eventsKey, ttl) end
+    if size == #variants then redis.call('PEXPIRE', eventsKey, ttl) end
     if size > max then
       wake_readers(holderKey, watchersKey, qid)
       redis.call('DEL', q, meta, eventsKey, watchersKey)
       out[i] = -2
     else
-      send_events(holderKey, watchersKey, qid, first, events, bytes)
+      send_events(holderKey, watchersKey, qid, first, variants, bodies)
       out[i] = first
     end
   end

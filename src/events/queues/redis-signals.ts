@@ -4,6 +4,7 @@
 // messages on its channel (format: lua.ts, WAKE).
 import type { Redis } from 'ioredis'
 import { KnownStates } from './known-states.js'
+import type { ChatEvent } from '../bus.js'
 import type { QueuedEvent, WakeSignal } from './types.js'
 
 export class RedisSignals {
@@ -108,14 +109,18 @@ export class RedisSignals {
 /** One message on a node's channel: updates what the node knows, then signals its polls. */
 function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSignal) => void): void {
   const lines = message.split('\n')
+  const variants = new EventVariants()
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string
-    if (line.startsWith('e ')) {
+    if (line.startsWith('v ')) {
+      variants.define(line.slice(2), lines[++i] ?? '')
+    } else if (line.startsWith('e ')) {
       const [, queueId = '', first, count] = line.split(' ')
       const n = Number(count)
+      const firstId = Number(first)
       const eventLines = lines.slice(i + 1, i + 1 + n)
       i += n
-      known.appended(queueId, Number(first), n, () => eventLines.map((json) => JSON.parse(json) as QueuedEvent))
+      known.appended(queueId, firstId, n, () => eventLines.map((ref, k) => variants.event(ref.slice(1), firstId + k)))
       onSignal({ kind: 'wake', queueId })
     } else if (line.startsWith('w ')) {
       const queueId = line.slice(2)
@@ -125,5 +130,28 @@ function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSig
       const [, queueId, token] = line.split(' ')
       if (queueId && token) onSignal({ kind: 'supersede', queueId, token })
     }
+  }
+}
+
+/**
+ * The events of one message, by variant: each is parsed once, however many
+ * queues got it, and the queues' events share its (read-only) fields.
+ */
+class EventVariants {
+  private readonly bodies = new Map<string, string>()
+  private readonly parsed = new Map<string, ChatEvent>()
+
+  /** `body`: the event JSON without its opening brace (lua.ts, WAKE). */
+  define(n: string, body: string): void {
+    this.bodies.set(n, body)
+  }
+
+  event(n: string, id: number): QueuedEvent {
+    let template = this.parsed.get(n)
+    if (template === undefined) {
+      template = JSON.parse(`{${this.bodies.get(n) ?? ''}`) as ChatEvent
+      this.parsed.set(n, template)
+    }
+    return { id, ...template }
   }
 }

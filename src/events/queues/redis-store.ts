@@ -143,9 +143,9 @@ export class RedisQueueStore implements QueueStore {
   }
 
   /** This node's own readers learn of its appends at once; other nodes by their message. */
-  private appendedHere(queueId: string, firstId: number, serialized: string[]): void {
+  private appendedHere(queueId: string, firstId: number, serialized: string[], parsed: ParsedEvents): void {
     for (const known of this.signals.allKnown()) {
-      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => parseQueued(json, firstId + i)))
+      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => ({ id: firstId + i, ...parsed(json) })))
     }
   }
 
@@ -233,12 +233,13 @@ export class RedisQueueStore implements QueueStore {
     const results = await Promise.all(
       chunks.map((chunk) => APPEND.run(this.redis, [], this.appendArgs(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))) as Promise<number[]>),
     )
+    const parsed = parsedEvents()
     chunks.forEach((chunk, c) => {
       const firstIds = results[c] as number[]
       chunk.forEach(({ desc, serialized }, i) => {
         const firstId = firstIds[i] as number
         if (firstId >= 0) {
-          this.appendedHere(desc.queueId, firstId, serialized)
+          this.appendedHere(desc.queueId, firstId, serialized, parsed)
         } else {
           this.forgetQueue(desc.queueId)
           stale.push([desc.userId, desc.queueId])
@@ -274,7 +275,7 @@ export class RedisQueueStore implements QueueStore {
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const serialized = [serializeEvent({ type: 'heartbeat' })]
     const [firstId] = (await APPEND.run(this.redis, [], this.appendArgs([[desc.queueId, serialized]]))) as number[]
-    if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized)
+    if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized, parsedEvents())
     else this.forgetQueue(desc.queueId)
   }
 
@@ -345,9 +346,15 @@ function indexMember(userId: number, queueId: string): string {
   return `${userId}:${queueId}`
 }
 
-/** A queued event as FETCH returns it: the stored JSON with its ID first (see APPEND). */
-function parseQueued(serialized: string, id: number): QueuedEvent {
-  return JSON.parse(`{"id":${id},${serialized.slice(1)}`) as QueuedEvent
+/** Parses serialized events, each distinct one once (queues share the result's fields, read-only). */
+type ParsedEvents = (serialized: string) => ChatEvent
+function parsedEvents(): ParsedEvents {
+  const parsed = new Map<string, ChatEvent>()
+  return (serialized) => {
+    let event = parsed.get(serialized)
+    if (event === undefined) parsed.set(serialized, (event = JSON.parse(serialized) as ChatEvent))
+    return event
+  }
 }
 
 function serializeEvent(event: ChatEvent): string {
