@@ -98,8 +98,10 @@ export function isoDate(date: Date): string {
   return date.toISOString().replace(/Z$/, '+00:00')
 }
 
+export type ProfileValueRow = Pick<CustomProfileFieldValue, 'fieldId' | 'value' | 'renderedValue'> & { field: Pick<CustomProfileField, 'type'> }
+
 /** Maps stored values to `profile_data`: field ID (as a string key) → value and, for Markdown types, its HTML. */
-export function profileDataOf(values: (CustomProfileFieldValue & { field: Pick<CustomProfileField, 'type'> })[]): ProfileData {
+export function profileDataOf(values: ProfileValueRow[]): ProfileData {
   const out: ProfileData = {}
   for (const v of values) {
     out[String(v.fieldId)] = RENDERED_FIELD_TYPES.has(v.field.type) ? { value: v.value, rendered_value: v.renderedValue ?? v.value } : { value: v.value }

@@ -5,6 +5,7 @@ import { anon, as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { ROLE } from '../../src/domain/roles.js'
+import { withTimeout } from '../events/queue-store.contract.js'
 
 const md5 = (s: string) => createHash('md5').update(s.toLowerCase()).digest('hex')
 
@@ -49,6 +50,97 @@ t.test('GET /users/me', async (t) => {
     t.equal(body.is_owner, true)
     t.equal(body.is_admin, true)
     t.equal(body.role, ROLE.OWNER)
+  })
+
+  t.test('returns custom profile values with rendered_value for Markdown fields only, by field ID', async (t) => {
+    const person = await fx.newUser()
+    const [text, long, date] = await Promise.all([
+      services.prisma.customProfileField.create({ data: { realmId: fx.realm.id, name: `Title ${person.id}`, type: 1, order: 1 } }),
+      services.prisma.customProfileField.create({ data: { realmId: fx.realm.id, name: `About ${person.id}`, type: 2, order: 2 } }),
+      services.prisma.customProfileField.create({ data: { realmId: fx.realm.id, name: `Born ${person.id}`, type: 4, order: 3 } }),
+    ])
+    await services.prisma.customProfileFieldValue.createMany({
+      data: [
+        { userId: person.id, fieldId: date.id, value: '2000-01-01' },
+        { userId: person.id, fieldId: text.id, value: '**lead**', renderedValue: '<p><strong>lead</strong></p>' },
+        { userId: person.id, fieldId: long.id, value: 'plain', renderedValue: null },
+      ],
+    })
+    const other = await fx.newUser()
+    await services.prisma.customProfileFieldValue.create({ data: { userId: other.id, fieldId: text.id, value: 'not mine' } })
+    const body = expectSuccess(t, await as(app, person).get('/users/me'))
+    t.same(body.profile_data, {
+      [text.id]: { value: '**lead**', rendered_value: '<p><strong>lead</strong></p>' },
+      [long.id]: { value: 'plain', rendered_value: 'plain' },
+      [date.id]: { value: '2000-01-01' },
+    })
+    t.same(Object.keys(body.profile_data), [text.id, long.id, date.id].sort((a, b) => a - b).map(String))
+  })
+
+  t.test('reflects the current row: role, billing admin, timezone, uploaded avatar, name and address', async (t) => {
+    const person = await fx.newUser()
+    expectSuccess(t, await as(app, person).get('/users/me'))
+    await withTimeout(services.authCache.whenListening(), 10_000, 'the invalidation listener')
+    expectSuccess(t, await as(app, person).get('/users/me')) // served from the cache from now on
+    const updated = await services.prisma.user.update({
+      where: { id: person.id },
+      data: { role: ROLE.ADMIN, isBillingAdmin: true, timezone: 'Europe/Berlin', avatarSource: 'U', avatarHash: 'f'.repeat(40), avatarVersion: 3, fullName: 'Renamed Person', email: `user${person.id}@api.example.org` },
+    })
+    const body = expectSuccess(t, await as(app, person).get('/users/me'))
+    t.strictSame(
+      { ...body, profile_data: undefined },
+      {
+        result: 'success',
+        msg: '',
+        avatar_url: `/user_avatars/${fx.realm.id}/${'f'.repeat(40)}.png?version=3`,
+        avatar_version: 3,
+        email: `user${person.id}@api.example.org`,
+        full_name: 'Renamed Person',
+        is_admin: true,
+        is_owner: false,
+        is_billing_admin: true,
+        role: ROLE.ADMIN,
+        is_guest: false,
+        is_bot: false,
+        is_active: true,
+        timezone: 'Europe/Berlin',
+        date_joined: updated.dateJoined.toISOString().replace(/Z$/, '+00:00'),
+        max_message_id: -1,
+        user_id: person.id,
+        delivery_email: person.deliveryEmail,
+        profile_data: undefined,
+      },
+    )
+  })
+
+  t.test('shows the real address even when the user hides it from everyone', async (t) => {
+    const shy = await fx.newUser()
+    await services.prisma.userSettings.update({ where: { userId: shy.id }, data: { emailAddressVisibility: 4 } })
+    const body = expectSuccess(t, await as(app, shy).get('/users/me'))
+    t.equal(body.delivery_email, shy.deliveryEmail)
+    t.equal(body.avatar_url, `https://secure.gravatar.com/avatar/${md5(shy.deliveryEmail)}?d=identicon&version=1`)
+  })
+
+  t.test('gives bots their bot fields and no profile_data', async (t) => {
+    const bot = fx.users.bot
+    const body = expectSuccess(t, await as(app, bot).get('/users/me'))
+    const { result, msg, ...fields } = body
+    t.same(Object.keys(fields).sort(), [
+      'avatar_url', 'avatar_version', 'bot_owner_id', 'bot_type', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active', 'is_admin',
+      'is_billing_admin', 'is_bot', 'is_guest', 'is_owner', 'max_message_id', 'role', 'timezone', 'user_id',
+    ])
+    t.equal(fields.is_bot, true)
+    t.equal(fields.bot_type, 1)
+    t.equal(fields.bot_owner_id, fx.users.member.id)
+  })
+
+  t.test('agrees with GET /users/{id} for the same user, field for field', async (t) => {
+    for (const user of [fx.users.owner, fx.users.guest, fx.users.bot, fx.users.member]) {
+      const { max_message_id, ...me } = expectSuccess(t, await as(app, user).get('/users/me'))
+      const { user: dict } = expectSuccess(t, await as(app, user).get(`/users/${user.id}`, { client_extavatar: false, include_custom_profile_fields: true }))
+      t.type(max_message_id, 'number')
+      t.strictSame(me, { result: 'success', msg: '', ...dict }, `user ${user.id}`)
+    }
   })
 
   t.test('requires authentication', async (t) => {
