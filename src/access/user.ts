@@ -1,5 +1,5 @@
 // User lookups that throw ApiError when the requester may not see the user.
-import type { PrismaClient, Realm, User } from '../db/index.js'
+import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
 import {
   authenticationFailed,
   invalidEmailAddress,
@@ -12,6 +12,7 @@ import {
 import { RATE_RULES, type RateLimiter } from '../ratelimit/limiter.js'
 import { SYSTEM_GROUPS, hashPassword, randomAlphanumeric, verifyPassword } from '../actions/user-rows.js'
 import { isGuest } from '../domain/roles.js'
+import { reachableUserIds } from '../domain/guest-access.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
 
 /** A plain address check in the spirit of Django's EmailValidator: local@domain.tld, no spaces. */
@@ -26,39 +27,44 @@ export function isValidEmail(email: string): boolean {
   return labels.length >= 2 && labels.every((l) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l))
 }
 
+type Db = PrismaClient | Tx
+
 export interface UserQueryContext {
   prisma: PrismaClient
   realm: Realm
   user: User
 }
 
+/** Whether the realm keeps guests from some users (can_access_all_users_group is not "everyone"). */
+export async function guestsAreRestricted(db: Db, realm: Pick<Realm, 'canAccessAllUsersGroupId'>): Promise<boolean> {
+  if (realm.canAccessAllUsersGroupId === null) return false
+  const group = await db.userGroup.findUnique({ where: { id: realm.canAccessAllUsersGroupId }, select: { name: true } })
+  return !!group && group.name !== SYSTEM_GROUPS.everyone && group.name !== SYSTEM_GROUPS.internet
+}
+
 /**
  * IDs of the users `viewer` may access, or undefined when every user of the realm
  * is accessible. Only guests can be restricted (can_access_all_users_group is
- * "everyone" or "members" upstream); a restricted guest sees itself, the bots,
- * the members of its channels and its direct-message partners.
+ * "everyone" or "members" upstream); see domain/guest-access.ts for the rule.
  */
 export async function accessibleUserIds(ctx: UserQueryContext): Promise<Set<number> | undefined> {
-  if (!isGuest(ctx.user.role) || ctx.realm.canAccessAllUsersGroupId === null) return undefined
-  const group = await ctx.prisma.userGroup.findUnique({ where: { id: ctx.realm.canAccessAllUsersGroupId } })
-  if (!group || group.name === SYSTEM_GROUPS.everyone || group.name === SYSTEM_GROUPS.internet) return undefined
-  const ids = new Set<number>([ctx.user.id])
+  if (!isGuest(ctx.user.role) || !(await guestsAreRestricted(ctx.prisma, ctx.realm))) return undefined
   const mine = await ctx.prisma.subscription.findMany({ where: { userId: ctx.user.id, active: true }, select: { streamId: true } })
   const peers = await ctx.prisma.subscription.findMany({
     where: { streamId: { in: mine.map((s) => s.streamId) }, active: true },
     select: { userId: true },
   })
-  for (const p of peers) ids.add(p.userId)
   const bots = await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, isBot: true }, select: { id: true } })
-  for (const b of bots) ids.add(b.id)
   const dms = await ctx.prisma.message.findMany({
     where: { realmId: ctx.realm.id, dmUserIds: { has: ctx.user.id } },
     select: { dmUserIds: true },
   })
-  for (const m of dms) for (const id of m.dmUserIds) ids.add(id)
-  return ids
+  return reachableUserIds(ctx.user.id, {
+    channelPeers: peers.map((p) => p.userId),
+    dmPartners: dms.flatMap((m) => m.dmUserIds),
+    botIds: bots.map((b) => b.id),
+  })
 }
-
 
 /** A user of the requester's realm (active or not, bots included); `No such user` otherwise. */
 export async function accessUserById(ctx: UserQueryContext, userId: number): Promise<User> {

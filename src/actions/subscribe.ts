@@ -16,6 +16,7 @@ import { NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
 import { resolvePrincipals, type Principals } from '../access/principals.js'
 import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, type NewStream } from './create-streams.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
+import { emitGuestAccessChanges } from './guest-access-events.js'
 import { STREAM_COLORS } from './user-rows.js'
 
 export const HEX_COLOR = /^#[0-9a-fA-F]{3,6}$/
@@ -213,6 +214,8 @@ async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<
       joined.set(stream.id, change)
     }
   }
+  const streamsByUser = new Map([...added].map(([userId, list]) => [userId, list.map((a) => a.stream.id)]))
+  await emitGuestAccessChanges(tx, emit, { realm: ctx.realm, change: { op: 'add', streamsByUser }, realmUsers, subscribersAfter: subscriberIds })
   const changes = [...joined.values()]
   for (const { event, userIds } of peerEvents('peer_add', changes, realmUsers, subscriberIds)) emit(event, userIds)
 }

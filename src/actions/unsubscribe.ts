@@ -12,6 +12,7 @@ import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { presentStream } from '../present/stream.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
+import { emitGuestAccessChanges } from './guest-access-events.js'
 
 export interface UnsubscribeInput {
   subscriptions: string[]
@@ -75,6 +76,8 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
       const subscribersAfter = await getSubscriberIds(tx, [...leftByStream.keys()])
       const changes = streams.filter((s) => leftByStream.has(s.id)).map((stream) => ({ stream, userIds: leftByStream.get(stream.id) as number[] }))
       for (const { event, userIds } of peerEvents('peer_remove', changes, realmUsers, subscribersAfter)) emit(event, userIds)
+      const streamsByUser = new Map([...removedByUser].map(([userId, lost]) => [userId, lost.map((s) => s.id)]))
+      await emitGuestAccessChanges(tx, emit, { realm, change: { op: 'remove', streamsByUser }, realmUsers, subscribersAfter })
     }
     return result
   })

@@ -5,16 +5,10 @@
 // with and its direct-message partners (the same rule as access/user.ts, seen
 // from the other side).
 import type { PrismaClient, Realm, Tx } from '../db/index.js'
-import { SYSTEM_GROUPS } from '../actions/user-rows.js'
+import { guestsAreRestricted } from '../access/user.js'
 import { isGuest } from '../domain/roles.js'
 
 type Db = PrismaClient | Tx
-
-export async function guestsAreRestricted(db: Db, realm: Pick<Realm, 'canAccessAllUsersGroupId'>): Promise<boolean> {
-  if (realm.canAccessAllUsersGroupId === null) return false
-  const group = await db.userGroup.findUnique({ where: { id: realm.canAccessAllUsersGroupId }, select: { name: true } })
-  return !!group && group.name !== SYSTEM_GROUPS.everyone && group.name !== SYSTEM_GROUPS.internet
-}
 
 /** Active users of `realm` who can access user `userId` (sorted by ID). */
 export async function usersWhoCanAccess(db: Db, realm: Pick<Realm, 'id' | 'canAccessAllUsersGroupId'>, userId: number): Promise<number[]> {

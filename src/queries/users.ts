@@ -1,5 +1,5 @@
 // The user directory as the API returns it: GET /users, GET /users/{id}, GET /users/me.
-import type { PrismaClient, User } from '../db/index.js'
+import type { PrismaClient, Tx, User } from '../db/index.js'
 import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
 import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type ProfileValueRow, type UserDict } from '../present/user.js'
 
@@ -18,7 +18,7 @@ function presentable(row: UserWithSettings): PresentableUser {
 }
 
 /** Profile field values of the given users, keyed by user ID. */
-async function profileDataFor(prisma: PrismaClient, userIds: number[]): Promise<Map<number, ProfileData>> {
+export async function profileDataFor(prisma: PrismaClient | Tx, userIds: number[]): Promise<Map<number, ProfileData>> {
   const values = await prisma.customProfileFieldValue.findMany({
     where: { userId: { in: userIds } },
     include: { field: { select: { type: true } } },

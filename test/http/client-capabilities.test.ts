@@ -3,58 +3,12 @@
 // it with GET /events and compares the exact payloads. The transforms live in
 // events/queues/filter.ts, shared by the in-process and the Redis store.
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
-import type { Test } from 'tap'
-import type { User } from '../../src/db/index.js'
 import { NOTIFICATION_DEFAULTS_FIELD } from '../../src/events/queues/filter.js'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { busItemsDuring, MODERN_CAPABILITIES } from '../support/events.js'
 import { expectSuccess, type Body } from '../support/expect.js'
-
-type Capabilities = Partial<typeof MODERN_CAPABILITIES>
-
-interface Queue {
-  user: User
-  queueId: string
-  state: Body
-  lastEventId: number
-}
-
-async function register(t: Test, app: FastifyInstance, user: User, capabilities: Capabilities, params: Record<string, unknown> = {}): Promise<Queue> {
-  const state = expectSuccess(t, await as(app, user).post('/register', { client_capabilities: capabilities, fetch_event_types: [], ...params }))
-  return { user, queueId: state.queue_id as string, state, lastEventId: state.last_event_id as number }
-}
-
-/** Blocking fetches until `done` holds for the events received so far (heartbeats and ids dropped). */
-async function eventsUntil(t: Test, app: FastifyInstance, q: Queue, done: (events: Body[]) => boolean): Promise<Body[]> {
-  const out: Body[] = []
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('the expected events did not arrive')), 10_000)
-  })
-  try {
-    while (!done(out)) {
-      const res = await Promise.race([as(app, q.user).get('/events', { queue_id: q.queueId, last_event_id: q.lastEventId }), timeout])
-      for (const { id, ...event } of expectSuccess(t, res).events as Body[]) {
-        q.lastEventId = Math.max(q.lastEventId, id as number)
-        if (event.type !== 'heartbeat') out.push(event)
-      }
-    }
-  } finally {
-    clearTimeout(timer)
-  }
-  return out
-}
-
-const ofType = (events: Body[], type: string): Body[] => events.filter((e) => e.type === type)
-const hasType = (type: string, property?: string) => (events: Body[]) => events.some((e) => e.type === type && (property === undefined || e.property === property))
-
-/** A change that always reaches the user's own queues: once it is in, everything before it is. */
-async function sentinel(t: Test, app: FastifyInstance, user: User, value: boolean): Promise<void> {
-  expectSuccess(t, await as(app, user).patch('/settings', { left_side_userlist: value }))
-}
-const sentinelArrived = hasType('user_settings', 'left_side_userlist')
+import { eventsUntil, hasType, ofType, register, sentinel, sentinelArrived } from '../support/queues.js'
 
 const LEGACY = { ...MODERN_CAPABILITIES, notification_settings_null: false }
 
