@@ -162,3 +162,36 @@ t.test('one wake-up carries each event variant once; every woken queue gets its 
   t.ok(wake, 'the wake-up was published')
   t.equal(wake?.match(/"message":/g)?.length, 2, 'two variants (read by user 1, unread by the others), each sent once')
 })
+
+t.test('the marks of polls answered together are cleared together; a mark a newer poll took over stays', async (t) => {
+  const { a, b, nodeA, prefix } = await twoNodes(t)
+  const nodeB = new EventQueues(b.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
+  t.teardown(() => nodeB.close())
+  const [one, two] = await Promise.all([1, 2].map(() => nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })))
+  if (!one || !two) throw new Error('no queues')
+  const holderKey = (queueId: string) => `${prefix}:q:${queueId}:h`
+  const polls = [one, two].map((desc) => nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1 }))
+  await waitForHeld(nodeA, 2)
+  t.ok(await a.redis.get(holderKey(one.queueId)), 'held polls are marked')
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  t.same((await withTimeout(Promise.all(polls))).map((events) => events.length), [1, 1])
+  await withTimeout(
+    (async () => {
+      while ((await a.redis.exists(holderKey(one.queueId), holderKey(two.queueId))) > 0) await new Promise((r) => setTimeout(r, 5))
+    })(),
+    5_000,
+    'both marks cleared',
+  )
+  t.pass('both marks cleared')
+
+  // A poll on node B takes queue one over while node A still holds it: A's poll is answered, B's mark stays.
+  const held = nodeA.getEvents({ queueId: one.queueId, userId: 1, lastEventId: 0 })
+  await waitForHeld(nodeA, 1)
+  const takeover = nodeB.getEvents({ queueId: one.queueId, userId: 1, lastEventId: 0 })
+  await waitForHeld(nodeB, 1)
+  t.same(await withTimeout(held), [], 'the older poll is answered')
+  await new Promise((r) => setTimeout(r, 50))
+  t.match(await a.redis.get(holderKey(one.queueId)), /\|/, 'the newer poll’s mark stays')
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
+  t.same((await withTimeout(takeover)).map((e) => e.alert_words), [['y']])
+})

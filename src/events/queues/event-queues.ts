@@ -181,7 +181,7 @@ export class EventQueues {
   /**
    * Releases a poll's mark after the answers of this turn of the event loop
    * are written: a wake-up that answers many polls at once sends their
-   * releases together, after the answers rather than between them.
+   * releases together, in one call, after the answers rather than between them.
    */
   private releaseSoon(desc: QueueDescriptor, holder: Holder): void {
     this.releases.push({ desc, holder })
@@ -189,7 +189,7 @@ export class EventQueues {
     setImmediate(() => {
       const releases = this.releases
       this.releases = []
-      for (const r of releases) this.store.unpark(r.desc, r.holder).catch((error: unknown) => this.options.onError?.(error))
+      this.store.unpark(releases).catch((error: unknown) => this.options.onError?.(error))
     })
   }
 

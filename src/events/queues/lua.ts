@@ -259,9 +259,11 @@ end
 return 1
 `)
 
-/** KEYS holder; ARGV holderValue */
+/** KEYS holder of each released poll; ARGV the holder value of each. Clears each mark still held by that poll. */
 export const UNPARK = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then redis.call('DEL', key) end
+end
 return 1
 `)
 

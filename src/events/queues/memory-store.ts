@@ -124,9 +124,11 @@ export class MemoryQueueStore implements QueueStore {
     return true
   }
 
-  async unpark(desc: QueueDescriptor, holder: Holder): Promise<void> {
-    const q = this.queues.get(desc.queueId)
-    if (q?.holder && holderKey(q.holder) === holderKey(holder)) q.holder = undefined
+  async unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void> {
+    for (const { desc, holder } of released) {
+      const q = this.queues.get(desc.queueId)
+      if (q?.holder && holderKey(q.holder) === holderKey(holder)) q.holder = undefined
+    }
   }
 
   async listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {

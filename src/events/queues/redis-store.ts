@@ -13,10 +13,12 @@ import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
 /**
- * Queues per APPEND call: bounds one script's run time (about 20 µs of Redis
+ * Queues per APPEND call: bounds one script's run time (10–30 µs of Redis
  * time per queue), so the first nodes are woken early in a large fan-out.
  */
 const APPEND_CHUNK = 25
+/** Released polls per UNPARK call. */
+const UNPARK_CHUNK = 250
 /** Entries of each per-node cache (descriptors, register snapshots). */
 const CACHE_SIZE = 50_000
 /** Polls answered from memory refresh their queues' TTLs in one batch this often. */
@@ -223,29 +225,34 @@ export class RedisQueueStore implements QueueStore {
       if (serialized.length > 0) targets.push({ desc, serialized })
     }
 
-    // 3. Append atomically per chunk of queues. The chunks go out together (one
-    // pipeline): Redis runs them in order, and the nodes woken by the first
-    // chunk answer their polls while Redis still runs the next ones.
+    // 3. Append atomically per chunk of queues, in groups: Redis sends the
+    // pub/sub messages of the scripts it read in one go only after running them
+    // all, so one pipeline of every chunk would wake no node before the last
+    // queue is appended. The first group is one chunk; each next group is sent
+    // when the previous one is done, as large as all before it together.
     const chunks: { desc: QueueDescriptor; serialized: string[] }[][] = []
     for (let start = 0; start < targets.length; start += APPEND_CHUNK) {
       chunks.push(targets.slice(start, start + APPEND_CHUNK))
     }
-    const results = await Promise.all(
-      chunks.map((chunk) => APPEND.run(this.redis, [], this.appendArgs(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))) as Promise<number[]>),
-    )
     const parsed = parsedEvents()
-    chunks.forEach((chunk, c) => {
-      const firstIds = results[c] as number[]
-      chunk.forEach(({ desc, serialized }, i) => {
-        const firstId = firstIds[i] as number
-        if (firstId >= 0) {
-          this.appendedHere(desc.queueId, firstId, serialized, parsed)
-        } else {
-          this.forgetQueue(desc.queueId)
-          stale.push([desc.userId, desc.queueId])
-        }
+    for (let start = 0; start < chunks.length; start += Math.max(1, start)) {
+      const group = chunks.slice(start, start + Math.max(1, start))
+      const results = await Promise.all(
+        group.map((chunk) => APPEND.run(this.redis, [], this.appendArgs(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))) as Promise<number[]>),
+      )
+      group.forEach((chunk, c) => {
+        const firstIds = results[c] as number[]
+        chunk.forEach(({ desc, serialized }, i) => {
+          const firstId = firstIds[i] as number
+          if (firstId >= 0) {
+            this.appendedHere(desc.queueId, firstId, serialized, parsed)
+          } else {
+            this.forgetQueue(desc.queueId)
+            stale.push([desc.userId, desc.queueId])
+          }
+        })
       })
-    })
+    }
     if (stale.length > 0) {
       const cleanup = this.redis.pipeline()
       for (const [userId, queueId] of stale) {
@@ -288,8 +295,13 @@ export class RedisQueueStore implements QueueStore {
     return ok === 1
   }
 
-  async unpark(desc: QueueDescriptor, holder: Holder): Promise<void> {
-    await UNPARK.run(this.redis, [this.key(desc.queueId, ':h')], [`${holder.nodeId}|${holder.token}`])
+  async unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void> {
+    const calls: Promise<unknown>[] = []
+    for (let start = 0; start < released.length; start += UNPARK_CHUNK) {
+      const chunk = released.slice(start, start + UNPARK_CHUNK)
+      calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => `${holder.nodeId}|${holder.token}`)))
+    }
+    await Promise.all(calls)
   }
 
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {

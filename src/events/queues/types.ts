@@ -88,7 +88,8 @@ export interface QueueStore {
   heartbeat(desc: QueueDescriptor): Promise<void>
   /** Marks the queue as held by `holder`; a previous holder is sent a supersede signal. false when the queue is gone. */
   park(desc: QueueDescriptor, holder: Holder): Promise<boolean>
-  unpark(desc: QueueDescriptor, holder: Holder): Promise<void>
+  /** Clears the marks of answered polls (those not taken over since). */
+  unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void>
   /** Receives the wake signals addressed to nodeId. */
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>>
   /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
