@@ -66,13 +66,19 @@ export async function emitGuestAccessChanges(tx: Tx, emit: Emit, args: GuestAcce
   for (const [guestId, { before, after }] of around) {
     const dmPartners = dms.filter((m) => m.dmUserIds.includes(guestId)).flatMap((m) => m.dmUserIds)
     const { gained, lost } = accessDelta(guestId, { channelPeers: before, dmPartners, botIds }, { channelPeers: after, dmPartners, botIds })
-    for (const id of gained) if (active.has(id)) gainedBy.set(id, [...(gainedBy.get(id) ?? []), guestId])
-    for (const id of lost) if (active.has(id)) lostBy.set(id, [...(lostBy.get(id) ?? []), guestId])
+    for (const id of gained) if (active.has(id)) addTo(gainedBy, id, guestId)
+    for (const id of lost) if (active.has(id)) addTo(lostBy, id, guestId)
   }
   await emitAdds(tx, emit, realm, gainedBy, active)
   for (const [userId, guests] of lostBy) {
     emit({ type: 'realm_user', op: 'remove', person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME } }, guests.sort((a, b) => a - b))
   }
+}
+
+function addTo(lists: Map<number, number[]>, key: number, value: number): void {
+  const list = lists.get(key)
+  if (list) list.push(value)
+  else lists.set(key, [value])
 }
 
 /** The watched guests' channels and the subscribers of those and of the changed channels, all after the change. */

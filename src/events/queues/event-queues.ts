@@ -10,6 +10,7 @@ import {
   MAX_QUEUE_LIFESPAN_SECS,
   NO_CAPABILITIES,
   type ClientCapabilities,
+  type HeldPoll,
   type Holder,
   type QueueDescriptor,
   type QueuedEvent,
@@ -176,7 +177,7 @@ export class EventQueues {
     }
   }
 
-  private releases: { desc: QueueDescriptor; holder: Holder }[] = []
+  private releases: HeldPoll[] = []
 
   /**
    * Releases a poll's mark after the answers of this turn of the event loop

@@ -237,7 +237,7 @@ export function eventsFanOut<T>(item: BusItem, prepare: (events: ChatEvent[]) =>
   const entryIds = new Map<object, number>()
   const outcomes = new Map<string, T>()
   const type = item.event.type
-  const perUser = type === 'user_settings' || type === 'update_display_settings' || type === 'update_global_notifications'
+  const namesItsUser = type === 'user_settings' || type === 'update_display_settings' || type === 'update_global_notifications'
   const ownLocalIds = 'sender_queue_id' in item.event || 'local_message_id' in item.event
   return (desc) => {
     let who: string
@@ -255,7 +255,7 @@ export function eventsFanOut<T>(item: BusItem, prepare: (events: ChatEvent[]) =>
         who = `e${id}`
       }
     }
-    const key = `${who}|${perUser ? `${desc.userId}|${desc.userEmail}` : ''}|${descriptorShape(desc)}`
+    const key = `${who}|${namesItsUser ? `${desc.userId}|${desc.userEmail}` : ''}|${descriptorShape(desc)}`
     let outcome = outcomes.get(key)
     if (outcome === undefined) {
       outcome = prepare(eventsForQueue(desc, item))

@@ -114,12 +114,12 @@ return 1
 /**
  * Collects signals per node and sends one message per node, lines of:
  * "w <queue_id>" (something changed: read the queue again);
- * "v <n>" followed by a line with event JSON without its opening brace: the
- * variant n of this append (each variant is sent to a node once, however many
- * of its queues get it); "e <queue_id> <first_id> <count>" followed by count
- * lines "@<n>": the appended events, with IDs from first_id, each a variant
- * (JSON has no raw newline). Past WAKE_PAYLOAD_MAX bytes for a node, only "w"
- * lines are added.
+ * "v <n>" followed by a line with event JSON (without its ID): the variant n of
+ * this append (each variant is sent to a node once, however many of its
+ * queues get it); "e <queue_id> <first_id> <count>" followed by count lines
+ * "@<n>": the appended events, with IDs from first_id, each a variant (JSON has
+ * no raw newline). Past WAKE_PAYLOAD_MAX bytes for a node, only "w" lines are
+ * added.
  */
 const WAKE = `
 local WAKE_PAYLOAD_MAX = 262144
@@ -160,14 +160,14 @@ end
 local function wake_readers(holderKey, watchersKey, qid)
   for _, node in ipairs(readers(holderKey, watchersKey)) do add(node, 'w ' .. qid) end
 end
--- variants: the variant numbers of the appended events; bodies: the variants' JSON without "{".
-local function send_events(holderKey, watchersKey, qid, first, variants, bodies)
+-- variants: the variant numbers of the appended events; jsons: each variant's JSON.
+local function send_events(holderKey, watchersKey, qid, first, variants, jsons)
   for _, node in ipairs(readers(holderKey, watchersKey)) do
     node_parts(node)
     local bytes = 0
     for _, v in ipairs(variants) do
       bytes = bytes + 8
-      if not defined[node][v] then bytes = bytes + #bodies[v] + 8 end
+      if not defined[node][v] then bytes = bytes + #jsons[v] + 8 end
     end
     if sizes[node] + bytes > WAKE_PAYLOAD_MAX then
       add(node, 'w ' .. qid)
@@ -176,7 +176,7 @@ local function send_events(holderKey, watchersKey, qid, first, variants, bodies)
         if not defined[node][v] then
           defined[node][v] = true
           add(node, 'v ' .. v)
-          add(node, bodies[v])
+          add(node, jsons[v])
         end
       end
       add(node, 'e ' .. qid .. ' ' .. first .. ' ' .. #variants)
@@ -207,8 +207,12 @@ end
 export const APPEND = new LuaScript(`${WAKE}
 local prefix = ARGV[1] .. ':q:'
 local max = tonumber(ARGV[2])
+local jsons = {}
 local bodies = {}
-for v = 1, tonumber(ARGV[4]) do bodies[v] = string.sub(ARGV[4 + v], 2) end
+for v = 1, tonumber(ARGV[4]) do
+  jsons[v] = ARGV[4 + v]
+  bodies[v] = string.sub(jsons[v], 2)
+end
 local out = {}
 local i = 0
 for a = 5 + #bodies, #ARGV, 2 do
@@ -237,7 +241,7 @@ for a = 5 + #bodies, #ARGV, 2 do
       redis.call('DEL', q, meta, eventsKey, watchersKey)
       out[i] = -2
     else
-      send_events(holderKey, watchersKey, qid, first, variants, bodies)
+      send_events(holderKey, watchersKey, qid, first, variants, jsons)
       out[i] = first
     end
   end

@@ -4,7 +4,7 @@
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
-import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
 interface MemoryQueue {
   desc: QueueDescriptor
@@ -124,7 +124,7 @@ export class MemoryQueueStore implements QueueStore {
     return true
   }
 
-  async unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void> {
+  async unpark(released: HeldPoll[]): Promise<void> {
     for (const { desc, holder } of released) {
       const q = this.queues.get(desc.queueId)
       if (q?.holder && holderKey(q.holder) === holderKey(holder)) q.holder = undefined

@@ -109,18 +109,19 @@ export class RedisSignals {
 /** One message on a node's channel: updates what the node knows, then signals its polls. */
 function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSignal) => void): void {
   const lines = message.split('\n')
-  const variants = new EventVariants()
+  const variants = new Map<string, string>()
+  const queued = queuedEventMaker()
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string
     if (line.startsWith('v ')) {
-      variants.define(line.slice(2), lines[++i] ?? '')
+      variants.set(line.slice(2), lines[++i] ?? '{}')
     } else if (line.startsWith('e ')) {
       const [, queueId = '', first, count] = line.split(' ')
       const n = Number(count)
       const firstId = Number(first)
-      const eventLines = lines.slice(i + 1, i + 1 + n)
+      const refs = lines.slice(i + 1, i + 1 + n)
       i += n
-      known.appended(queueId, firstId, n, () => eventLines.map((ref, k) => variants.event(ref.slice(1), firstId + k)))
+      known.appended(queueId, firstId, n, () => refs.map((ref, k) => queued(variants.get(ref.slice(1)) ?? '{}', firstId + k)))
       onSignal({ kind: 'wake', queueId })
     } else if (line.startsWith('w ')) {
       const queueId = line.slice(2)
@@ -134,24 +135,15 @@ function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSig
 }
 
 /**
- * The events of one message, by variant: each is parsed once, however many
- * queues got it, and the queues' events share its (read-only) fields.
+ * Makes queued events from event JSON without an ID: each distinct JSON is
+ * parsed once, however many queues got it, and their events share its
+ * (read-only) fields. One per append or per message.
  */
-class EventVariants {
-  private readonly bodies = new Map<string, string>()
-  private readonly parsed = new Map<string, ChatEvent>()
-
-  /** `body`: the event JSON without its opening brace (lua.ts, WAKE). */
-  define(n: string, body: string): void {
-    this.bodies.set(n, body)
-  }
-
-  event(n: string, id: number): QueuedEvent {
-    let template = this.parsed.get(n)
-    if (template === undefined) {
-      template = JSON.parse(`{${this.bodies.get(n) ?? ''}`) as ChatEvent
-      this.parsed.set(n, template)
-    }
+export function queuedEventMaker(): (json: string, id: number) => QueuedEvent {
+  const parsed = new Map<string, ChatEvent>()
+  return (json, id) => {
+    let template = parsed.get(json)
+    if (template === undefined) parsed.set(json, (template = JSON.parse(json) as ChatEvent))
     return { id, ...template }
   }
 }

@@ -8,9 +8,9 @@ import type { Redis } from 'ioredis'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
 import type { BusItem, ChatEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
-import { RedisSignals } from './redis-signals.js'
+import { queuedEventMaker, RedisSignals } from './redis-signals.js'
 import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
-import type { FetchOutcome, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 
 /**
  * Queues per APPEND call: bounds one script's run time (10–30 µs of Redis
@@ -73,6 +73,7 @@ export class RedisQueueStore implements QueueStore {
       this.key(id, ':w'),
     ]
   }
+
   async create(desc: QueueDescriptor): Promise<void> {
     await CREATE.run(
       this.redis,
@@ -145,9 +146,9 @@ export class RedisQueueStore implements QueueStore {
   }
 
   /** This node's own readers learn of its appends at once; other nodes by their message. */
-  private appendedHere(queueId: string, firstId: number, serialized: string[], parsed: ParsedEvents): void {
+  private appendedHere(queueId: string, firstId: number, serialized: string[], queued: QueuedEventMaker): void {
     for (const known of this.signals.allKnown()) {
-      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => ({ id: firstId + i, ...parsed(json) })))
+      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => queued(json, firstId + i)))
     }
   }
 
@@ -234,7 +235,7 @@ export class RedisQueueStore implements QueueStore {
     for (let start = 0; start < targets.length; start += APPEND_CHUNK) {
       chunks.push(targets.slice(start, start + APPEND_CHUNK))
     }
-    const parsed = parsedEvents()
+    const queued = queuedEventMaker()
     for (let start = 0; start < chunks.length; start += Math.max(1, start)) {
       const group = chunks.slice(start, start + Math.max(1, start))
       const results = await Promise.all(
@@ -245,7 +246,7 @@ export class RedisQueueStore implements QueueStore {
         chunk.forEach(({ desc, serialized }, i) => {
           const firstId = firstIds[i] as number
           if (firstId >= 0) {
-            this.appendedHere(desc.queueId, firstId, serialized, parsed)
+            this.appendedHere(desc.queueId, firstId, serialized, queued)
           } else {
             this.forgetQueue(desc.queueId)
             stale.push([desc.userId, desc.queueId])
@@ -282,7 +283,7 @@ export class RedisQueueStore implements QueueStore {
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const serialized = [serializeEvent({ type: 'heartbeat' })]
     const [firstId] = (await APPEND.run(this.redis, [], this.appendArgs([[desc.queueId, serialized]]))) as number[]
-    if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized, parsedEvents())
+    if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized, queuedEventMaker())
     else this.forgetQueue(desc.queueId)
   }
 
@@ -295,7 +296,7 @@ export class RedisQueueStore implements QueueStore {
     return ok === 1
   }
 
-  async unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void> {
+  async unpark(released: HeldPoll[]): Promise<void> {
     const calls: Promise<unknown>[] = []
     for (let start = 0; start < released.length; start += UNPARK_CHUNK) {
       const chunk = released.slice(start, start + UNPARK_CHUNK)
@@ -358,16 +359,7 @@ function indexMember(userId: number, queueId: string): string {
   return `${userId}:${queueId}`
 }
 
-/** Parses serialized events, each distinct one once (queues share the result's fields, read-only). */
-type ParsedEvents = (serialized: string) => ChatEvent
-function parsedEvents(): ParsedEvents {
-  const parsed = new Map<string, ChatEvent>()
-  return (serialized) => {
-    let event = parsed.get(serialized)
-    if (event === undefined) parsed.set(serialized, (event = JSON.parse(serialized) as ChatEvent))
-    return event
-  }
-}
+type QueuedEventMaker = ReturnType<typeof queuedEventMaker>
 
 function serializeEvent(event: ChatEvent): string {
   const { id: _id, ...rest } = event

@@ -68,6 +68,12 @@ export interface Holder {
   token: string
 }
 
+/** A held long-poll of a queue, as its mark is released. */
+export interface HeldPoll {
+  desc: QueueDescriptor
+  holder: Holder
+}
+
 export interface QueueStore {
   create(desc: QueueDescriptor): Promise<void>
   /** The descriptor of a live queue (no touch). */
@@ -89,7 +95,7 @@ export interface QueueStore {
   /** Marks the queue as held by `holder`; a previous holder is sent a supersede signal. false when the queue is gone. */
   park(desc: QueueDescriptor, holder: Holder): Promise<boolean>
   /** Clears the marks of answered polls (those not taken over since). */
-  unpark(released: { desc: QueueDescriptor; holder: Holder }[]): Promise<void>
+  unpark(released: HeldPoll[]): Promise<void>
   /** Receives the wake signals addressed to nodeId. */
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>>
   /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
