@@ -20,7 +20,7 @@ import {
 import { isValidEmail } from '../access/user.js'
 import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddEvent, realmUserAddPerson } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
-import { usersWhoCanAccess } from '../presence/audience.js'
+import { usersAmongWhoCanAccess } from '../presence/audience.js'
 import type { Config } from '../config.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
 import { INACCESSIBLE_USER_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
@@ -91,8 +91,8 @@ export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Co
   const { realm } = ctx
   const settings = await tx.userSettings.findUnique({ where: { userId: user.id }, select: { emailAddressVisibility: true } })
   const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
-  const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
-  const accessing = new Set(await usersWhoCanAccess(tx, realm, user.id))
+  const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true }, orderBy: { id: 'asc' } })
+  const accessing = new Set(await usersAmongWhoCanAccess(tx, realm, user.id, viewers))
   const seeing = viewers.filter((v) => accessing.has(v.id) && canSeeDeliveryEmail(v, target)).map((v) => v.id)
   const notSeeing = viewers.filter((v) => accessing.has(v.id) && !canSeeDeliveryEmail(v, target)).map((v) => v.id)
   const kept = viewers.filter((v) => !accessing.has(v.id)).map((v) => v.id)

@@ -10,9 +10,16 @@ import { isGuest } from '../domain/roles.js'
 
 type Db = PrismaClient | Tx
 
+type ActiveUser = { id: number; role: number }
+
 /** Active users of `realm` who can access user `userId` (sorted by ID). */
 export async function usersWhoCanAccess(db: Db, realm: Pick<Realm, 'id' | 'canAccessAllUsersGroupId'>, userId: number): Promise<number[]> {
-  const active = await db.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true, isBot: true }, orderBy: { id: 'asc' } })
+  const active = await db.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true }, orderBy: { id: 'asc' } })
+  return usersAmongWhoCanAccess(db, realm, userId, active)
+}
+
+/** The same, for a caller that has already read the realm's active users (`active`, sorted by ID). */
+export async function usersAmongWhoCanAccess(db: Db, realm: Pick<Realm, 'id' | 'canAccessAllUsersGroupId'>, userId: number, active: ActiveUser[]): Promise<number[]> {
   const target = await db.user.findUnique({ where: { id: userId }, select: { isBot: true } })
   const guests = active.filter((u) => isGuest(u.role) && u.id !== userId)
   if (guests.length === 0 || target?.isBot || !(await guestsAreRestricted(db, realm))) return active.map((u) => u.id)
