@@ -2,6 +2,7 @@
 //   GET /api/v1/events   parses Basic auth the way an authenticated route must
 //                        (base64 decode, split at ':') and answers an empty event list
 //   GET /hold            holds the request until POST /release answers every held one
+// Env: PORT, LISTEN_BACKLOG (as Roost's; unset → Node's default, 511).
 // IPC { kind: 'stats' } → rss and live memory (after gc with --expose-gc) and the number held.
 import Fastify from 'fastify'
 import { memoryAfterGc } from './support.js'
@@ -24,7 +25,8 @@ app.post('/release', async () => {
   return { released: all.length }
 })
 
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
+// LISTEN_BACKLOG as for Roost (events-reconnect-storm.ts compares them at the same backlog); unset → Node's default.
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1', ...(process.env.LISTEN_BACKLOG ? { backlog: Number(process.env.LISTEN_BACKLOG) } : {}) })
 const gc = (globalThis as { gc?: () => void }).gc
 process.on('message', (raw) => {
   const message = raw as { kind: string; id: number }

@@ -51,7 +51,7 @@ if (process.env.BENCH_REPORT_WRITES === '1') {
     return payload
   })
 }
-await app.listen({ port: config.port, host: config.host })
+await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog })
 
 let eld: IntervalHistogram | undefined
 const gc = (globalThis as { gc?: () => void }).gc

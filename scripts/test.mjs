@@ -7,9 +7,12 @@
 //             database): those of the unit phase that use the test database,
 //             i.e. import test/support/app.js (the API tests)
 //   cluster   test/cluster: several nodes sharing PostgreSQL and Redis
+//   failure   test/failure: three server processes on a PostgreSQL and a Redis
+//             the tests start, stop, kill and slow down themselves (one file
+//             at a time; the open-files limit raised for the reconnect storm)
 //   e2e       test/e2e: the real server process, driven over HTTP
 //
-//   node scripts/test.mjs [phase …]      (default: all four, in that order)
+//   node scripts/test.mjs [phase …]      (default: all five, in that order)
 //
 // Only tests whose TypeScript source still exists are run, so a stale file
 // left in dist/ by a deleted test never runs. Every phase runs even when an
@@ -38,13 +41,14 @@ const under = (dir) => (rel) => rel.startsWith(`${dir}/`)
 const all = sourceTests()
 const isCluster = under('cluster')
 const isE2e = under('e2e')
+const isFailure = under('failure')
 const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const phases = {
-  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f)), env: withoutDb },
+  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f)), env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && usesDatabase(f)),
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && usesDatabase(f)),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
@@ -54,6 +58,8 @@ const phases = {
     // Also when run alone (`node scripts/test.mjs cluster`), before any postgres phase made the database.
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {}),
   },
+  // Each file starts its own processes; one at a time keeps them from starving each other of CPU.
+  failure: { files: all.filter(isFailure), env: withoutDb, tapArgs: ['--jobs=1', '--timeout=900'], raiseOpenFiles: true },
   e2e: { files: all.filter(isE2e), env: withoutDb },
 }
 
@@ -111,7 +117,12 @@ for (const name of selected) {
   }
   // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
   let summary
-  const code = await run(tap, compiled, phase.env, (line) => {
+  const args = [...(phase.tapArgs ?? []), ...compiled]
+  // 5,000 held polls are 5,000 sockets in the test process: raise the soft open-files limit as far as allowed.
+  const [command, commandArgs] = phase.raiseOpenFiles
+    ? ['sh', ['-c', 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', tap, ...args]]
+    : [tap, args]
+  const code = await run(command, commandArgs, phase.env, (line) => {
     const m = /^# \{ (total: \d+.*) \}\s*$/.exec(line.trim())
     if (m) summary = Object.fromEntries(m[1].split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))
   })

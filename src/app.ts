@@ -2,15 +2,24 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
+import cors from '@fastify/cors'
+import helmet from '@fastify/helmet'
 import type { Services } from './actions/context.js'
-import { methodNotAllowed, uploadTooLarge } from './errors.js'
-import { installErrorHandling } from './http/error-handler.js'
+import { methodNotAllowed, requestBodyTooLarge, uploadTooLarge } from './errors.js'
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js'
 import { allRoutes } from './http/routes/index.js'
 import { registerPages } from './http/pages/index.js'
 import { registerAccountPages } from './http/routes/settings.js'
+import { buildOpenApi } from './http/openapi.js'
 import type { HttpMethod, Route } from './http/route.js'
+import { installObservability, registerMetricsRoute } from './http/observability.js'
 
 export const API_PREFIX = '/api/v1'
+
+/** The largest request body other than a file upload (README "Limits"); larger ones answer 413. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024
+/** Form fields of one multipart request (no endpoint declares nearly as many). */
+const MAX_MULTIPART_FIELDS = 100
 
 export interface BuildAppOptions {
   services: Services
@@ -23,20 +32,46 @@ const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
 export async function buildApp({ services, routes = allRoutes, logger = false }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger,
-    bodyLimit: (services.config.maxFileUploadSizeMib + 1) * 1024 * 1024,
+    // JSON and urlencoded bodies; multipart bodies (uploads) are bounded by the multipart limits below.
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
+    // X-Forwarded-For is believed only from these (TRUSTED_PROXIES); request.ip is then the client's.
+    trustProxy: services.config.trustedProxies.length > 0 ? services.config.trustedProxies : false,
+    // One line per request, with user and organization (http/observability.ts), instead of Fastify's two.
+    disableRequestLogging: true,
+    requestIdLogLabel: 'request_id',
+    // Bad URLs, over-long path segments and header overflow answer in the error envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   })
   installErrorHandling(app)
+  installObservability(app, services)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
   app.addHook('preClose', async () => services.events.drain())
   app.addHook('onClose', async () => services.events.close())
   app.addHook('onClose', async () => services.authCache.close())
   services.authCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'authentication cache: invalidation listener lost; bypassing the cache until it reconnects'))
+  // Browser clients on other origins (CORS_ORIGINS); off when the list is empty.
+  if (services.config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: services.config.corsOrigins,
+      methods: ALL_METHODS,
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With'],
+      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+      maxAge: 3600,
+    })
+  }
+  // A multipart body announcing more than one upload and its fields is refused before it is read.
+  const multipartMax = services.config.maxFileUploadSizeMib * 1024 * 1024 + MAX_REQUEST_BODY_BYTES
+  app.addHook('onRequest', async (request) => {
+    const length = Number(request.headers['content-length'] ?? 0)
+    if (length > multipartMax && (request.headers['content-type'] ?? '').startsWith('multipart/')) throw requestBodyTooLarge()
+  })
   await app.register(formbody)
   await app.register(multipart, {
     attachFieldsToBody: true,
-    limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1 },
+    limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1, fieldSize: MAX_REQUEST_BODY_BYTES, fields: MAX_MULTIPART_FIELDS },
     onFile: async (part) => {
       try {
         ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
@@ -61,6 +96,13 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
     }
   })
 
+  // The OpenAPI 3.1 description of this route table; no authentication.
+  let openApi: string | undefined
+  app.get(`${API_PREFIX}/openapi.json`, async (_request, reply) => {
+    openApi ??= JSON.stringify(buildOpenApi(routes, API_PREFIX))
+    return reply.type('application/json; charset=utf-8').send(openApi)
+  })
+
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   for (const r of routes) {
     const url = (r.outsideApi ? '' : API_PREFIX) + r.url
@@ -76,8 +118,14 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
       app.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
     }
   }
-  // Server-rendered pages outside /api/v1 (links sent by mail).
-  registerAccountPages(app, services)
-  registerPages(app, services)
+  registerMetricsRoute(app, services)
+  // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
+  // their own with the browser security headers (CSP, frame and sniffing
+  // protection); the JSON API is left as it was.
+  await app.register(async (pages) => {
+    await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
+    registerAccountPages(pages, services)
+    registerPages(pages, services)
+  })
   return app
 }

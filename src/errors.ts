@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'INTERNAL_SERVER_ERROR'
+  | 'SERVER_NOT_READY'
 
 export class ApiError extends Error {
   constructor(
@@ -53,8 +54,9 @@ export const invalidAuthHeader = () => unauthorized('Invalid authorization heade
 export const basicAuthRequired = () => new ApiError('This endpoint requires HTTP basic authentication.', 'BAD_REQUEST', 400)
 export const invalidApiKey = () => unauthorized('Invalid API key')
 export const malformedApiKey = () => unauthorized('Malformed API key')
-export const accountDeactivatedAuth = () => unauthorized('Account is deactivated')
-export const realmDeactivatedAuth = () => unauthorized('This organization has been deactivated')
+// Upstream's UserDeactivatedError and RealmDeactivatedError (zerver/decorator.py validate_account_and_subdomain).
+export const accountDeactivatedAuth = () => new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401, {}, BASIC_CHALLENGE)
+export const realmDeactivatedAuth = () => new ApiError('This organization has been deactivated', 'REALM_DEACTIVATED', 401, {}, BASIC_CHALLENGE)
 export const wrongSubdomain = () => unauthorized('Account is not associated with this subdomain')
 
 // POST /fetch_api_key
@@ -83,7 +85,8 @@ export const methodNotAllowed = (allowed: string[]) =>
   new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: allowed }, { Allow: allowed.join(', ') })
 export const accessDenied = () => new ApiError('Access denied', 'BAD_REQUEST', 403)
 export const insufficientPermission = () => badRequest('Insufficient permission')
-export const mustBeAdmin = () => badRequest('Must be an organization administrator')
+// Upstream's OrganizationAdministratorRequiredError / OrganizationOwnerRequiredError: code UNAUTHORIZED_PRINCIPAL, HTTP 400.
+export const mustBeAdmin = () => new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL', 400)
 
 // Channels
 export const streamIdNotFound = (streamId: number) =>
@@ -103,7 +106,7 @@ export const notSubscribedToStreamId = (streamId: number) => badRequest(`Not sub
 export const unknownSubscriptionProperty = (property: string) => badRequest(`Unknown subscription property: ${property}`)
 export const userNotAuthorizedForQuery = () => badRequest('User not authorized for this query')
 export const notAllowedForGuests = () => badRequest('Not allowed for guest users')
-export const mustBeOwner = () => badRequest('Must be an organization owner')
+export const mustBeOwner = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL', 400)
 export const principalDeactivated = () => badRequest('User is deactivated')
 export const invalidUserGroup = () => badRequest('Invalid user group')
 export const groupSettingNotAllowed = (setting: string, groupName: string) =>
@@ -263,3 +266,60 @@ export const botOwnerIsBot = () => badRequest("Failed to change owner, bots can'
 export const avatarChangesDisabled = () => badRequest('Avatar changes are disabled in this organization.')
 export const exactlyOneAvatar = () => badRequest('You must upload exactly one avatar.')
 export const notAnImage = () => badRequest('Could not decode image; did you upload an image file?')
+
+// Channel administration, default channels, linkifiers, organization settings
+// (upstream's OrganizationAdministratorRequiredError / OrganizationOwnerRequiredError)
+export const streamNameInUse = () => badRequest('Channel name already in use.')
+export const streamAlreadyHasName = () => badRequest('Channel already has that name.')
+export const privateStreamCannotBeDefault = () => badRequest('Private channels cannot be made default.')
+export const subscribersOfPrivateStreamUnavailable = () => badRequest('Unable to retrieve subscribers for private channel')
+export const invalidPolicyValue = (name: string) => badRequest(`Invalid ${name}`)
+export const linkifierNotFound = () => badRequest('Linkifier not found.')
+export const linkifierInvalid = (field: string, msg: string) => new ApiError(msg, 'BAD_REQUEST', 400, { errors: { [field]: [msg] } })
+export const tooManyLinkifiers = (limit: number) => badRequest(`An organization may have at most ${limit} linkifiers.`)
+export const linkifierOrderDuplicates = () => badRequest('The ordered list must not contain duplicated linkifiers')
+export const linkifierOrderIncomplete = () => badRequest('The ordered list must enumerate all existing linkifiers exactly once')
+export const invalidLanguage = (code: string) => badRequest(`Invalid language '${code}'`)
+export const invalidVideoChatProvider = (value: number) => badRequest(`Invalid video_chat_provider ${value}`)
+export const invalidGiphyRating = (value: number) => badRequest(`Invalid giphy_rating ${value}`)
+export const groupSettingMustBeSystemGroup = (setting: string) => badRequest(`'${setting}' must be a system user group.`)
+// Custom emoji, attachments, avatars by user, push devices (cl-emoji)
+export const emojiNameMissing = () => badRequest('Emoji name is missing')
+export const emojiNameBadEnd = () => badRequest('Emoji names must end with either a letter or digit.')
+export const emojiNameBadCharacters = () =>
+  badRequest('Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.')
+export const emojiNameTooLong = (limit: number) => badRequest(`emoji_name is too long (limit: ${limit} characters)`)
+export const customEmojiExists = () => badRequest('A custom emoji with this name already exists.')
+export const exactlyOneFile = () => badRequest('You must upload exactly one file.')
+export const onlyAdminsOverrideBuiltInEmoji = () => badRequest('Only administrators can override built-in emoji.')
+export const invalidImageFormat = () => badRequest('Invalid image format')
+export const customEmojiNotFound = (name: string) => new ApiError(`Emoji '${name}' does not exist`, 'BAD_REQUEST', 404)
+export const mustBeAdminOrEmojiAuthor = () => badRequest('Must be an organization administrator or emoji author')
+export const invalidAttachment = () => badRequest('Invalid attachment')
+export const emptyOrInvalidLengthToken = () => badRequest('Empty or invalid length token')
+export const invalidApnsToken = () => badRequest('Invalid APNS token')
+export const invalidAppId = () => badRequest('Invalid app ID')
+export const pushTokenDoesNotExist = () => badRequest('Token does not exist')
+// Message extras: topics, mark-as-read, edit history, read receipts, muting (cl-messages)
+export const incompatibleParameters = (names: string[]) =>
+  badRequest(`Unsupported parameter combination: ${names.join(', ')}`, { parameters: names.join(', ') })
+/** A missing choice between two parameters, worded as upstream's missing-argument error (plain BAD_REQUEST). */
+export const missingOneOf = (name: string) => badRequest(`Missing '${name}' argument`)
+export const noSuchTopic = (topic: string) => badRequest(`No such topic '${topic}'`)
+export const topicNotMuted = () => badRequest('Topic is not muted')
+export const editHistoryDisabled = () => badRequest('Message edit history is disabled in this organization')
+export const readReceiptsDisabled = () => badRequest('Read receipts are disabled in this organization.')
+export const cannotMuteSelf = () => badRequest('Cannot mute self')
+export const userAlreadyMuted = () => badRequest('User already muted')
+export const userNotMuted = () => badRequest('User is not muted')
+// A backend (PostgreSQL or Redis) is unreachable: 503, which clients retry. Upstream's code for a server not ready to serve.
+export const serverNotReady = () =>
+  new ApiError('The server is temporarily unable to serve this request; try again shortly', 'SERVER_NOT_READY', 503, {}, { 'Retry-After': '1' })
+
+// Organizations (the admin CLI)
+export const subdomainUnavailable = () => badRequest('Subdomain already in use. Please choose a different one.')
+export const realmNameInvalid = () => badRequest('The organization name must have 1 to 40 characters.')
+export const tooManyAlertWords = (limit: number) => badRequest(`You can have at most ${limit} alert words`)
+/** An array parameter longer than its documented maximum. */
+export const tooManyItems = (name: string, limit: number) => badRequest(`${name} has too many items (limit: ${limit})`)
+export const requestBodyTooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413)

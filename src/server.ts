@@ -3,8 +3,10 @@ import { mkdirSync } from 'node:fs'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openServices } from './services.js'
 import { buildApp } from './app.js'
+import { loggerOptions } from './http/observability.js'
 import { bootstrapRealm } from './actions/bootstrap-realm.js'
 import { startScheduledDelivery } from './scheduler/delivery.js'
+import { DataDirBusyError, lockDataDir } from './db/data-dir-lock.js'
 
 function readConfig(): Config {
   try {
@@ -21,6 +23,9 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig()
   if (!config.databaseUrl) mkdirSync(config.dataDir, { recursive: true })
+  // Embedded: DATA_DIR/roost.pid keeps the admin CLI (and a second server) off the PGlite files.
+  const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'server')
+  if (lock) process.on('exit', () => lock.release())
   const services = await openServices(config, { log: (msg) => process.stdout.write(`roost: ${msg}\n`) })
   const created = await bootstrapRealm(services)
   if (created?.printPassword) {
@@ -35,8 +40,8 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     )
   }
-  const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'info' } })
-  await app.listen({ port: config.port, host: config.host })
+  const app = await buildApp({ services, logger: loggerOptions(config.logLevel) })
+  await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog })
   const delivery = startScheduledDelivery(services, { log: app.log })
   process.stdout.write(`roost: serving ${config.externalUrl}/api/v1 on http://${config.host}:${config.port}\n`)
 
@@ -60,6 +65,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DataDirBusyError) {
+    process.stderr.write(`roost: ${error.message}\n`)
+    process.exit(1)
+  }
   process.stderr.write(`roost: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
   process.exit(1)
 })

@@ -12,6 +12,7 @@ import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/file-storage.js'
 import { presenceStoreFor } from './presence/index.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
+import { Metrics, countingBus } from './metrics.js'
 
 export interface NodeServices extends Services {
   database: Database
@@ -29,7 +30,7 @@ export interface OpenServicesOptions {
 export async function createBus(config: Config, options: { redisPrefix?: string } = {}): Promise<EventBus> {
   if (!config.redisUrl) return new MemoryEventBus()
   const { RedisEventBus } = await import('./events/redis-bus.js')
-  return RedisEventBus.connect(config.redisUrl, { prefix: options.redisPrefix ?? 'roost' })
+  return RedisEventBus.connect(config.redisUrl, { prefix: options.redisPrefix ?? config.redisPrefix })
 }
 
 /** Services of one node over an already open database; closing them leaves the database open. */
@@ -40,19 +41,25 @@ export function servicesOver(
   limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
 ): Services & { database: Database } {
   const nodeId = randomUUID()
+  const now = () => new Date()
+  const events = eventQueuesFor(bus, config, nodeId)
+  // Its invalidation listener starts with the first request and closes with the app (app.ts).
+  const authCache = createAuthCache(database)
+  const metrics = new Metrics({ config, prisma: database.prisma, database, bus, events, authCache, now })
   return {
     database,
     prisma: database.prisma,
-    bus,
+    // Publishes are counted; queue stores and presence below get the node's bus itself.
+    bus: countingBus(bus, metrics),
     config,
     nodeId,
-    now: () => new Date(),
+    now,
     limiter,
-    events: eventQueuesFor(bus, config, nodeId),
+    events,
     storage: createStorage(config),
     presence: presenceStoreFor(bus),
-    // Its invalidation listener starts with the first request and closes with the app (app.ts).
-    authCache: createAuthCache(database),
+    authCache,
+    metrics,
   }
 }
 
@@ -60,7 +67,7 @@ export async function createLimiter(config: Config, options: { redisPrefix?: str
   if (!config.rateLimiting) return new NoRateLimiter()
   if (!config.redisUrl) return new MemoryRateLimiter()
   const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js')
-  return RedisRateLimiter.connect(config.redisUrl, options.redisPrefix ?? 'roost')
+  return RedisRateLimiter.connect(config.redisUrl, options.redisPrefix ?? config.redisPrefix)
 }
 
 export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<NodeServices> {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_EVENTS, loadConfig } from '../src/config.js'
+import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
 
 t.test('defaults follow the startup contract', async (t) => {
   const c = loadConfig({})
@@ -7,6 +7,7 @@ t.test('defaults follow the startup contract', async (t) => {
   t.equal(c.host, '127.0.0.1')
   t.equal(c.databaseUrl, undefined)
   t.equal(c.redisUrl, undefined)
+  t.equal(c.redisPrefix, 'roost')
   t.equal(c.dataDir, './data')
   t.equal(c.externalUrl, 'http://localhost:9991')
   t.equal(c.eventQueueTimeoutSeconds, 600)
@@ -17,6 +18,18 @@ t.test('defaults follow the startup contract', async (t) => {
   t.equal(c.smtpUrl, undefined)
   t.equal(c.s3, undefined)
   t.equal(c.rateLimiting, true)
+  t.equal(c.listenBacklog, DEFAULT_LISTEN_BACKLOG)
+  t.equal(DEFAULT_LISTEN_BACKLOG, 8192)
+  t.equal(c.upstreamNames, true)
+})
+
+t.test('LISTEN_BACKLOG sets the listen backlog', async (t) => {
+  t.equal(loadConfig({ LISTEN_BACKLOG: '511' }).listenBacklog, 511)
+})
+
+t.test('UPSTREAM_NAMES=off keeps to the spec\'s names', async (t) => {
+  t.equal(loadConfig({ UPSTREAM_NAMES: 'off' }).upstreamNames, false)
+  t.equal(loadConfig({ UPSTREAM_NAMES: 'on' }).upstreamNames, true)
 })
 
 t.test('EXTERNAL_URL follows PORT unless given', async (t) => {
@@ -26,6 +39,11 @@ t.test('EXTERNAL_URL follows PORT unless given', async (t) => {
 
 const BAD: [Record<string, string>, RegExp][] = [
   [{ PORT: 'eighty' }, /^PORT must be an integer between 0 and 65535/],
+  [{ CORS_ORIGINS: 'chat.example.com' }, /^CORS_ORIGINS must be a comma-separated list of origins/],
+  [{ CORS_ORIGINS: 'https://a.example.com,https://b.example.com/path' }, /^CORS_ORIGINS .*got 'https:\/\/b.example.com\/path'/],
+  [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges, got '10.0.0.0\/33'/],
+  [{ TRUSTED_PROXIES: 'proxy.internal' }, /^TRUSTED_PROXIES must be/],
+  [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
   [{ PORT: '70000' }, /^PORT must be an integer/],
   [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must use one of postgresql:, postgres:/],
   [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
@@ -38,7 +56,11 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ INVITATION_LINK_VALIDITY_MINUTES: '1.5' }, /^INVITATION_LINK_VALIDITY_MINUTES must be an integer/],
   [{ SMTP_URL: 'mailto:x' }, /^SMTP_URL must use one of smtp:, smtps:/],
   [{ S3_BUCKET: 'b' }, /S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY must be set/],
+  [{ REDIS_PREFIX: 'two words' }, /^REDIS_PREFIX must be 1–64 letters/],
   [{ RATE_LIMITING: 'sometimes' }, /^RATE_LIMITING must be 'on' or 'off'/],
+  [{ LISTEN_BACKLOG: '0' }, /^LISTEN_BACKLOG must be an integer between 1 and 1000000, got '0'/],
+  [{ LISTEN_BACKLOG: 'lots' }, /^LISTEN_BACKLOG must be an integer/],
+  [{ UPSTREAM_NAMES: 'both' }, /^UPSTREAM_NAMES must be 'on' or 'off', got 'both'/],
   [{ BOOTSTRAP_OWNER_EMAIL: 'nobody' }, /^BOOTSTRAP_OWNER_EMAIL must be an email address/],
   [{ BOOTSTRAP_OWNER_EMAIL: 'a@b.c' }, /^BOOTSTRAP_OWNER_PASSWORD must be set/],
 ]
@@ -59,4 +81,14 @@ for (const [env, message] of BAD) {
 t.test('accepts on/off spellings for RATE_LIMITING', async (t) => {
   t.equal(loadConfig({ RATE_LIMITING: 'off' }).rateLimiting, false)
   t.equal(loadConfig({ RATE_LIMITING: 'ON' }).rateLimiting, true)
+})
+
+t.test('CORS_ORIGINS, TRUSTED_PROXIES, LOG_LEVEL, METRICS_TOKEN', async (t) => {
+  const defaults = loadConfig({})
+  t.same([defaults.corsOrigins, defaults.trustedProxies, defaults.logLevel, defaults.metricsToken], [[], [], 'info', undefined])
+  const set = loadConfig({ CORS_ORIGINS: 'https://chat.example.com, http://localhost:3000/', TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.5,::1, fd00::/8', LOG_LEVEL: 'DEBUG', METRICS_TOKEN: 's3cret' })
+  t.same(set.corsOrigins, ['https://chat.example.com', 'http://localhost:3000'])
+  t.same(set.trustedProxies, ['10.0.0.0/8', '192.168.1.5', '::1', 'fd00::/8'])
+  t.equal(set.logLevel, 'debug')
+  t.equal(set.metricsToken, 's3cret')
 })

@@ -2,6 +2,7 @@
 import type { Stream, Subscription, User } from '../db/index.js'
 import type { Services } from '../actions/context.js'
 import type { Tx } from '../db/index.js'
+import { idMatchingLower } from '../db/exact-match.js'
 import { invalidStreamId, streamIdNotFound, streamNameNotFound } from '../errors.js'
 import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
 
@@ -14,7 +15,7 @@ export interface StreamAccess {
 }
 
 type Ctx = Pick<Services, 'prisma'> & { user: User }
-type Db = Pick<Services['prisma'], 'stream' | 'subscription'> | Tx
+type Db = Pick<Services['prisma'], 'stream' | 'subscription' | '$queryRaw'> | Tx
 
 export interface AccessOptions {
   /** Administrators may reach private channels they are not subscribed to (metadata operations). */
@@ -24,7 +25,7 @@ export interface AccessOptions {
   notFound?: 'invalid-id' | 'does-not-exist'
 }
 
-async function finish(ctx: Ctx, db: Db, stream: Stream | null, fail: () => Error, options: AccessOptions): Promise<StreamAccess> {
+async function finish(ctx: { user: User }, db: Db, stream: Stream | null, fail: () => Error, options: AccessOptions): Promise<StreamAccess> {
   if (!stream || stream.realmId !== ctx.user.realmId || stream.deactivated) throw fail()
   const subscription = await db.subscription.findFirst({ where: { userId: ctx.user.id, streamId: stream.id, active: true } })
   const contentAccess = canAccessStreamContent(ctx.user, stream, subscription !== null)
@@ -34,10 +35,38 @@ async function finish(ctx: Ctx, db: Db, stream: Stream | null, fail: () => Error
 }
 
 export async function accessStreamById(ctx: Ctx, streamId: number, options: AccessOptions = {}): Promise<StreamAccess> {
-  const db = options.db ?? ctx.prisma
+  return accessStreamByIdIn(options.db ?? ctx.prisma, ctx.user, streamId, options)
+}
+
+/** accessStreamById on a given client (inside a transaction: its tx), for callers that hold no Prisma client. */
+export async function accessStreamByIdIn(db: Db, user: User, streamId: number, options: Omit<AccessOptions, 'db'> = {}): Promise<StreamAccess> {
   const stream = await db.stream.findUnique({ where: { id: streamId } })
   const fail = options.notFound === 'does-not-exist' ? () => streamIdNotFound(streamId) : () => invalidStreamId()
-  return finish(ctx, db, stream, fail, options)
+  return finish({ user }, db, stream, fail, options)
+}
+
+/**
+ * Several channels at once (two queries whatever their number), each checked
+ * as accessStreamById checks one; the first refused ID, in the given order,
+ * throws. Takes the user and a client, so it also runs inside a transaction.
+ */
+export async function accessStreamsByIds(db: Db, user: User, streamIds: readonly number[], options: Omit<AccessOptions, 'db'> = {}): Promise<Map<number, StreamAccess>> {
+  const ids = [...new Set(streamIds)]
+  const streams = new Map((await db.stream.findMany({ where: { id: { in: ids } } })).map((s) => [s.id, s]))
+  const subscriptions = new Map(
+    (await db.subscription.findMany({ where: { userId: user.id, streamId: { in: ids }, active: true } })).map((s) => [s.streamId, s]),
+  )
+  const out = new Map<number, StreamAccess>()
+  for (const id of ids) {
+    const stream = streams.get(id) ?? null
+    const fail = options.notFound === 'does-not-exist' ? () => streamIdNotFound(id) : () => invalidStreamId()
+    if (!stream || stream.realmId !== user.realmId || stream.deactivated) throw fail()
+    const subscription = subscriptions.get(id) ?? null
+    const contentAccess = canAccessStreamContent(user, stream, subscription !== null)
+    if (!contentAccess && !(options.allowMetadataAccess === true && canSeeStreamMetadata(user, stream, false))) throw fail()
+    out.set(id, { stream, subscription, contentAccess })
+  }
+  return out
 }
 
 export async function accessStreamByName(ctx: Ctx, name: string, options: AccessOptions = {}): Promise<StreamAccess> {
@@ -46,7 +75,8 @@ export async function accessStreamByName(ctx: Ctx, name: string, options: Access
   return finish(ctx, db, stream, () => streamNameNotFound(name.trim()), options)
 }
 
-/** Case-insensitive channel lookup within a realm (active channels only). */
-export function findStreamByName(db: Db, realmId: number, name: string): Promise<Stream | null> {
-  return db.stream.findFirst({ where: { realmId, deactivated: false, name: { equals: name.trim(), mode: 'insensitive' } } })
+/** Case-insensitive exact channel lookup within a realm (active channels only). */
+export async function findStreamByName(db: Db, realmId: number, name: string): Promise<Stream | null> {
+  const id = await idMatchingLower(db, 'stream_name', { realm_id: realmId }, name.trim())
+  return id === undefined ? null : db.stream.findFirst({ where: { id, deactivated: false } })
 }

@@ -14,6 +14,7 @@ import { SYSTEM_GROUPS, hashPassword, randomAlphanumeric, verifyPassword } from 
 import { isGuest } from '../domain/roles.js'
 import { reachableUserIds } from '../domain/guest-access.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
+import { idMatchingLower } from '../db/exact-match.js'
 
 /** A plain address check in the spirit of Django's EmailValidator: local@domain.tld, no spaces. */
 export function isValidEmail(email: string): boolean {
@@ -30,7 +31,8 @@ export function isValidEmail(email: string): boolean {
 type Db = PrismaClient | Tx
 
 export interface UserQueryContext {
-  prisma: PrismaClient
+  /** The client, or the transaction the caller runs in. */
+  prisma: Db
   realm: Realm
   user: User
 }
@@ -78,10 +80,12 @@ export async function accessUserById(ctx: UserQueryContext, userId: number): Pro
  */
 export async function accessUserByEmail(ctx: UserQueryContext, email: string): Promise<User> {
   const wanted = email.trim()
-  const byApiEmail = await ctx.prisma.user.findFirst({ where: { realmId: ctx.realm.id, email: { equals: wanted, mode: 'insensitive' } } })
+  const apiEmailId = await idMatchingLower(ctx.prisma, 'user_email', { realm_id: ctx.realm.id }, wanted)
+  const byApiEmail = apiEmailId === undefined ? null : await ctx.prisma.user.findUnique({ where: { id: apiEmailId } })
   if (byApiEmail) return checkAccess(ctx, byApiEmail)
-  const byDelivery = await ctx.prisma.user.findFirst({
-    where: { realmId: ctx.realm.id, deliveryEmail: { equals: wanted, mode: 'insensitive' } },
+  const deliveryId = await idMatchingLower(ctx.prisma, 'user_delivery_email', { realm_id: ctx.realm.id }, wanted)
+  const byDelivery = deliveryId === undefined ? null : await ctx.prisma.user.findUnique({
+    where: { id: deliveryId },
     include: { settings: { select: { emailAddressVisibility: true } } },
   })
   if (!byDelivery) throw noSuchUser()
@@ -102,31 +106,59 @@ async function checkAccess(ctx: UserQueryContext, user: User | null): Promise<Us
 let dummyHash: Promise<string> | undefined
 const timingDummy = (): Promise<string> => (dummyHash ??= hashPassword(randomAlphanumeric(32)))
 
-export interface PasswordLoginContext {
-  prisma: PrismaClient
-  realm: Realm
+export interface PasswordCheckContext {
   limiter: RateLimiter
   config: { rateLimiting: boolean }
   now: () => Date
 }
 
+export interface PasswordLoginContext extends PasswordCheckContext {
+  prisma: PrismaClient
+  realm: Realm
+}
+
+/**
+ * Runs one password check under upstream's authenticate_by_username limit
+ * (5 failures per account in 30 minutes) and a per-client-address limit,
+ * both counted cluster-wide by the rate limiter. The limits are checked
+ * BEFORE the password is verified, so during a lockout even the right
+ * password is refused (429 RATE_LIMIT_HIT with retry-after); only failures
+ * are counted.
+ */
+export async function checkPasswordThrottled(
+  ctx: PasswordCheckContext,
+  who: { realmId: number; email: string; clientAddress: string },
+  verify: () => Promise<boolean>,
+): Promise<boolean> {
+  if (!ctx.config.rateLimiting) return verify()
+  const buckets = [
+    { key: `auth:${who.realmId}:${who.email.trim().toLowerCase()}`, rules: RATE_RULES.authenticateByUsername },
+    { key: `authip:${who.clientAddress}`, rules: RATE_RULES.authenticateByIp },
+  ]
+  const now = ctx.now().getTime()
+  const before = await Promise.all(buckets.map((b) => ctx.limiter.peek(b.key, b.rules, now)))
+  const blocked = before.filter((d) => !d.allowed)
+  if (blocked.length > 0) throw rateLimited(Math.max(...blocked.map((d) => d.retryAfter)))
+  const ok = await verify()
+  if (!ok) await Promise.all(buckets.map((b) => ctx.limiter.hit(b.key, b.rules, now)))
+  return ok
+}
+
 /**
  * The user whose delivery email and password match, for POST /fetch_api_key.
- * Unknown address, bot (no password) and wrong password fail alike.
+ * Unknown address, bot (no password) and wrong password fail alike; the
+ * address is compared exactly (case-insensitively), never as a pattern.
  */
-export async function accessUserByPassword(ctx: PasswordLoginContext, username: string, password: string): Promise<User> {
+export async function accessUserByPassword(ctx: PasswordLoginContext, username: string, password: string, clientAddress: string): Promise<User> {
   const email = username.trim()
   if (!isValidEmail(email)) throw invalidEmailAddress()
   if (!ctx.realm.passwordAuthEnabled) throw passwordAuthDisabled()
-  const user = await ctx.prisma.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: email, mode: 'insensitive' } } })
-  const matches = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : (await verifyPassword(await timingDummy(), password), false)
-  if (!user || !matches) {
-    if (ctx.config.rateLimiting) {
-      const decision = await ctx.limiter.hit(`auth:${ctx.realm.id}:${email.toLowerCase()}`, RATE_RULES.authenticateByUsername, ctx.now().getTime())
-      if (!decision.allowed) throw rateLimited(decision.retryAfter)
-    }
-    throw authenticationFailed()
-  }
+  const userId = await idMatchingLower(ctx.prisma, 'user_delivery_email', { realm_id: ctx.realm.id }, email)
+  const user = userId === undefined ? null : await ctx.prisma.user.findUnique({ where: { id: userId } })
+  const matches = await checkPasswordThrottled(ctx, { realmId: ctx.realm.id, email, clientAddress }, async () =>
+    user?.passwordHash ? verifyPassword(user.passwordHash, password) : (await verifyPassword(await timingDummy(), password), false),
+  )
+  if (!user || !matches) throw authenticationFailed()
   if (!user.isActive) throw userDeactivated()
   if (ctx.realm.deactivated) throw realmDeactivated()
   return user

@@ -5,6 +5,7 @@
 // referrer through the notification bot when asked.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Realm, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import type { Services } from './context.js'
 import { inTransaction } from './context.js'
 import { isUniqueViolation } from '../db/errors.js'
@@ -76,7 +77,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
       const { count } = await tx.invitation.updateMany({ where: { id: link.invitation.id, status: INVITE_STATUS.PENDING }, data: { status: INVITE_STATUS.USED } })
       if (count === 0) throw new RegistrationError(STATE_MESSAGES.used, 'used')
     }
-    const taken = await tx.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: email, mode: 'insensitive' } } })
+    const taken = (await idsMatchingLower(tx, 'user_delivery_email', { realm_id: ctx.realm.id }, [email])).length > 0
     if (taken) throw new RegistrationError(`An account for ${email} already exists in this organization. Log in instead.`, 'form')
     const live = await tx.stream.findMany({ where: { id: { in: invite.streamIds }, realmId: ctx.realm.id, deactivated: false }, select: { id: true } })
     const defaults = invite.includeRealmDefaultSubscriptions ? (await tx.defaultStream.findMany({ where: { realmId: ctx.realm.id } })).map((d) => d.streamId) : []
@@ -89,7 +90,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
       dateJoined: ctx.now(),
     })
     await tx.invitation.updateMany({
-      where: { realmId: ctx.realm.id, status: INVITE_STATUS.PENDING, email: { equals: email, mode: 'insensitive' } },
+      where: { status: INVITE_STATUS.PENDING, id: { in: (await idsMatchingLower(tx, 'invitation_email', { realm_id: ctx.realm.id }, [email])).map((r) => r.id) } },
       data: { status: INVITE_STATUS.REVOKED },
     })
     await emitUserAdded(tx, ctx, created, emit)

@@ -13,6 +13,7 @@ import { avatarUrl } from '../present/user.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { isAdmin } from '../domain/roles.js'
 import { avatarChangesDisabled, exactlyOneAvatar, notAnImage, uploadTooLarge } from '../errors.js'
+import { realmUserUpdateEvent, type PersonUpdate } from '../events/schemas/index.js'
 
 /** Upstream's max_avatar_file_size_mib default. */
 export const MAX_AVATAR_FILE_SIZE_MIB = 5
@@ -39,7 +40,7 @@ export function avatarUrlMedium(user: AvatarUser): string {
   return url.replace('?d=identicon&', '?d=identicon&s=500&')
 }
 
-export function avatarPerson(user: AvatarUser): Record<string, unknown> {
+export function avatarPerson(user: AvatarUser): PersonUpdate {
   return {
     user_id: user.id,
     avatar_source: user.avatarSource,
@@ -57,7 +58,7 @@ async function setAvatar(ctx: ActionContext, source: 'G' | 'U', hash: string | n
   const before = ctx.user.avatarHash
   const user = await inTransaction(ctx, async (tx, emit) => {
     const row = await tx.user.update({ where: { id: ctx.user.id }, data: { avatarSource: source, avatarHash: hash, avatarVersion: { increment: 1 } } })
-    emit({ type: 'realm_user', op: 'update', person: avatarPerson(row) }, await usersWhoCanAccess(tx, ctx.realm, row.id))
+    emit(realmUserUpdateEvent(avatarPerson(row)), await usersWhoCanAccess(tx, ctx.realm, row.id))
     return row
   })
   if (before && before !== hash) await ctx.storage.delete(avatarStorageKey(ctx.realm.id, before))

@@ -10,6 +10,7 @@ import { adminFullName, canAdminUser, changeFullName, changeRole, checkRoleChang
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { avatarUrl } from '../present/user.js'
 import { botOwnerDeactivated, botOwnerIsBot, botOwnerNotFound, insufficientPermission, noSuchBot } from '../errors.js'
+import { realmUserUpdateEvent } from '../events/schemas/index.js'
 
 export interface UpdateBotInput {
   fullName?: string
@@ -57,7 +58,7 @@ export async function updateBot(ctx: ActionContext, botId: number, input: Update
     if (input.role !== undefined && input.role !== current.role) await changeRole(tx, ctx, emit, current, input.role)
     if (newOwner && newOwner.id !== current.botOwnerId) {
       await tx.user.update({ where: { id: bot.id }, data: { botOwnerId: newOwner.id } })
-      emit({ type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } }, await usersWhoCanAccess(tx, ctx.realm, bot.id))
+      emit(realmUserUpdateEvent({ user_id: bot.id, bot_owner_id: newOwner.id }), await usersWhoCanAccess(tx, ctx.realm, bot.id))
     }
     current = await tx.user.findUniqueOrThrow({ where: { id: bot.id } })
     const owner = current.botOwnerId === null ? null : await tx.user.findUnique({ where: { id: current.botOwnerId }, select: { email: true } })

@@ -10,6 +10,7 @@ import type { EventQueues } from '../events/queues/index.js'
 import type { FileStorage } from '../storage/file-storage.js'
 import type { PresenceStore } from '../presence/store.js'
 import type { AuthCache } from '../db/auth-cache.js'
+import type { Metrics } from '../metrics.js'
 
 export interface Services {
   prisma: PrismaClient
@@ -26,6 +27,8 @@ export interface Services {
   presence: PresenceStore
   /** This node's cache of the authentication lookups (HTTP layer only). */
   authCache: AuthCache
+  /** This node's Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
+  metrics: Metrics
 }
 
 export interface RequestContext extends Services {
@@ -47,6 +50,16 @@ export interface Emission {
 }
 
 export type Emit = (event: ChatEvent, userIds: number[], extra?: Omit<Emission, 'event' | 'userIds'>) => void
+
+/**
+ * What code inside a transaction may use besides its `tx`: the context
+ * without the database client. Helpers called from an `inTransaction`
+ * callback take this (and `tx`), never the full context, so none of their
+ * queries can run outside the transaction: on PGlite's single connection
+ * such a query would wait for the transaction, which waits for it.
+ * (test/actions/transaction-scope.test.ts also checks the callbacks.)
+ */
+export type TxContext = Omit<ActionContext, 'prisma'>
 
 /** The current transaction's ID; its events carry it so register can tell what its snapshot already contains. */
 export async function transactionId(tx: Tx): Promise<string> {

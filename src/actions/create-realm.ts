@@ -1,6 +1,6 @@
 // Creates an organization with everything a new realm has upstream: the
 // system groups, the notification bot, the owner and a default channel.
-import type { Realm, User } from '../db/index.js'
+import type { Realm, Tx, User } from '../db/index.js'
 import type { Services } from './context.js'
 import { ROLE } from '../domain/roles.js'
 import { insertUser, SYSTEM_GROUPS } from './user-rows.js'
@@ -38,73 +38,79 @@ export function notificationBotEmail(realm: Pick<Realm, 'stringId'>, externalUrl
 }
 
 export async function createRealm(services: Services, input: CreateRealmInput): Promise<CreatedRealm> {
-  const now = services.now()
   return services.prisma.$transaction(
     async (tx) => {
-      const realm0 = await tx.realm.create({
-        data: { stringId: input.stringId, name: input.name, description: input.description ?? '', dateCreated: now },
-      })
-      const groups = new Map<string, number>()
-      for (const name of [...GROUP_CHAIN, SYSTEM_GROUPS.nobody]) {
-        const group = await tx.userGroup.create({
-          data: { realmId: realm0.id, name, isSystemGroup: true, dateCreated: now, description: systemGroupDescription(name) },
-        })
-        groups.set(name, group.id)
-      }
-      for (let i = 0; i + 1 < GROUP_CHAIN.length; i++) {
-        await tx.userGroupSubgroup.create({
-          data: { supergroupId: groups.get(GROUP_CHAIN[i + 1] as string) as number, subgroupId: groups.get(GROUP_CHAIN[i] as string) as number },
-        })
-      }
-      const bot = await insertUser(tx, realm0, {
-        email: notificationBotEmail(realm0, services.config.externalUrl),
-        fullName: 'Notification Bot',
-        isBot: true,
-        botType: 1,
-        isSystemBot: true,
-        role: ROLE.MEMBER,
-        dateJoined: now,
-      })
-      const admins = groups.get(SYSTEM_GROUPS.administrators) as number
-      const members = groups.get(SYSTEM_GROUPS.members) as number
-      const everyone = groups.get(SYSTEM_GROUPS.everyone) as number
-      const streamName = input.defaultStreamName ?? 'general'
-      const stream = await tx.stream.create({
-        data: {
-          realmId: realm0.id,
-          name: streamName,
-          description: 'Everyone is added to this channel by default.',
-          renderedDescription: renderPlainDescription('Everyone is added to this channel by default.'),
-          dateCreated: now,
-          canRemoveSubscribersGroupId: admins,
-        },
-      })
-      await tx.defaultStream.create({ data: { realmId: realm0.id, streamId: stream.id } })
-      const realm = await tx.realm.update({
-        where: { id: realm0.id },
-        data: {
-          notificationBotId: bot.user.id,
-          newStreamAnnouncementsStreamId: stream.id,
-          signupAnnouncementsStreamId: stream.id,
-          createMultiuseInviteGroupId: admins,
-          canAccessAllUsersGroupId: everyone,
-          canCreatePublicChannelGroupId: members,
-          canCreatePrivateChannelGroupId: members,
-          directMessageInitiatorGroupId: everyone,
-          directMessagePermissionGroupId: everyone,
-        },
-      })
+      const { realm, notificationBot } = await createRealmRows(tx, services, input)
       const owner = await insertUser(tx, realm, {
         email: input.owner.email,
         fullName: input.owner.fullName,
         password: input.owner.password,
         role: ROLE.OWNER,
-        dateJoined: now,
+        dateJoined: services.now(),
       })
-      return { realm, owner: owner.user, notificationBot: bot.user }
+      return { realm, owner: owner.user, notificationBot }
     },
     { timeout: 60_000, maxWait: 30_000 },
   )
+}
+
+/** Everything of a new realm but its owner (the caller adds the owner, or an invitation for one, in the same transaction). */
+export async function createRealmRows(tx: Tx, services: Services, input: Omit<CreateRealmInput, 'owner'>): Promise<Omit<CreatedRealm, 'owner'>> {
+  const now = services.now()
+  const realm0 = await tx.realm.create({
+    data: { stringId: input.stringId, name: input.name, description: input.description ?? '', dateCreated: now },
+  })
+  const groups = new Map<string, number>()
+  for (const name of [...GROUP_CHAIN, SYSTEM_GROUPS.nobody]) {
+    const group = await tx.userGroup.create({
+      data: { realmId: realm0.id, name, isSystemGroup: true, dateCreated: now, description: systemGroupDescription(name) },
+    })
+    groups.set(name, group.id)
+  }
+  for (let i = 0; i + 1 < GROUP_CHAIN.length; i++) {
+    await tx.userGroupSubgroup.create({
+      data: { supergroupId: groups.get(GROUP_CHAIN[i + 1] as string) as number, subgroupId: groups.get(GROUP_CHAIN[i] as string) as number },
+    })
+  }
+  const bot = await insertUser(tx, realm0, {
+    email: notificationBotEmail(realm0, services.config.externalUrl),
+    fullName: 'Notification Bot',
+    isBot: true,
+    botType: 1,
+    isSystemBot: true,
+    role: ROLE.MEMBER,
+    dateJoined: now,
+  })
+  const admins = groups.get(SYSTEM_GROUPS.administrators) as number
+  const members = groups.get(SYSTEM_GROUPS.members) as number
+  const everyone = groups.get(SYSTEM_GROUPS.everyone) as number
+  const streamName = input.defaultStreamName ?? 'general'
+  const stream = await tx.stream.create({
+    data: {
+      realmId: realm0.id,
+      name: streamName,
+      description: 'Everyone is added to this channel by default.',
+      renderedDescription: renderPlainDescription('Everyone is added to this channel by default.'),
+      dateCreated: now,
+      canRemoveSubscribersGroupId: admins,
+    },
+  })
+  await tx.defaultStream.create({ data: { realmId: realm0.id, streamId: stream.id } })
+  const realm = await tx.realm.update({
+    where: { id: realm0.id },
+    data: {
+      notificationBotId: bot.user.id,
+      newStreamAnnouncementsStreamId: stream.id,
+      signupAnnouncementsStreamId: stream.id,
+      createMultiuseInviteGroupId: admins,
+      canAccessAllUsersGroupId: everyone,
+      canCreatePublicChannelGroupId: members,
+      canCreatePrivateChannelGroupId: members,
+      directMessageInitiatorGroupId: everyone,
+      directMessagePermissionGroupId: everyone,
+    },
+  })
+  return { realm, notificationBot: bot.user }
 }
 
 function systemGroupDescription(name: string): string {

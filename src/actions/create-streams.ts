@@ -118,12 +118,13 @@ export async function insertStreams(
   options: NewStreamOptions & { canRemoveSubscribersGroupId: number },
   now: Date,
 ): Promise<Stream[]> {
-  const created: Stream[] = []
   const history = options.inviteOnly ? (options.historyPublicToSubscribers ?? false) : true
-  for (const s of streams) {
-    const description = s.description ?? ''
-    const stream = await tx.stream.create({
-      data: {
+  if (streams.length === 0) return []
+  // One statement for all the channels (a subscribe request may create hundreds).
+  const created = await tx.stream.createManyAndReturn({
+    data: streams.map((s) => {
+      const description = s.description ?? ''
+      return {
         realmId: realm.id,
         name: s.name,
         description,
@@ -136,10 +137,10 @@ export async function insertStreams(
         messageRetentionDays: options.messageRetentionDays,
         historyPublicToSubscribers: history,
         canRemoveSubscribersGroupId: options.canRemoveSubscribersGroupId,
-      },
-    })
-    if (options.isDefaultStream) await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } })
-    created.push(stream)
-  }
+      }
+    }),
+  })
+  created.sort((x, y) => x.id - y.id)
+  if (options.isDefaultStream) await tx.defaultStream.createMany({ data: created.map((stream) => ({ realmId: realm.id, streamId: stream.id })) })
   return created
 }

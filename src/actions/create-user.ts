@@ -3,10 +3,12 @@
 // in one transaction; realm_user add, subscription add and peer_add follow.
 import { isUniqueViolation } from '../db/errors.js'
 import type { Realm, Stream, Subscription, Tx, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { insertUser } from './user-rows.js'
-import { isAdmin, isGuest } from '../domain/roles.js'
+import { isAdmin, isGuest, ROLE } from '../domain/roles.js'
+import { checkRoleChange } from './update-user.js'
 import {
   badNameOrUsername,
   emailInUse,
@@ -23,7 +25,8 @@ import { fakeEmailDomain } from '../present/realm.js'
 import { usersAmongWhoCanAccess } from '../presence/audience.js'
 import type { Config } from '../config.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
-import { INACCESSIBLE_USER_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
+import { subscriptionAddEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
+import type { SubscriptionObject } from '../present/stream.js'
 
 export const MAX_NAME_LENGTH = 100
 export const MIN_NAME_LENGTH = 2
@@ -34,6 +37,8 @@ export interface CreateUserInput {
   email: string
   password: string
   fullName: string
+  /** Default member; another role only from an owner (the admin CLI acts as one). */
+  role?: number
 }
 
 /** Upstream check_full_name: trimmed, 2–100 characters, none of the mention/markup characters. */
@@ -59,15 +64,17 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
   const email = input.email.trim()
   if (!isValidEmail(email)) throw badNameOrUsername()
   if (input.password.length < PASSWORD_MIN_LENGTH) throw passwordTooWeak()
+  if (input.role !== undefined) checkRoleChange(ctx.user, { role: ROLE.MEMBER }, input.role)
 
   return inTransaction(ctx, async (tx, emit) => {
     await checkEmailAllowed(tx, ctx.realm, email)
-    const existing = await tx.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: email, mode: 'insensitive' } } })
+    const existing = (await idsMatchingLower(tx, 'user_delivery_email', { realm_id: ctx.realm.id }, [email])).length > 0
     if (existing) throw emailInUse(email)
     const { user, subscribedStreamIds } = await insertUser(tx, ctx.realm, {
       email,
       fullName,
       password: input.password,
+      role: input.role,
       dateJoined: ctx.now(),
     })
     await emitUserAdded(tx, ctx, user, emit)
@@ -101,7 +108,7 @@ export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Co
   emit(realmUserAddEvent({ ...person, delivery_email: null }), notSeeing)
   if (kept.length > 0) {
     const placeholder = inaccessibleUserDict(user.id, fakeEmailDomain(realm, ctx.config.externalUrl))
-    emit({ ...realmUserAddEvent(placeholder), [INACCESSIBLE_USER_FIELD]: true }, kept)
+    emit(realmUserAddEvent(placeholder, { inaccessible: true }), kept)
   }
 }
 
@@ -120,7 +127,7 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
     return sub ? [subscriptionDict(stream, sub, stream.subscriptions.map((s) => s.userId))] : []
   })
   const defaults = (await getStreamNotificationDefaults(tx, [user.id])).get(user.id)
-  emit({ type: 'subscription', op: 'add', subscriptions: dicts, [NOTIFICATION_DEFAULTS_FIELD]: defaults }, [user.id])
+  emit(subscriptionAddEvent(dicts, defaults), [user.id])
 
   const everyone = await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true, role: true } })
   for (const stream of streams) {
@@ -128,12 +135,12 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
     const audience = new Set(subscriberIds)
     if (!stream.inviteOnly) for (const u of everyone) if (stream.isWebPublic || !isGuest(u.role)) audience.add(u.id)
     audience.delete(user.id)
-    emit({ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: [user.id] }, [...audience].sort((a, b) => a - b))
+    emit(subscriptionPeerEvent('peer_add', [stream.id], [user.id]), [...audience].sort((a, b) => a - b))
   }
 }
 
 // The subscription object of upstream's `subscription add` (upstream-behaviour §2).
-function subscriptionDict(stream: Stream, sub: Subscription, subscribers: number[]): Record<string, unknown> {
+function subscriptionDict(stream: Stream, sub: Subscription, subscribers: number[]): SubscriptionObject {
   return {
     audible_notifications: sub.audibleNotifications,
     can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,

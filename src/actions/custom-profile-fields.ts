@@ -2,9 +2,10 @@
 // realm's fields (custom_profile_fields event with the full list to the
 // realm); people set their own values and administrators anyone's
 // (realm_user update `custom_profile_field` to those who can access the user).
-import type { ActionContext, Emit } from './context.js'
+import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { CustomProfileField, Tx, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import { isAdmin } from '../domain/roles.js'
 import {
   badRequest,
@@ -21,7 +22,9 @@ import {
 } from '../errors.js'
 import { FIELD_TYPE, fetchCustomProfileFields } from '../queries/custom-profile-fields.js'
 import { renderPlainDescription } from './render-description.js'
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../domain/external-accounts.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
+import { customProfileFieldsEvent, realmUserUpdateEvent } from '../events/schemas/index.js'
 
 export const MAX_FIELD_NAME_LENGTH = 40
 export const MAX_FIELD_HINT_LENGTH = 80
@@ -29,10 +32,6 @@ const MAX_SHORT_VALUE = 50
 const MAX_LONG_VALUE = 500
 const MAX_SUMMARY_FIELDS = 2
 const RENDERED_TYPES = new Set<number>([FIELD_TYPE.SHORT_TEXT, FIELD_TYPE.LONG_TEXT])
-const DEFAULT_EXTERNAL_ACCOUNTS: Record<string, { name: string; hint: string }> = {
-  github: { name: 'GitHub', hint: 'Enter your GitHub username' },
-  twitter: { name: 'X (Twitter)', hint: 'Enter your X (Twitter) username' },
-}
 
 export interface FieldInput {
   name?: string
@@ -74,12 +73,12 @@ function fieldDataFor(type: number, data: Record<string, unknown> | undefined): 
   return ''
 }
 
-async function publishFields(tx: Tx, ctx: ActionContext, emit: Emit): Promise<void> {
+async function publishFields(tx: Tx, ctx: TxContext, emit: Emit): Promise<void> {
   const recipients = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true }, select: { id: true } })
-  emit({ type: 'custom_profile_fields', fields: await fetchCustomProfileFields(tx, ctx.realm.id) }, recipients.map((u) => u.id))
+  emit(customProfileFieldsEvent(await fetchCustomProfileFields(tx, ctx.realm.id)), recipients.map((u) => u.id))
 }
 
-async function checkSummaryLimit(tx: Tx, ctx: ActionContext, type: number, exceptId?: number): Promise<void> {
+async function checkSummaryLimit(tx: Tx, ctx: TxContext, type: number, exceptId?: number): Promise<void> {
   if (type === FIELD_TYPE.LONG_TEXT) throw badRequest('Field type not supported for display in profile summary.')
   const count = await tx.customProfileField.count({ where: { realmId: ctx.realm.id, displayInProfileSummary: true, ...(exceptId ? { id: { not: exceptId } } : {}) } })
   if (count >= MAX_SUMMARY_FIELDS) throw badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`)
@@ -91,7 +90,7 @@ function checkLabels(name: string, hint: string): void {
   if (hint.length > MAX_FIELD_HINT_LENGTH) throw textTooLong('hint', MAX_FIELD_HINT_LENGTH)
 }
 
-async function accessField(tx: Tx, ctx: ActionContext, id: number): Promise<CustomProfileField> {
+async function accessField(tx: Tx, ctx: TxContext, id: number): Promise<CustomProfileField> {
   const field = await tx.customProfileField.findUnique({ where: { id } })
   if (!field || field.realmId !== ctx.realm.id) throw profileFieldNotFound(id)
   return field
@@ -108,7 +107,7 @@ export async function createProfileField(ctx: ActionContext, input: FieldInput &
   if (preset) ({ name, hint } = preset)
   checkLabels(name, hint)
   return inTransaction(ctx, async (tx, emit) => {
-    if (await tx.customProfileField.findFirst({ where: { realmId: ctx.realm.id, name: { equals: name, mode: 'insensitive' } } })) throw profileFieldNameInUse()
+    if ((await idsMatchingLower(tx, 'custom_profile_field_name', { realm_id: ctx.realm.id }, [name])).length > 0) throw profileFieldNameInUse()
     if (input.displayInProfileSummary) await checkSummaryLimit(tx, ctx, input.fieldType)
     const last = await tx.customProfileField.aggregate({ where: { realmId: ctx.realm.id }, _max: { order: true } })
     const field = await tx.customProfileField.create({
@@ -138,7 +137,7 @@ export async function updateProfileField(ctx: ActionContext, id: number, input: 
     checkLabels(name, hint)
     const fieldData = input.fieldData !== undefined ? fieldDataFor(field.type, input.fieldData) : field.fieldData
     if (name.toLowerCase() !== field.name.toLowerCase()) {
-      const clash = await tx.customProfileField.findFirst({ where: { realmId: ctx.realm.id, id: { not: id }, name: { equals: name, mode: 'insensitive' } } })
+      const clash = (await idsMatchingLower(tx, 'custom_profile_field_name', { realm_id: ctx.realm.id }, [name])).some((r) => r.id !== id)
       if (clash) throw profileFieldNameInUse()
     }
     if (input.displayInProfileSummary && !field.displayInProfileSummary) await checkSummaryLimit(tx, ctx, field.type, id)
@@ -172,7 +171,7 @@ export async function reorderProfileFields(ctx: ActionContext, order: number[]):
 export type ProfileValueInput = string | number[] | null
 
 /** Checks a value for its field; returns the stored text ("" = remove). */
-async function storedValue(tx: Tx, ctx: ActionContext, field: CustomProfileField, value: ProfileValueInput): Promise<string> {
+async function storedValue(tx: Tx, ctx: TxContext, field: CustomProfileField, value: ProfileValueInput): Promise<string> {
   if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) return ''
   if (field.type === FIELD_TYPE.USER) {
     if (!Array.isArray(value)) throw invalidProfileFieldValue(`${field.name} is not a list`)
@@ -221,7 +220,7 @@ export async function updateProfileData(ctx: ActionContext, target: User, entrie
 }
 
 /** The writes of updateProfileData inside a caller's transaction (the caller checked the permission). */
-export async function writeProfileData(tx: Tx, ctx: ActionContext, emit: Emit, target: User, entries: { id: number; value: ProfileValueInput }[]): Promise<void> {
+export async function writeProfileData(tx: Tx, ctx: TxContext, emit: Emit, target: User, entries: { id: number; value: ProfileValueInput }[]): Promise<void> {
   const audience = await usersWhoCanAccess(tx, ctx.realm, target.id)
   for (const entry of entries) {
     const field = await accessField(tx, ctx, entry.id)
@@ -249,5 +248,5 @@ export async function removeProfileData(ctx: ActionContext, fieldIds: number[]):
 
 function profileFieldEvent(userId: number, field: CustomProfileField, value: string | null, renderedValue?: string | null) {
   const custom_profile_field = { id: field.id, value, ...(renderedValue ? { rendered_value: renderedValue } : {}) }
-  return { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field } }
+  return realmUserUpdateEvent({ user_id: userId, custom_profile_field })
 }

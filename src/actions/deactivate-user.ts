@@ -5,7 +5,7 @@
 // upstream does. Each account whose state flips is a realm_user update
 // `{user_id, is_active}` (the level-228 form) to the active users who can
 // access it.
-import type { ActionContext, Emit } from './context.js'
+import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
 import { accessUserById } from '../access/user.js'
@@ -23,6 +23,7 @@ import {
   userAlreadyActive,
 } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
+import { invitesChangedEvent, realmUserUpdateEvent } from '../events/schemas/index.js'
 
 const INVITE_PENDING = 0
 const INVITE_REVOKED = 2
@@ -50,18 +51,18 @@ export async function deactivateOwnUser(ctx: ActionContext): Promise<void> {
   })
 }
 
-async function deactivateWithBots(tx: Tx, ctx: ActionContext, emit: Emit, target: User): Promise<void> {
+async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: User): Promise<void> {
   const bots = await tx.user.findMany({ where: { realmId: ctx.realm.id, isBot: true, botOwnerId: target.id, isActive: true }, orderBy: { id: 'asc' } })
   const ids = [target.id, ...bots.map((b) => b.id)]
   await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
   for (const id of ids) {
-    emit({ type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } }, await usersWhoCanAccess(tx, ctx.realm, id))
+    emit(realmUserUpdateEvent({ user_id: id, is_active: false }), await usersWhoCanAccess(tx, ctx.realm, id))
   }
   const invites = await tx.invitation.updateMany({ where: { invitedById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
   const links = await tx.multiuseInvite.updateMany({ where: { referredById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
   if (invites.count + links.count > 0) {
     const admins = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true, role: { lte: ROLE.ADMIN } }, select: { id: true } })
-    emit({ type: 'invites_changed' }, admins.map((a) => a.id))
+    emit(invitesChangedEvent(), admins.map((a) => a.id))
   }
 }
 
@@ -69,10 +70,11 @@ async function deactivateWithBots(tx: Tx, ctx: ActionContext, emit: Emit, target
 export async function reactivateUser(ctx: ActionContext, userId: number): Promise<void> {
   if (!isAdmin(ctx.user.role)) throw mustBeAdmin()
   const target = await accessUserById(ctx, userId)
+  if (target.isSystemBot) throw insufficientPermission()
   if (target.isActive) throw userAlreadyActive()
   await inTransaction(ctx, async (tx, emit) => {
     const changed = await tx.user.updateMany({ where: { id: target.id, isActive: false }, data: { isActive: true } })
     if (changed.count === 0) throw userAlreadyActive()
-    emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } }, await usersWhoCanAccess(tx, ctx.realm, target.id))
+    emit(realmUserUpdateEvent({ user_id: target.id, is_active: true }), await usersWhoCanAccess(tx, ctx.realm, target.id))
   })
 }

@@ -11,6 +11,7 @@ import { checkDelete } from '../domain/message-edit.js'
 import { isGuest } from '../domain/roles.js'
 import { messageAlreadyDeleted } from '../errors.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
+import { deletePrivateMessageEvent, deleteStreamMessagesEvent, streamUpdateEvent, type ChatEvent } from '../events/schemas/index.js'
 
 export async function deleteMessage(ctx: ActionContext, messageId: number): Promise<void> {
   const { message } = await accessMessageById(ctx, messageId)
@@ -50,7 +51,7 @@ export async function deleteMessages(ctx: Services & { realm: Realm }, messages:
 }
 
 async function deletionEvents(tx: Tx, messages: readonly Message[], actingUserId: number | null) {
-  const out: { event: { type: string; [k: string]: unknown }; userIds: number[] }[] = []
+  const out: { event: ChatEvent; userIds: number[] }[] = []
   const withActor = (ids: Iterable<number>): number[] => {
     const set = new Set(ids)
     if (actingUserId !== null) set.add(actingUserId)
@@ -60,7 +61,7 @@ async function deletionEvents(tx: Tx, messages: readonly Message[], actingUserId
   for (const m of messages) {
     if (m.streamId === null) {
       const rows = await tx.userMessage.findMany({ where: { messageId: m.id }, select: { userId: true } })
-      out.push({ event: { type: 'delete_message', message_ids: [m.id], message_type: 'private' }, userIds: withActor(rows.map((r) => r.userId)) })
+      out.push({ event: deletePrivateMessageEvent(m.id), userIds: withActor(rows.map((r) => r.userId)) })
     } else {
       const key = `${m.streamId}\u0000${m.topic}`
       byTopic.set(key, [...(byTopic.get(key) ?? []), m])
@@ -70,7 +71,7 @@ async function deletionEvents(tx: Tx, messages: readonly Message[], actingUserId
     const first = group[0]
     if (!first || first.streamId === null) continue
     out.push({
-      event: { type: 'delete_message', message_ids: group.map((m) => m.id).sort((a, b) => a - b), message_type: 'stream', stream_id: first.streamId, topic: first.topic },
+      event: deleteStreamMessagesEvent(group.map((m) => m.id).sort((a, b) => a - b), first.streamId, first.topic),
       userIds: withActor(await activeSubscriberIds(tx, first.streamId)),
     })
   }
@@ -86,6 +87,6 @@ async function refreshFirstMessageIds(tx: Tx, realmId: number, messages: readonl
     const first = await tx.message.findFirst({ where: { streamId }, orderBy: { id: 'asc' }, select: { id: true } })
     const value = first?.id ?? null
     await tx.stream.update({ where: { id: streamId }, data: { firstMessageId: value } })
-    emit({ type: 'stream', op: 'update', property: 'first_message_id', value, stream_id: streamId, name: stream.name }, await streamWatchers(tx, realmId, stream))
+    emit(streamUpdateEvent(stream, 'first_message_id', value), await streamWatchers(tx, realmId, stream))
   }
 }

@@ -27,6 +27,7 @@ import { checkMaySendToStream } from './message-recipients.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
 import { applyContentEdit, planContentEdit } from './message-edit-content.js'
 import { sendMoveNotices } from './message-edit-notices.js'
+import { deleteStreamMessagesEvent, updateMessageEvent } from '../events/schemas/index.js'
 import {
   accessibleTopicMessages,
   hasFullHistory,
@@ -108,15 +109,14 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
 
   await inTransaction(ctx, async (tx, emit) => {
     const before = await messageAudience(tx, message.id, stream)
-    const event: Record<string, unknown> & { type: string } = {
-      type: 'update_message',
+    const event = updateMessageEvent({
       user_id: actor.id,
       edit_timestamp: editTimestamp,
       message_id: message.id,
       message_ids: ids,
       rendering_only: false,
       flags: [],
-    }
+    })
     if (stream) Object.assign(event, { stream_name: stream.name, stream_id: stream.id })
     const entry: Record<string, unknown> = { user_id: actor.id, timestamp: editTimestamp }
     const moveEntry: Record<string, unknown> = {}
@@ -154,7 +154,7 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
     emit(event, userIds, { perUser })
     if (applied.losingAccess.size > 0 && stream) {
       emit(
-        { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: stream.id, topic: message.topic },
+        deleteStreamMessagesEvent(ids, stream.id, message.topic),
         [...applied.losingAccess].sort((a, b) => a - b),
       )
     }

@@ -19,6 +19,7 @@ import { ROLE, isGuest } from '../domain/roles.js'
 import { INACCESSIBLE_USER_NAME, presentUser, type PresentableUser } from '../present/user.js'
 import { profileDataFor } from '../queries/users.js'
 import type { RealmUserInfo } from './subscription-events.js'
+import { realmUserAddEvent, realmUserRemoveEvent } from '../events/schemas/index.js'
 
 export interface GuestAccessArgs {
   realm: Realm
@@ -71,7 +72,7 @@ export async function emitGuestAccessChanges(tx: Tx, emit: Emit, args: GuestAcce
   }
   await emitAdds(tx, emit, realm, gainedBy, active)
   for (const [userId, guests] of lostBy) {
-    emit({ type: 'realm_user', op: 'remove', person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME } }, guests.sort((a, b) => a - b))
+    emit(realmUserRemoveEvent(userId, INACCESSIBLE_USER_NAME), guests.sort((a, b) => a - b))
   }
 }
 
@@ -118,6 +119,6 @@ async function emitAdds(tx: Tx, emit: Emit, realm: Realm, gainedBy: Map<number, 
       profileData: profiles.get(userId),
       realm,
     })
-    emit({ type: 'realm_user', op: 'add', person: { ...person } }, guests)
+    emit(realmUserAddEvent(person), guests)
   }
 }

@@ -4,7 +4,7 @@
 // clients refetch GET /invites. Mails go out after the commit.
 import { randomBytes } from 'node:crypto'
 import type { Invitation, Realm, Tx, User } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { accessStreamById } from '../access/stream.js'
@@ -26,6 +26,7 @@ import {
 import { isUserInGroup } from '../queries/group-membership.js'
 import { INVITE_STATUS, inviteLinkUrl } from '../queries/invites.js'
 import { mailerFor, noreplyAddress } from '../mail/outbox.js'
+import { invitesChangedEvent } from '../events/schemas/index.js'
 
 /** Upstream's INVITES_DEFAULT_REALM_DAILY_MAX and INVITES_MIN_USER_AGE_DAYS. */
 export const DEFAULT_DAILY_INVITE_LIMIT = 100
@@ -47,7 +48,7 @@ export interface InviteUsersInput extends InviteOptions {
   notifyReferrerOnJoin: boolean
 }
 
-export const invitesChangedEvent = (): ChatEvent => ({ type: 'invites_changed' })
+export { invitesChangedEvent }
 
 /** 24 lowercase base32 characters (120 bits), as upstream's confirmation keys. */
 export function generateInviteKey(): string {
@@ -148,7 +149,7 @@ export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): 
   const existing: [string, string, boolean][] = []
   const toInvite: string[] = []
   const accounts = await ctx.prisma.user.findMany({
-    where: { realmId: ctx.realm.id, deliveryEmail: { in: emails, mode: 'insensitive' } },
+    where: { id: { in: (await idsMatchingLower(ctx.prisma, 'user_delivery_email', { realm_id: ctx.realm.id }, emails)).map((r) => r.id) } },
     select: { deliveryEmail: true, isActive: true, isSystemBot: true },
   })
   for (const email of emails) {

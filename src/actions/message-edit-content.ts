@@ -2,7 +2,7 @@
 // mentions against wildcard_mention_policy, then store the new content and
 // recompute every recipient's mention, wildcard and alert-word flags
 // (upstream update_user_message_flags; spec "Personal flags").
-import type { ActionContext } from './context.js'
+import type { ActionContext, TxContext } from './context.js'
 import type { Message, Stream, Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
@@ -75,7 +75,7 @@ export interface AppliedContentEdit {
 }
 
 /** Stores the new content and the recipients' recomputed flags. */
-export async function applyContentEdit(tx: Tx, ctx: ActionContext, message: Message, edit: ContentEdit): Promise<AppliedContentEdit> {
+export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message, edit: ContentEdit): Promise<AppliedContentEdit> {
   const r = edit.rendered
   await tx.message.update({
     where: { id: message.id },
@@ -84,7 +84,7 @@ export async function applyContentEdit(tx: Tx, ctx: ActionContext, message: Mess
   await claimAttachments(tx, { realmId: ctx.realm.id, senderId: message.senderId, messageId: message.id, paths: r.linkedUploadPaths })
 
   const rows = await tx.userMessage.findMany({ where: { messageId: message.id }, select: { userId: true, flags: true } })
-  const alerted = await alertedUserIds(tx, rows.map((row) => row.userId), edit.content)
+  const alerted = await alertedUserIds(tx, { realmId: ctx.realm.id, cacheKey: ctx.authCache }, rows.map((row) => row.userId), edit.content)
   const changed = rows
     .map((row) => ({ userId: row.userId, flags: recomputed(row.flags, row.userId, edit, alerted), old: row.flags }))
     .filter((row) => row.flags !== row.old)

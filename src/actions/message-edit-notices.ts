@@ -34,10 +34,9 @@ export interface MoveNoticeInput {
 
 /** Posts (or, within the grace period, takes back) the resolve notice; true when one was taken back. */
 async function resolveNoticeFor(ctx: ActionContext, o: MoveNoticeInput, resolved: boolean): Promise<void> {
-  const last = await ctx.prisma.message.findFirst({
-    where: { streamId: o.newStream.id, topic: { equals: o.newTopic, mode: 'insensitive' } },
-    orderBy: { id: 'desc' },
-  })
+  const [newest] = await ctx.prisma.$queryRaw<{ id: number }[]>`
+    SELECT id FROM message WHERE stream_id = ${o.newStream.id} AND lower(topic) = lower(${o.newTopic}) ORDER BY id DESC LIMIT 1`
+  const last = newest ? await ctx.prisma.message.findUnique({ where: { id: newest.id } }) : null
   const ageSeconds = last ? (ctx.now().getTime() - last.dateSent.getTime()) / 1000 : Infinity
   if (last && last.senderId === ctx.realm.notificationBotId && ageSeconds <= RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS && isResolveNotice(last.content)) {
     await deleteMessages(ctx, [last], null)

@@ -3,6 +3,7 @@
 // channel or users looked up, and the permission to post checked.
 import type { ActionContext } from './context.js'
 import type { Realm, Stream, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import {
   ApiError,
   badRequest,
@@ -19,6 +20,8 @@ import {
 import { isAdmin, isGuest, isModeratorOrAbove, isProvisionalMember, ROLE } from '../domain/roles.js'
 import { normalizeTopic } from '../domain/topics.js'
 import { findStreamByName } from '../access/stream.js'
+import { MAX_USERS_PER_REQUEST } from '../domain/limits.js'
+import { tooManyItems } from '../errors.js'
 
 export type MessageType = 'direct' | 'private' | 'channel' | 'stream'
 
@@ -52,6 +55,7 @@ function privateRecipients(to: string): number[] | string[] {
   let data = parseJsonOr(to)
   if (typeof data === 'string') data = data.split(',')
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients')
+  if (data.length > MAX_USERS_PER_REQUEST) throw tooManyItems('to', MAX_USERS_PER_REQUEST)
   if (data.length === 0) return []
   if (typeof data[0] === 'string') {
     if (!data.every((d): d is string => typeof d === 'string')) {
@@ -175,12 +179,12 @@ export async function findDirectRecipients(ctx: ActionContext, to: number[] | st
     return matchDirectRecipients(to, await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } }))
   }
   const emails = to as string[]
-  const found = await ctx.prisma.user.findMany({
-    where: {
-      realmId: ctx.realm.id,
-      OR: [{ email: { in: emails, mode: 'insensitive' } }, { deliveryEmail: { in: emails, mode: 'insensitive' } }],
-    },
-  })
+  const scope = { realm_id: ctx.realm.id }
+  const ids = [
+    ...(await idsMatchingLower(ctx.prisma, 'user_email', scope, emails)),
+    ...(await idsMatchingLower(ctx.prisma, 'user_delivery_email', scope, emails)),
+  ].map((r) => r.id)
+  const found = await ctx.prisma.user.findMany({ where: { id: { in: ids } } })
   return matchDirectRecipients(to, found)
 }
 

@@ -3,6 +3,8 @@
 // pure renderer runs. Shared by sending (and later editing) messages.
 import type { Config } from '../config.js'
 import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
+import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { Prisma } from '../db/index.js'
 import {
   extractMentionCandidates,
@@ -12,6 +14,7 @@ import {
   type RenderResult,
 } from '../domain/markdown.js'
 import { canAccessStreamContent } from '../domain/stream-access.js'
+import { compileLinkifier, type CompiledLinkifier } from '../domain/linkifiers.js'
 import { realmUrl } from '../present/realm.js'
 
 type Db = PrismaClient | Tx
@@ -45,7 +48,7 @@ export async function loadRenderContext(
     c.groupNames.length === 0
       ? []
       : await db.userGroup.findMany({
-          where: { realmId: realm.id, deactivated: false, isSystemGroup: false, name: { in: c.groupNames, mode: 'insensitive' } },
+          where: { id: { in: (await idsMatchingLower(db, 'user_group_name', { realm_id: realm.id }, c.groupNames)).map((r) => r.id) }, deactivated: false, isSystemGroup: false },
           select: { id: true, name: true },
         })
 
@@ -53,7 +56,7 @@ export async function loadRenderContext(
     c.streamNames.length === 0
       ? []
       : await db.stream.findMany({
-          where: { realmId: realm.id, deactivated: false, name: { in: c.streamNames, mode: 'insensitive' } },
+          where: { id: { in: (await idsMatchingLower(db, 'stream_name', { realm_id: realm.id }, c.streamNames)).map((r) => r.id) }, deactivated: false },
           select: { id: true, name: true, inviteOnly: true, isWebPublic: true },
         })
   const subscribed = new Set(
@@ -85,7 +88,14 @@ export async function loadRenderContext(
       ]),
     ),
     realmUrl: realmUrl(realm, config.externalUrl),
+    linkifiers: await loadLinkifiers(db, realm.id),
   }
+}
+
+/** The realm's linkifiers in their order, compiled (bounded by MAX_LINKIFIERS_PER_REALM). */
+export async function loadLinkifiers(db: Db, realmId: number): Promise<CompiledLinkifier[]> {
+  const rows = await db.realmLinkifier.findMany({ where: { realmId }, orderBy: [{ order: 'asc' }, { id: 'asc' }], select: { pattern: true, urlTemplate: true } })
+  return rows.map((r) => compileLinkifier(r)).filter((l): l is CompiledLinkifier => l !== null)
 }
 
 export async function renderMessageContent(
@@ -111,29 +121,9 @@ export async function groupMemberIds(db: Db, groupIds: readonly number[]): Promi
   return rows.map((r) => r.user_id)
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/** Users (of `userIds`) with an alert word in `content`: case-insensitive, whole words only. */
-export async function alertedUserIds(db: Db, userIds: readonly number[], content: string): Promise<Set<number>> {
+/** Users (of `userIds`) with an alert word in `content`, by the realm's cached matcher (`node`: see queries/alert-word-matcher.ts). */
+export async function alertedUserIds(db: Db, node: { realmId: number; cacheKey: object }, userIds: readonly number[], content: string): Promise<Set<number>> {
   if (userIds.length === 0) return new Set()
-  const words = await db.alertWord.findMany({ where: { userId: { in: [...userIds] } }, select: { userId: true, word: true } })
-  return usersAlerted(words, content)
-}
-
-/** The users whose alert words (already loaded) occur in `content`. */
-export function usersAlerted(words: Iterable<{ userId: number; word: string }>, content: string): Set<number> {
-  const out = new Set<number>()
-  const found = new Map<string, boolean>() // many users share a word: test each word once
-  for (const { userId, word } of words) {
-    if (out.has(userId) || word.trim() === '') continue
-    let hit = found.get(word)
-    if (hit === undefined) {
-      hit = new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(content)
-      found.set(word, hit)
-    }
-    if (hit) out.add(userId)
-  }
-  return out
+  const matcher = await realmAlertWordMatcher(db, node.cacheKey, node.realmId)
+  return matcher.usersAlerted(content, new Set(userIds))
 }

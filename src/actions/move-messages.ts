@@ -3,6 +3,7 @@
 // loses their copies, and topic visibility policies that follow the topic.
 import type { Emit } from './context.js'
 import type { Message, Stream, Tx, User } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import type { PrismaClient } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
@@ -98,13 +99,15 @@ export async function moveUserTopics(
   o: { oldStream: Stream; oldTopic: string; newStream: Stream; newTopic: string; now: Date; skipUsers: ReadonlySet<number> },
 ): Promise<void> {
   if (o.oldStream.id === o.newStream.id && sameTopic(o.oldTopic, o.newTopic)) return
-  const rows = await tx.userTopic.findMany({ where: { streamId: o.oldStream.id, topicName: { equals: o.oldTopic, mode: 'insensitive' } } })
+  const oldIds = (await idsMatchingLower(tx, 'user_topic_name', { stream_id: o.oldStream.id }, [o.oldTopic])).map((r) => r.id)
+  const rows = await tx.userTopic.findMany({ where: { id: { in: oldIds } } })
+  const newIds = (await idsMatchingLower(tx, 'user_topic_name', { stream_id: o.newStream.id }, [o.newTopic])).map((r) => r.id)
   for (const row of rows) {
     await tx.userTopic.delete({ where: { id: row.id } })
     if (row.visibilityPolicy !== 0) emit(userTopicEvent(o.oldStream.id, o.oldTopic, 0, o.now), [row.userId])
     if (o.skipUsers.has(row.userId)) continue
     const target = await tx.userTopic.findFirst({
-      where: { userId: row.userId, streamId: o.newStream.id, topicName: { equals: o.newTopic, mode: 'insensitive' } },
+      where: { userId: row.userId, id: { in: newIds } },
     })
     // Without a policy at the destination the user's policy simply moves; otherwise the two merge.
     const merged = target ? visibilityPolicyAfterMerge(row.visibilityPolicy, target.visibilityPolicy) : row.visibilityPolicy

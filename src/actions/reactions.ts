@@ -11,6 +11,7 @@ import { HISTORICAL_FLAGS } from '../domain/flags.js'
 import { checkEmoji, emojiForName } from '../domain/user-status.js'
 import { reactionAlreadyExists, reactionDoesNotExist, reactionNeedsEmoji } from '../errors.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
+import { reactionEvent as buildReactionEvent, type ChatEvent } from '../events/schemas/index.js'
 
 export interface AddReactionInput {
   messageId: number
@@ -26,25 +27,15 @@ export interface RemoveReactionInput {
   reactionType: string
 }
 
-function reactionEvent(ctx: ActionContext, op: 'add' | 'remove', messageId: number, r: { emojiName: string; emojiCode: string; reactionType: string }) {
-  const u = ctx.user
-  return {
-    type: 'reaction',
-    op,
-    user_id: u.id,
-    user: { user_id: u.id, email: u.email, full_name: u.fullName },
-    message_id: messageId,
-    emoji_name: r.emojiName,
-    emoji_code: r.emojiCode,
-    reaction_type: r.reactionType,
-  }
+function reactionEvent(ctx: ActionContext, op: 'add' | 'remove', messageId: number, r: { emojiName: string; emojiCode: string; reactionType: string }): ChatEvent {
+  return buildReactionEvent(op, ctx.user, messageId, r)
 }
 
 async function realmEmoji(ctx: ActionContext) {
   return ctx.prisma.realmEmoji.findMany({ where: { realmId: ctx.realm.id }, select: { id: true, name: true, deactivated: true } })
 }
 
-async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<Record<string, unknown> & { type: string }>): Promise<void> {
+async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<ChatEvent>): Promise<void> {
   await inTransaction(ctx, async (tx, emit) => {
     const event = await change(tx)
     const { userIds } = audienceOf(await messageAudience(tx, message.id, stream))

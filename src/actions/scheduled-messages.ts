@@ -3,8 +3,7 @@
 // would be (addressee, permission to post, content and topic limits) when it
 // is scheduled, and again when scheduler/delivery.ts sends it.
 import type { ScheduledMessage, Tx } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
-import type { ActionContext } from './context.js'
+import type { ActionContext, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import { normalizeMessageContent } from '../domain/limits.js'
 import { normalizeTopic } from '../domain/topics.js'
@@ -22,6 +21,7 @@ import { checkMaySendToStream, findDirectRecipients, findStreamForSend, type Mes
 import { renderMessageContent } from './message-render.js'
 import { defaultReadBySender } from './send-message.js'
 import { presentScheduledMessage, type ScheduledMessageDict } from '../queries/scheduled-messages.js'
+import { scheduledMessagesAddEvent, scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../events/schemas/index.js'
 
 export type ScheduledRecipientKind = 'stream' | 'private'
 
@@ -46,9 +46,7 @@ export interface EditScheduledMessageInput {
   scheduledDeliveryTimestamp?: number
 }
 
-export const scheduledMessagesAddEvent = (messages: ScheduledMessageDict[]): ChatEvent => ({ type: 'scheduled_messages', op: 'add', scheduled_messages: messages })
-export const scheduledMessagesUpdateEvent = (message: ScheduledMessageDict): ChatEvent => ({ type: 'scheduled_messages', op: 'update', scheduled_message: message })
-export const scheduledMessagesRemoveEvent = (id: number): ChatEvent => ({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: id })
+export { scheduledMessagesAddEvent, scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent }
 
 /** A channel is named by one ID (or a one-element list), as upstream's extract_stream_id. */
 function channelIdOf(to: number | number[]): number {
@@ -97,7 +95,7 @@ async function render(ctx: ActionContext, content: string): Promise<{ content: s
 }
 
 /** Links the sender's own uploads referenced by the content to the scheduled message. */
-async function claimUploads(tx: Tx, ctx: ActionContext, scheduledMessageId: number, paths: string[]): Promise<void> {
+async function claimUploads(tx: Tx, ctx: TxContext, scheduledMessageId: number, paths: string[]): Promise<void> {
   if (paths.length === 0) return
   const owned = await tx.attachment.findMany({ where: { realmId: ctx.realm.id, ownerId: ctx.user.id, pathId: { in: paths } }, select: { id: true } })
   if (owned.length === 0) return

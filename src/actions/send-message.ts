@@ -11,7 +11,8 @@
 import type { ActionContext } from './context.js'
 import { publishAll } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { findDirectAudience, findStreamAudience, insertMessage, type AlertWordRow } from '../db/send-queries.js'
+import { findDirectAudience, findStreamAudience, insertMessage } from '../db/send-queries.js'
+import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
@@ -25,8 +26,9 @@ import {
 } from '../errors.js'
 import { mayMentionTopicWildcard } from '../domain/markdown.js'
 import { presentMessage } from '../present/message.js'
-import { groupMemberIds, renderMessageContent, usersAlerted } from './message-render.js'
+import { groupMemberIds, renderMessageContent } from './message-render.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
+import { messageEvent } from '../events/schemas/index.js'
 
 export interface SendMessageInput {
   type: MessageType
@@ -79,9 +81,11 @@ type Target =
       subscriberCount: number
       /** Distinct senders of the topic so far (upstream's topic participants, without reactions); empty when no topic wildcard can be mentioned. */
       participants: Set<number>
-      alertWords: AlertWordRow[]
+      alertWordsVersion: number
+      /** Users who muted the sender. */
+      muterIds: number[]
     }
-  | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[]; alertWords: AlertWordRow[] }
+  | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[]; alertWordsVersion: number; muterIds: number[] }
 
 async function resolveTarget(ctx: ActionContext, input: SendMessageInput, content: () => string): Promise<Target> {
   const addressee = parseAddressee(input)
@@ -112,7 +116,8 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       recipientIds,
       subscriberCount: subscriberIds.length,
       participants: new Set(audience.participantIds),
-      alertWords: audience.alertWords,
+      alertWordsVersion: audience.alertWordsVersion,
+      muterIds: audience.muterIds,
     }
   }
   const byId = typeof addressee.to[0] === 'number'
@@ -126,8 +131,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
   for (const u of users) participantsById.set(u.id, u)
   const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)
-  const alertWords = audience.alertWords.filter((w) => participantsById.has(w.userId))
-  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), alertWords }
+  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), alertWordsVersion: audience.alertWordsVersion, muterIds: audience.muterIds }
 }
 
 export async function sendMessage(ctx: ActionContext, input: SendMessageInput): Promise<{ id: number }> {
@@ -154,9 +158,14 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   }
 
   const mentioned = new Set([...rendered.mentionedUserIds, ...(await groupMemberIds(ctx.prisma, rendered.mentionedGroupIds))])
-  const alerted = usersAlerted(target.alertWords, content)
+  // One pass over the content, however many alert words the recipients have.
+  const alertWords = await realmAlertWordMatcher(ctx.prisma, ctx.authCache, ctx.realm.id, target.alertWordsVersion)
+  const alerted = alertWords.usersAlerted(content, new Set(target.recipientIds))
   const readBySender = input.readBySender ?? defaultReadBySender(ctx.clientName)
   const unread = input.unreadUserIds === undefined ? undefined : new Set(input.unreadUserIds)
+  // Messages from a muted sender reach the muter already read (upstream
+  // muted_sender_user_ids). When notifications exist, they must skip muters too.
+  const muters = new Set(target.muterIds)
   const flags = target.recipientIds.map((userId) =>
     recipientFlags({
       isSender: userId === sender.id,
@@ -167,7 +176,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
       alertWord: alerted.has(userId),
       isPrivate: target.kind === 'private',
       readBySender,
-      markRead: unread !== undefined && !unread.has(userId),
+      markRead: (unread !== undefined && !unread.has(userId)) || muters.has(userId),
     }),
   )
 
@@ -213,7 +222,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   }
   const isPublic = target.kind === 'stream' && !target.stream.inviteOnly
   const emission = {
-    event: { type: 'message' as const, message: { ...presented, raw_content: content } },
+    event: messageEvent({ ...presented, raw_content: content }),
     userIds: target.recipientIds,
     perUser,
     ...(isPublic ? { publicStreamId: target.stream.id } : {}),

@@ -6,6 +6,7 @@ import { findDirectRecipients } from './message-recipients.js'
 import { accessStreamById } from '../access/stream.js'
 import { badRequest } from '../errors.js'
 import { normalizeTopic } from '../domain/topics.js'
+import { directTypingEvent, streamTypingEvent } from '../events/schemas/index.js'
 
 /** Upstream sends channel typing only for channels up to this many subscribers. */
 export const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100
@@ -30,7 +31,7 @@ export async function sendTypingNotification(ctx: ActionContext, input: TypingIn
     if (input.to.length === 0) throw badRequest("Empty 'to' list")
     const users = await findDirectRecipients(ctx, input.to)
     const participants = [...new Map([ctx.user, ...users].map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id)
-    const event = { type: 'typing', op: input.op, message_type: 'direct', sender, recipients: participants.map((u) => ({ user_id: u.id, email: u.email })) }
+    const event = directTypingEvent(input.op, sender, participants.map((u) => ({ user_id: u.id, email: u.email })))
     const targets = await receivingTyping(ctx, participants.map((u) => u.id))
     if (targets.length > 0) await ctx.bus.publish({ realmId: ctx.realm.id, userIds: targets, event, origin: ctx.nodeId })
     return
@@ -40,7 +41,7 @@ export async function sendTypingNotification(ctx: ActionContext, input: TypingIn
   const topic = normalizeTopic(input.topic)
   const subscribers = await ctx.prisma.subscription.findMany({ where: { streamId: stream.id, active: true }, select: { userId: true } })
   if (subscribers.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return
-  const event = { type: 'typing', op: input.op, message_type: 'stream', sender, stream_id: stream.id, topic }
+  const event = streamTypingEvent(input.op, sender, stream.id, topic)
   const targets = await receivingTyping(ctx, subscribers.map((s) => s.userId))
   if (targets.length > 0) await ctx.bus.publish({ realmId: ctx.realm.id, userIds: targets, event, origin: ctx.nodeId })
 }

@@ -4,10 +4,11 @@
 // only when something changed: the legacy muted_topics list, then user_topic.
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
-import type { ChatEvent } from '../events/bus.js'
 import type { Tx } from '../db/index.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import { accessStreamById } from '../access/stream.js'
 import { fetchMutedTopics } from '../queries/user-topics.js'
+import { mutedTopicsEvent, userTopicEvent } from '../events/schemas/index.js'
 
 export const VISIBILITY_POLICY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const
 
@@ -17,13 +18,12 @@ export interface SetTopicVisibilityInput {
   visibility_policy: number
 }
 
-export function userTopicEvent(streamId: number, topic: string, policy: number, at: Date): ChatEvent {
-  return { type: 'user_topic', stream_id: streamId, topic_name: topic, last_updated: Math.floor(at.getTime() / 1000), visibility_policy: policy }
-}
+export { userTopicEvent }
 
 /** Stores the policy; true when the stored state changed. */
 export async function saveTopicPolicy(tx: Tx, o: { userId: number; streamId: number; topic: string; policy: number; now: Date }): Promise<boolean> {
-  const where = { userId: o.userId, streamId: o.streamId, topicName: { equals: o.topic, mode: 'insensitive' as const } }
+  const ids = (await idsMatchingLower(tx, 'user_topic_name', { stream_id: o.streamId }, [o.topic])).map((r) => r.id)
+  const where = { userId: o.userId, id: { in: ids } }
   if (o.policy === VISIBILITY_POLICY.INHERIT) return (await tx.userTopic.deleteMany({ where })).count > 0
   const row = await tx.userTopic.findFirst({ where })
   if (!row) {
@@ -41,13 +41,15 @@ export async function setTopicVisibility(ctx: ActionContext, input: SetTopicVisi
   // Removing a policy works on a channel the user lost access to, as long as there is one to remove.
   const existing =
     input.visibility_policy === VISIBILITY_POLICY.INHERIT
-      ? await ctx.prisma.userTopic.count({ where: { userId: ctx.user.id, streamId: input.stream_id, topicName: { equals: topic, mode: 'insensitive' } } })
+      ? await ctx.prisma.userTopic.count({
+          where: { userId: ctx.user.id, id: { in: (await idsMatchingLower(ctx.prisma, 'user_topic_name', { stream_id: input.stream_id }, [topic])).map((r) => r.id) } },
+        })
       : 0
   if (existing === 0) await accessStreamById(ctx, input.stream_id)
   await inTransaction(ctx, async (tx, emit) => {
     const changed = await saveTopicPolicy(tx, { userId: ctx.user.id, streamId: input.stream_id, topic, policy: input.visibility_policy, now })
     if (!changed) return
-    emit({ type: 'muted_topics', muted_topics: await fetchMutedTopics(tx, ctx.user.id) }, [ctx.user.id])
+    emit(mutedTopicsEvent(await fetchMutedTopics(tx, ctx.user.id)), [ctx.user.id])
     emit(userTopicEvent(input.stream_id, topic, input.visibility_policy, now), [ctx.user.id])
   })
 }

@@ -3,23 +3,32 @@
 // Not done here: the Notification Bot messages upstream sends for new
 // channels and to users subscribed by someone else (needs message sending).
 import type { Stream, Subscription, Tx, User } from '../db/index.js'
-import type { ActionContext, Emit } from './context.js'
+import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import { sendSubscriptionNotifications } from './subscription-notifications.js'
-import { insufficientPermission, invalidHexColor, notAllowedForGuests, streamArchived, unableToAccessStream } from '../errors.js'
+import { MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.js'
+import { badRequest, insufficientPermission, invalidHexColor, notAllowedForGuests, streamArchived, unableToAccessStream } from '../errors.js'
 import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription } from '../present/stream.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
-import { NOTIFICATION_DEFAULTS_FIELD } from '../events/queues/filter.js'
+import { streamCreateEvent, subscriptionAddEvent } from '../events/schemas/index.js'
 import { resolvePrincipals, type Principals } from '../access/principals.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, type NewStream } from './create-streams.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
 import { STREAM_COLORS } from './user-rows.js'
 
 export const HEX_COLOR = /^#[0-9a-fA-F]{3,6}$/
+
+/** Bounds the rows one request writes: users × channels. */
+export function checkSubscriptionChangeCount(users: number, channels: number): void {
+  if (users * channels > MAX_SUBSCRIPTION_CHANGES_PER_REQUEST) {
+    throw badRequest(`Too many subscription changes at once (principals × subscriptions; limit: ${MAX_SUBSCRIPTION_CHANGES_PER_REQUEST})`)
+  }
+}
 
 export interface SubscribeRequest {
   name: string
@@ -87,13 +96,18 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
   if (isGuest(user.role)) throw notAllowedForGuests()
   const retention = parseMessageRetentionDays(input.messageRetentionDays)
   const wanted = normalizeRequests(input.subscriptions)
+  checkSubscriptionChangeCount(Math.max(1, input.principals?.length ?? 0), wanted.length)
   const now = ctx.now()
 
   const outcome = await inTransaction(ctx, async (tx, emit) => {
+    // Every name looked up at once, exactly (case-insensitively), never as a pattern.
+    const matches = await idsMatchingLower(tx, 'stream_name', { realm_id: realm.id }, wanted.map((w) => w.name))
+    const rows = await tx.stream.findMany({ where: { id: { in: matches.map((m) => m.id) } } })
+    const byKey = new Map(matches.map((m) => [m.key, rows.find((r) => r.id === m.id)]))
     const existing = new Map<string, Stream>()
     const missing: Wanted[] = []
     for (const w of wanted) {
-      const found = await tx.stream.findFirst({ where: { realmId: realm.id, name: { equals: w.name, mode: 'insensitive' } } })
+      const found = byKey.get(w.name.toLowerCase())
       if (found?.deactivated) throw streamArchived(found.name)
       if (found) existing.set(w.name.toLowerCase(), found)
       else missing.push(w)
@@ -137,7 +151,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
 }
 
 interface AddSubscriptionsArgs {
-  ctx: ActionContext
+  ctx: TxContext
   streams: Stream[]
   created: Stream[]
   subscribers: User[]
@@ -152,22 +166,36 @@ async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs):
   const subscribed: Record<string, string[]> = {}
   const already: Record<string, string[]> = {}
   const added = new Map<number, { stream: Stream; sub: Subscription }[]>()
+  // Decided in memory, then written in a few set-based statements (one per requested color at most).
+  const reactivate = new Map<string, number[]>() // color ('' = keep) → subscription IDs
+  const create: { userId: number; streamId: number; color: string }[] = []
+  const addedPairs: { target: User; stream: Stream }[] = []
   for (const target of subscribers) {
-    const mine = rows.filter((r) => r.userId === target.id)
-    const nextColor = colorPicker(mine.filter((r) => r.active).map((r) => r.color))
+    const mine = new Map(rows.filter((r) => r.userId === target.id).map((r) => [r.streamId, r]))
+    const nextColor = colorPicker([...mine.values()].filter((r) => r.active).map((r) => r.color))
     for (const stream of streams) {
-      const row = mine.find((r) => r.streamId === stream.id)
+      const row = mine.get(stream.id)
       if (row?.active) {
         ;(already[target.email] ??= []).push(stream.name)
         continue
       }
       const color = colors.get(stream.name.toLowerCase())
-      const sub = row
-        ? await tx.subscription.update({ where: { id: row.id }, data: { active: true, ...(color ? { color } : {}) } })
-        : await tx.subscription.create({ data: { userId: target.id, streamId: stream.id, color: color ?? nextColor() } })
+      if (row) reactivate.set(color ?? '', [...(reactivate.get(color ?? '') ?? []), row.id])
+      else create.push({ userId: target.id, streamId: stream.id, color: color ?? nextColor() })
       ;(subscribed[target.email] ??= []).push(stream.name)
+      addedPairs.push({ target, stream })
+    }
+  }
+  for (const [color, ids] of reactivate) {
+    await tx.subscription.updateMany({ where: { id: { in: ids } }, data: { active: true, ...(color ? { color } : {}) } })
+  }
+  if (create.length > 0) await tx.subscription.createMany({ data: create })
+  if (addedPairs.length > 0) {
+    const subs = await tx.subscription.findMany({ where: { userId: { in: subscribers.map((u) => u.id) }, streamId: { in: streamIds } } })
+    const subByPair = new Map(subs.map((s) => [`${s.userId}:${s.streamId}`, s]))
+    for (const { target, stream } of addedPairs) {
       const list = added.get(target.id) ?? []
-      list.push({ stream, sub })
+      list.push({ stream, sub: subByPair.get(`${target.id}:${stream.id}`) as Subscription })
       added.set(target.id, list)
     }
   }
@@ -176,7 +204,7 @@ async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs):
 }
 
 interface EmitArgs {
-  ctx: ActionContext
+  ctx: TxContext
   streamIds: number[]
   created: Stream[]
   subscribers: User[]
@@ -189,14 +217,14 @@ async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<
   // Channels that now exist: to the users who may see them.
   for (const stream of created) {
     const audience = realmUsers.filter((u) => (stream.inviteOnly ? isAdmin(u.role) : stream.isWebPublic || !isGuest(u.role))).map((u) => u.id)
-    emit({ type: 'stream', op: 'create', streams: [presentStream(stream)] }, audience)
+    emit(streamCreateEvent([presentStream(stream)]), audience)
   }
   // New subscribers who could not see a channel before (and did not just hear of it above).
   for (const target of subscribers) {
     const fresh = (added.get(target.id) ?? [])
       .map((a) => a.stream)
       .filter((s) => !canSeeStreamMetadata(target, s, false))
-    if (fresh.length > 0) emit({ type: 'stream', op: 'create', streams: fresh.map((s) => presentStream(s)) }, [target.id])
+    if (fresh.length > 0) emit(streamCreateEvent(fresh.map((s) => presentStream(s))), [target.id])
   }
   const subscriberIds = await getSubscriberIds(tx, streamIds)
   const defaults = await getStreamNotificationDefaults(tx, subscribers.filter((s) => added.has(s.id)).map((s) => s.id))
@@ -204,7 +232,7 @@ async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<
     const list = added.get(target.id)
     if (!list || list.length === 0) continue
     const subscriptions = list.map(({ stream, sub }) => presentSubscription(sub, stream, { subscribers: subscriberIds.get(stream.id) ?? [] }))
-    emit({ type: 'subscription', op: 'add', subscriptions, [NOTIFICATION_DEFAULTS_FIELD]: defaults.get(target.id) }, [target.id])
+    emit(subscriptionAddEvent(subscriptions, defaults.get(target.id)), [target.id])
   }
   const joined = new Map<number, { stream: Stream; userIds: number[] }>()
   for (const target of subscribers) {

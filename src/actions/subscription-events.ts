@@ -3,6 +3,7 @@
 import type { Stream } from '../db/index.js'
 import type { ChatEvent } from '../events/bus.js'
 import { isAdmin, isGuest } from '../domain/roles.js'
+import { subscriptionPeerEvent } from '../events/schemas/index.js'
 
 export interface RealmUserInfo {
   id: number
@@ -20,9 +21,7 @@ export interface Addressed {
   userIds: number[]
 }
 
-export function subscriptionPeerEvent(op: 'peer_add' | 'peer_remove', streamIds: number[], userIds: number[]): ChatEvent {
-  return { type: 'subscription', op, stream_ids: streamIds, user_ids: userIds }
-}
+export { subscriptionPeerEvent }
 
 const ascending = (a: number, b: number): number => a - b
 

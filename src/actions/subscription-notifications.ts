@@ -8,6 +8,7 @@ import type { ActionContext } from './context.js'
 import { sendMessage } from './send-message.js'
 
 export const CHANNEL_EVENTS_TOPIC = 'channel events'
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100
 export const NEW_CHANNELS_TOPIC = 'new channels'
 
 export const silentMention = (user: Pick<User, 'id' | 'fullName'>): string => `@_**${user.fullName}|${user.id}**`
@@ -49,7 +50,9 @@ export async function sendSubscriptionNotifications(ctx: ActionContext, input: S
   if (!bot) return
   const actor = ctx.user
   const createdNames = new Set(input.created.map((s) => s.name))
-  for (const { user, streamNames } of input.added) {
+  // Upstream's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: a bulk subscription of many people sends them no messages.
+  const notified = input.added.length <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES ? input.added : []
+  for (const { user, streamNames } of notified) {
     if (user.id === actor.id || user.isBot) continue
     const names = streamNames.filter((n) => !createdNames.has(n))
     if (names.length === 0) continue

@@ -3,16 +3,18 @@
 import type { Stream, User } from '../db/index.js'
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
+import { checkSubscriptionChangeCount } from './subscribe.js'
 import { insufficientPermission, streamNameNotFound } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
 import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
-import { findStreamByName } from '../access/stream.js'
+import { idsMatchingLower } from '../db/exact-match.js'
 import { resolvePrincipals, type Principals } from '../access/principals.js'
 import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { presentStream } from '../present/stream.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
+import { streamDeleteEvent, subscriptionRemoveEvent } from '../events/schemas/index.js'
 
 export interface UnsubscribeInput {
   subscriptions: string[]
@@ -30,19 +32,32 @@ const directlyControls = (user: User, target: User): boolean =>
 
 export async function unsubscribeFromStreams(ctx: ActionContext, input: UnsubscribeInput): Promise<UnsubscribeResult> {
   const { user, realm } = ctx
+  checkSubscriptionChangeCount(Math.max(1, input.principals?.length ?? 0), input.subscriptions.length)
   return inTransaction(ctx, async (tx, emit) => {
     const targets = input.principals && input.principals.length > 0 ? await resolvePrincipals(tx, realm.id, input.principals) : [user]
     const unsubscribingOthers = targets.some((t) => !directlyControls(user, t))
     const groups = unsubscribingOthers && !isAdmin(user.role) ? await getRecursiveGroupIds(tx, realm.id, user.id) : undefined
 
+    // Every name resolved at once (exactly, case-insensitively), then checked in the request's order.
+    const names = input.subscriptions.map((raw) => raw.trim())
+    const matches = await idsMatchingLower(tx, 'stream_name', { realm_id: realm.id }, names)
+    const found = await tx.stream.findMany({ where: { id: { in: matches.map((m) => m.id) }, deactivated: false } })
+    const byKey = new Map<string, Stream>()
+    for (const m of matches) {
+      const stream = found.find((s) => s.id === m.id)
+      if (stream) byKey.set(m.key, stream)
+    }
+    const own = new Set(
+      (await tx.subscription.findMany({ where: { userId: user.id, streamId: { in: found.map((s) => s.id) }, active: true }, select: { streamId: true } })).map(
+        (s) => s.streamId,
+      ),
+    )
     const streams: Stream[] = []
-    for (const raw of input.subscriptions) {
-      const name = raw.trim()
-      const stream = await findStreamByName(tx, realm.id, name)
-      const own = stream ? await tx.subscription.findFirst({ where: { userId: user.id, streamId: stream.id, active: true } }) : null
+    for (const name of names) {
+      const stream = byKey.get(name.toLowerCase())
       // Channels the requester may not know of are reported as missing.
-      if (!stream || !canSeeStreamMetadata(user, stream, own !== null)) throw streamNameNotFound(name)
-      if (groups && !(canAccessStreamContent(user, stream, own !== null) && groups.has(stream.canRemoveSubscribersGroupId))) {
+      if (!stream || !canSeeStreamMetadata(user, stream, own.has(stream.id))) throw streamNameNotFound(name)
+      if (groups && !(canAccessStreamContent(user, stream, own.has(stream.id)) && groups.has(stream.canRemoveSubscribersGroupId))) {
         throw insufficientPermission()
       }
       if (!streams.some((s) => s.id === stream.id)) streams.push(stream)
@@ -51,10 +66,15 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
     const result: UnsubscribeResult = { removed: [], not_removed: [] }
     const removedByUser = new Map<number, Stream[]>()
     const leftByStream = new Map<number, number[]>()
+    const active = await tx.subscription.findMany({
+      where: { userId: { in: targets.map((t) => t.id) }, streamId: { in: streams.map((s) => s.id) }, active: true },
+      select: { id: true, userId: true, streamId: true },
+    })
+    await tx.subscription.updateMany({ where: { id: { in: active.map((s) => s.id) } }, data: { active: false } })
+    const wasActive = new Set(active.map((s) => `${s.userId}:${s.streamId}`))
     for (const target of targets) {
       for (const stream of streams) {
-        const { count } = await tx.subscription.updateMany({ where: { userId: target.id, streamId: stream.id, active: true }, data: { active: false } })
-        if (count === 0) {
+        if (!wasActive.has(`${target.id}:${stream.id}`)) {
           result.not_removed.push(stream.name)
           continue
         }
@@ -67,9 +87,9 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
     for (const target of targets) {
       const lost = removedByUser.get(target.id)
       if (!lost) continue
-      emit({ type: 'subscription', op: 'remove', subscriptions: lost.map((s) => ({ name: s.name, stream_id: s.id })) }, [target.id])
+      emit(subscriptionRemoveEvent(lost), [target.id])
       const hidden = lost.filter((s) => !canSeeStreamMetadata(target, s, false))
-      if (hidden.length > 0) emit({ type: 'stream', op: 'delete', streams: hidden.map((s) => presentStream(s)) }, [target.id])
+      if (hidden.length > 0) emit(streamDeleteEvent(hidden.map((s) => presentStream(s))), [target.id])
     }
     if (leftByStream.size > 0) {
       const realmUsers: RealmUserInfo[] = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })

@@ -2,13 +2,14 @@
 // collapsed change; accessible messages the user never received get a
 // historical copy when the change would differ from the read|historical
 // default; the event lists only the messages whose flag changed.
-import type { ActionContext } from './context.js'
+import type { ActionContext, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { HISTORICAL_FLAGS, MENTION_MASK, WILDCARD_MASK, parseFlagOperation } from '../domain/flags.js'
 import { invalidMessage } from '../errors.js'
 import { canReadStreamHistory } from '../access/message.js'
+import { updateMessageFlagsEvent, type UnreadMessageDetails } from '../events/schemas/index.js'
 
 export interface UpdateMessageFlagsInput {
   messages: number[]
@@ -17,7 +18,7 @@ export interface UpdateMessageFlagsInput {
 }
 
 /** Which of the messages without a copy may the user read (public or shared history)? */
-async function readableWithoutCopy(tx: Tx, ctx: ActionContext, ids: number[]): Promise<Set<number>> {
+async function readableWithoutCopy(tx: Tx, ctx: TxContext, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set()
   const messages = await tx.message.findMany({ where: { id: { in: ids }, realmId: ctx.realm.id, streamId: { not: null } }, select: { id: true, streamId: true } })
   const streamIds = [...new Set(messages.map((m) => m.streamId ?? 0))]
@@ -40,7 +41,7 @@ interface DetailRow {
 }
 
 /** `message_details` of a read-removal event: what clients need to rebuild their unread counts. */
-async function unreadDetails(tx: Tx, userId: number, ids: number[]): Promise<Record<string, Record<string, unknown>>> {
+async function unreadDetails(tx: Tx, userId: number, ids: number[]): Promise<Record<string, UnreadMessageDetails>> {
   if (ids.length === 0) return {}
   const rows = await tx.$queryRaw<DetailRow[]>(Prisma.sql`
     SELECT um.message_id, um.flags, m.stream_id, m.topic, m.dm_user_ids,
@@ -52,11 +53,11 @@ async function unreadDetails(tx: Tx, userId: number, ids: number[]): Promise<Rec
                 AND lower(ut.topic_name) = lower(m.topic) AND ut.visibility_policy IN (2, 3))))) AS muted
     FROM user_message um JOIN message m ON m.id = um.message_id
     WHERE um.user_id = ${userId} AND um.message_id = ANY(${ids}::int[])`)
-  const out: Record<string, Record<string, unknown>> = {}
+  const out: Record<string, UnreadMessageDetails> = {}
   for (const r of rows) {
     const direct = (r.flags & (MENTION_MASK & ~WILDCARD_MASK)) !== 0
     const mentioned = direct || ((r.flags & WILDCARD_MASK) !== 0 && !r.muted)
-    const details: Record<string, unknown> =
+    const details: UnreadMessageDetails =
       r.stream_id !== null
         ? { type: 'stream', stream_id: r.stream_id, topic: r.topic, unmuted_stream_msg: !r.muted }
         : { type: 'private', user_ids: [...new Set(r.dm_user_ids)].filter((u) => u !== userId).sort((a, b) => a - b) }
@@ -74,6 +75,13 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
   const userId = ctx.user.id
   return inTransaction(ctx, async (tx, emit) => {
     let ids = [...new Set(input.messages)]
+    // Every ID must name a message the user can access, whatever the change
+    // (upstream checks only those that would get a historical row, so marking
+    // an inaccessible message as read "succeeded"): otherwise nothing changes.
+    const rows = ids.length > 0 ? await tx.userMessage.findMany({ where: { userId, messageId: { in: ids } }, select: { messageId: true, flags: true } }) : []
+    const current = new Map(rows.map((r) => [r.messageId, r.flags]))
+    const withoutRow = ids.filter((id) => !current.has(id))
+    if ((await readableWithoutCopy(tx, ctx, withoutRow)).size !== withoutRow.length) throw invalidMessage()
     if (operation.flag === 'read' && !adding && ids.length > 0) {
       // Unread channel messages only ever sit in channels the user is subscribed to.
       const unsubscribed = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
@@ -82,13 +90,9 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
       const skip = new Set(unsubscribed.map((r) => r.id))
       ids = ids.filter((id) => !skip.has(id))
     }
-    const rows = await tx.userMessage.findMany({ where: { userId, messageId: { in: ids } }, select: { messageId: true, flags: true } })
-    const current = new Map(rows.map((r) => [r.messageId, r.flags]))
     const changing = ids.filter((id) => ((current.get(id) ?? HISTORICAL_FLAGS) & operation.bit) !== target)
     if ((HISTORICAL_FLAGS & operation.bit) !== target) {
       const missing = changing.filter((id) => !current.has(id))
-      const readable = await readableWithoutCopy(tx, ctx, missing)
-      if (readable.size !== missing.length) throw invalidMessage()
       if (missing.length > 0) {
         const flags = adding ? HISTORICAL_FLAGS | operation.bit : HISTORICAL_FLAGS & ~operation.bit
         await tx.$executeRaw(Prisma.sql`
@@ -105,16 +109,8 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
       )
     }
     const messages = [...changing].sort((a, b) => a - b)
-    const event: Record<string, unknown> & { type: string } = {
-      type: 'update_message_flags',
-      op: operation.op,
-      operation: operation.op,
-      flag: operation.flag,
-      messages,
-      all: false,
-    }
-    if (operation.flag === 'read' && !adding) event.message_details = await unreadDetails(tx, userId, messages)
-    emit(event, [userId])
+    const messageDetails = operation.flag === 'read' && !adding ? await unreadDetails(tx, userId, messages) : undefined
+    emit(updateMessageFlagsEvent(operation.op, operation.flag, messages, { messageDetails }), [userId])
     return changing.length
   })
 }

@@ -3,11 +3,12 @@
 // (`user_settings` events; the queue layer derives the legacy ones) and, for
 // name and time zone, everyone who can see the user (`realm_user` update).
 import type { Prisma, Realm, Tx, User } from '../db/index.js'
-import type { ActionContext, Emit, Services } from './context.js'
+import { idsMatchingLower } from '../db/exact-match.js'
+import type { ActionContext, Emit, Services, TxContext } from './context.js'
 import { inTransaction, publishAll } from './context.js'
 import { hashPassword, randomAlphanumeric, verifyPassword } from './user-rows.js'
 import { checkFullName, PASSWORD_MIN_LENGTH } from './create-user.js'
-import { isValidEmail } from '../access/user.js'
+import { checkPasswordThrottled, isValidEmail } from '../access/user.js'
 import { isAdmin } from '../domain/roles.js'
 import { isLanguageCode, languageName } from '../domain/languages.js'
 import { isValidTimezone } from '../domain/timezones.js'
@@ -32,11 +33,11 @@ import {
 } from '../errors.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { propertyInheritingFrom } from '../domain/stream-notifications.js'
-import { INHERITING_STREAMS_FIELD } from '../events/queues/filter.js'
 import { applyPresenceEnabled } from './update-presence.js'
 import { sendEmailChangeConfirmation } from '../mail/email-change.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
 import { invalidConfirmationKey } from '../errors.js'
+import { realmUserUpdateEvent, withInheritingStreams } from '../events/schemas/index.js'
 
 export interface UpdateSettingsInput {
   /** Table settings by wire name (domain/settings.ts). */
@@ -44,6 +45,8 @@ export interface UpdateSettingsInput {
   fullName?: string
   email?: string
   oldPassword?: string
+  /** The requester's address: password checks are throttled per account and per address. */
+  clientAddress?: string
   newPassword?: string
   timezone?: string
 }
@@ -91,7 +94,10 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
     input.fullName !== undefined && !(ctx.realm.nameChangesDisabled && !isAdmin(user.role)) ? checkFullName(input.fullName) : undefined
   let passwordHash: string | undefined
   if (input.newPassword !== undefined) {
-    if (!(await verifyPassword(user.passwordHash, input.oldPassword ?? ''))) throw wrongPassword()
+    const verified = await checkPasswordThrottled(ctx, { realmId: ctx.realm.id, email: user.deliveryEmail, clientAddress: input.clientAddress ?? '' }, () =>
+      verifyPassword(user.passwordHash, input.oldPassword ?? ''),
+    )
+    if (!verified) throw wrongPassword()
     if (input.newPassword.length < PASSWORD_MIN_LENGTH) throw newPasswordTooWeak()
     passwordHash = await hashPassword(input.newPassword)
   }
@@ -106,7 +112,7 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
   const now = ctx.now()
   const outcome = await inTransaction(ctx, async (tx, emit) => {
     if (changingEmail) {
-      const taken = await tx.user.findFirst({ where: { realmId: ctx.realm.id, deliveryEmail: { equals: newEmail, mode: 'insensitive' } }, select: { id: true } })
+      const taken = (await idsMatchingLower(tx, 'user_delivery_email', { realm_id: ctx.realm.id }, [newEmail])).length > 0
       if (taken) throw emailInUse(newEmail)
     }
     const current = await tx.userSettings.upsert({ where: { userId: user.id }, create: { userId: user.id }, update: {} })
@@ -146,7 +152,7 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
     for (const spec of changed) {
       const value = input.settings[spec.name] as SettingValue
       const event = userSettingsEvent(spec.name, value, spec.name === 'default_language' ? languageName(String(value)) : undefined)
-      emit({ ...event, ...(await inheritingStreams(tx, user.id, spec.name)) }, [user.id])
+      emit(withInheritingStreams(event, await inheritingStreams(tx, user.id, spec.name)), [user.id])
     }
     if (timezoneChanged || nameChanged) await emitPersonUpdates(tx, ctx, emit, { nameChanged, timezoneChanged, fullName, timezone: input.timezone })
     return { request, presenceChanged: changed.some((s) => s.name === 'presence_enabled') }
@@ -164,30 +170,30 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
  * For a global default of channel notifications: the user's channels whose
  * subscription inherits it (null), so that queues resolving nulls can follow.
  */
-async function inheritingStreams(tx: Tx, userId: number, setting: string): Promise<Record<string, number[]>> {
+async function inheritingStreams(tx: Tx, userId: number, setting: string): Promise<number[] | undefined> {
   const inherited = propertyInheritingFrom(setting)
-  if (inherited === undefined) return {}
+  if (inherited === undefined) return undefined
   const rows = await tx.subscription.findMany({
     where: { userId, active: true, stream: { deactivated: false }, [inherited.subscriptionColumn]: null },
     select: { streamId: true },
     orderBy: { streamId: 'asc' },
   })
-  return { [INHERITING_STREAMS_FIELD]: rows.map((r) => r.streamId) }
+  return rows.map((r) => r.streamId)
 }
 
 async function emitPersonUpdates(
   tx: Tx,
-  ctx: ActionContext,
+  ctx: TxContext,
   emit: Emit,
   change: { nameChanged: boolean; timezoneChanged: boolean; fullName?: string; timezone?: string },
 ): Promise<void> {
   const audience = await usersWhoCanAccess(tx, ctx.realm, ctx.user.id)
   if (change.timezoneChanged) {
     emit(userSettingsEvent('timezone', change.timezone ?? ''), [ctx.user.id])
-    emit({ type: 'realm_user', op: 'update', person: { email: ctx.user.email, user_id: ctx.user.id, timezone: change.timezone } }, audience)
+    emit(realmUserUpdateEvent({ email: ctx.user.email, user_id: ctx.user.id, timezone: change.timezone ?? '' }), audience)
   }
   if (change.nameChanged) {
-    emit({ type: 'realm_user', op: 'update', person: { user_id: ctx.user.id, full_name: change.fullName } }, audience)
+    emit(realmUserUpdateEvent({ user_id: ctx.user.id, full_name: change.fullName ?? ctx.user.fullName }), audience)
   }
 }
 
@@ -206,10 +212,7 @@ export async function confirmEmailChange(services: Services, key: string): Promi
   const { realm, ...user } = target
   const emitted: Parameters<typeof publishAll>[1] = []
   const updated = await services.prisma.$transaction(async (tx) => {
-    const taken = await tx.user.findFirst({
-      where: { realmId: realm.id, id: { not: user.id }, deliveryEmail: { equals: req.newEmail, mode: 'insensitive' } },
-      select: { id: true },
-    })
+    const taken = (await idsMatchingLower(tx, 'user_delivery_email', { realm_id: realm.id }, [req.newEmail])).some((r) => r.id !== user.id)
     if (taken) throw emailInUse(req.newEmail)
     const apiEmailIsReal = user.email.toLowerCase() === user.deliveryEmail.toLowerCase()
     const row = await tx.user.update({
@@ -222,8 +225,8 @@ export async function confirmEmailChange(services: Services, key: string): Promi
     const viewers = await tx.user.findMany({ where: { id: { in: audience } }, select: { id: true, role: true } })
     const presentable = { ...row, emailAddressVisibility: row.settings?.emailAddressVisibility }
     const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, presentable)).map((v) => v.id)
-    emitted.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: req.newEmail } }, userIds: seeing })
-    if (apiEmailIsReal) emitted.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: req.newEmail } }, userIds: audience })
+    emitted.push({ event: realmUserUpdateEvent({ user_id: user.id, delivery_email: req.newEmail }), userIds: seeing })
+    if (apiEmailIsReal) emitted.push({ event: realmUserUpdateEvent({ user_id: user.id, new_email: req.newEmail }), userIds: audience })
     const { settings: _settings, ...plain } = row
     return plain
   })

@@ -5,8 +5,9 @@ import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Prisma } from '../db/index.js'
 import { invalidHexColor, notABoolean, notSubscribedToStreamId, unknownSubscriptionProperty } from '../errors.js'
-import { accessStreamById } from '../access/stream.js'
+import { accessStreamsByIds, type StreamAccess } from '../access/stream.js'
 import { HEX_COLOR } from './subscribe.js'
+import { subscriptionUpdateEvent } from '../events/schemas/index.js'
 
 export const SUBSCRIPTION_PROPERTIES = [
   'color',
@@ -38,38 +39,36 @@ const BOOLEAN_COLUMNS = {
   wildcard_mentions_notify: 'wildcardMentionsNotify',
 } as const
 
-export const subscriptionUpdateEvent = (streamId: number, property: string, value: boolean | string) => ({
-  type: 'subscription',
-  op: 'update',
-  stream_id: streamId,
-  property,
-  value,
-})
+export { subscriptionUpdateEvent }
 
 export async function updateSubscriptionProperties(ctx: ActionContext, changes: SubscriptionChange[]): Promise<void> {
+  const user = ctx.user
+  for (const { property } of changes) if (!isProperty(property)) throw unknownSubscriptionProperty(property)
   await inTransaction(ctx, async (tx, emit) => {
+    // Every channel looked up at once; the changes are at most MAX_SUBSCRIPTION_CHANGES.
+    const access = await accessStreamsByIds(tx, user, changes.map((c) => c.stream_id))
     for (const change of changes) {
       const { property, value } = change
       if (!isProperty(property)) throw unknownSubscriptionProperty(property)
-      const { stream, subscription } = await accessStreamById(ctx, change.stream_id, { db: tx })
+      const { stream, subscription } = access.get(change.stream_id) as StreamAccess
       if (!subscription) throw notSubscribedToStreamId(change.stream_id)
       if (property === 'color') {
         if (typeof value !== 'string' || !HEX_COLOR.test(value)) throw invalidHexColor(property)
         await tx.subscription.update({ where: { id: subscription.id }, data: { color: value } })
-        emit(subscriptionUpdateEvent(stream.id, property, value), [ctx.user.id])
+        emit(subscriptionUpdateEvent(stream.id, property, value), [user.id])
         continue
       }
       if (typeof value !== 'boolean') throw notABoolean(property)
       if (property === 'is_muted' || property === 'in_home_view') {
         const isMuted = property === 'is_muted' ? value : !value
         await tx.subscription.update({ where: { id: subscription.id }, data: { isMuted } })
-        emit(subscriptionUpdateEvent(stream.id, 'in_home_view', !isMuted), [ctx.user.id])
-        emit(subscriptionUpdateEvent(stream.id, 'is_muted', isMuted), [ctx.user.id])
+        emit(subscriptionUpdateEvent(stream.id, 'in_home_view', !isMuted), [user.id])
+        emit(subscriptionUpdateEvent(stream.id, 'is_muted', isMuted), [user.id])
         continue
       }
       const data: Prisma.SubscriptionUpdateInput = { [BOOLEAN_COLUMNS[property]]: value }
       await tx.subscription.update({ where: { id: subscription.id }, data })
-      emit(subscriptionUpdateEvent(stream.id, property, value), [ctx.user.id])
+      emit(subscriptionUpdateEvent(stream.id, property, value), [user.id])
     }
   })
 }

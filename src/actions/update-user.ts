@@ -2,7 +2,7 @@
 // about another account — full name, role and custom profile data. Each
 // change is a realm_user update `person` form sent to those who can access
 // the user. The role and name helpers also serve PATCH /bots/{bot_id}.
-import type { ActionContext, Emit } from './context.js'
+import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
 import { checkFullName } from './create-user.js'
@@ -15,6 +15,7 @@ import { canSeeDeliveryEmail } from '../present/user.js'
 import { userGroupMembersEvent } from '../present/user-group.js'
 import { isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
 import { insufficientPermission, invalidRole, lastOwnerDemotion, mustBeAdmin, mustBeOwner } from '../errors.js'
+import { realmUserUpdateEvent } from '../events/schemas/index.js'
 
 export interface UpdateUserInput {
   fullName?: string
@@ -22,8 +23,13 @@ export interface UpdateUserInput {
   profileData?: { id: number; value: ProfileValueInput }[]
 }
 
-/** Upstream can_admin_user: a realm administrator, or the owner of the bot. */
-export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId'>): boolean {
+/**
+ * Upstream can_admin_user: a realm administrator, or the owner of the bot.
+ * Nobody administers a system bot (the notification bot): upstream's live in
+ * another realm, out of every administrator's reach.
+ */
+export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId' | 'isSystemBot'>): boolean {
+  if (target.isSystemBot) return false
   return isAdmin(actor.role) || (target.botOwnerId !== null && target.botOwnerId === actor.id)
 }
 
@@ -72,10 +78,10 @@ export async function updateUser(ctx: ActionContext, userId: number, input: Upda
   })
 }
 
-export async function changeFullName(tx: Tx, ctx: ActionContext, emit: Emit, target: User, fullName: string): Promise<void> {
+export async function changeFullName(tx: Tx, ctx: TxContext, emit: Emit, target: User, fullName: string): Promise<void> {
   if (fullName === target.fullName) return
   await tx.user.update({ where: { id: target.id }, data: { fullName } })
-  emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: fullName } }, await usersWhoCanAccess(tx, ctx.realm, target.id))
+  emit(realmUserUpdateEvent({ user_id: target.id, full_name: fullName }), await usersWhoCanAccess(tx, ctx.realm, target.id))
 }
 
 /**
@@ -83,11 +89,11 @@ export async function changeFullName(tx: Tx, ctx: ActionContext, emit: Emit, tar
  * between role system groups, and tells the user which real addresses it
  * now sees or no longer sees.
  */
-export async function changeRole(tx: Tx, ctx: ActionContext, emit: Emit, target: User, role: number): Promise<void> {
+export async function changeRole(tx: Tx, ctx: TxContext, emit: Emit, target: User, role: number): Promise<void> {
   if (role === target.role) return
   if (await isLastOwner(tx, target)) throw lastOwnerDemotion() // re-checked under the transaction
   const updated = await tx.user.update({ where: { id: target.id }, data: { role } })
-  emit({ type: 'realm_user', op: 'update', person: { user_id: target.id, role } }, await usersWhoCanAccess(tx, ctx.realm, target.id))
+  emit(realmUserUpdateEvent({ user_id: target.id, role }), await usersWhoCanAccess(tx, ctx.realm, target.id))
 
   const groupRecipients = await activeUserIds(tx, ctx.realm.id)
   const oldGroup = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: ctx.realm.id, name: roleGroupName(target.role) } } })
@@ -107,19 +113,19 @@ export async function changeRole(tx: Tx, ctx: ActionContext, emit: Emit, target:
 }
 
 /** realm_user updates `{user_id, delivery_email}` to `before`/`after` (one user, two roles) for each address whose visibility flipped. */
-async function emitDeliveryEmailChanges(tx: Tx, ctx: ActionContext, emit: Emit, before: User, after: User): Promise<void> {
+async function emitDeliveryEmailChanges(tx: Tx, ctx: TxContext, emit: Emit, before: User, after: User): Promise<void> {
   const others = await tx.user.findMany({
     where: { realmId: ctx.realm.id, isActive: true, id: { not: after.id } },
     include: { settings: { select: { emailAddressVisibility: true } } },
     orderBy: { id: 'asc' },
   })
-  const accessible = await accessibleUserIds({ prisma: ctx.prisma, realm: ctx.realm, user: after })
+  const accessible = await accessibleUserIds({ prisma: tx, realm: ctx.realm, user: after })
   for (const { settings, ...other } of others) {
     if (accessible && !accessible.has(other.id)) continue
     const presentable = { ...other, emailAddressVisibility: settings?.emailAddressVisibility }
     const saw = canSeeDeliveryEmail(before, presentable)
     const sees = canSeeDeliveryEmail(after, presentable)
     if (saw === sees) continue
-    emit({ type: 'realm_user', op: 'update', person: { user_id: other.id, delivery_email: sees ? other.deliveryEmail : null } }, [after.id])
+    emit(realmUserUpdateEvent({ user_id: other.id, delivery_email: sees ? other.deliveryEmail : null }), [after.id])
   }
 }

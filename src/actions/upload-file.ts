@@ -8,17 +8,43 @@ import { inTransaction, type ActionContext } from './context.js'
 import { fileAccessDenied, fileNotFound, noFileUploaded, tooManyFilesUploaded, uploadTooLarge } from '../errors.js'
 import { isGuest } from '../domain/roles.js'
 import type { ChatEvent } from '../events/bus.js'
+import { mintUploadToken, readUploadToken, UPLOAD_TOKEN_VALIDITY_SECONDS, verifyUploadToken } from '../domain/upload-token.js'
+import { attachmentEvent } from '../events/schemas/index.js'
 
 const MIB = 1024 * 1024
 
-/** Upstream's sanitize_name: NFKC, only word characters, spaces, dots and dashes; runs of spaces/dashes become one dash. */
+/** Upstream's MAX_FILE_NAME_LENGTH: the sanitized name is the last component of the stored path (255 bytes on Linux file systems). */
+export const MAX_FILE_NAME_BYTES = 255
+
+/** Upstream's truncate_file_name: at most maxBytes of UTF-8, keeping the extension when it leaves room for the rest. */
+export function truncateFileName(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name
+  const dot = name.lastIndexOf('.')
+  // os.path.splitext: a leading dot (".bashrc") is not an extension.
+  let stem = dot > 0 ? name.slice(0, dot) : name
+  let extension = dot > 0 ? name.slice(dot) : ''
+  if (Buffer.byteLength(extension) >= maxBytes) [stem, extension] = [name, '']
+  const room = maxBytes - Buffer.byteLength(extension)
+  // Cutting the bytes can split a character: the partial character is dropped.
+  return Buffer.from(stem).subarray(0, room).toString('utf8').replace(/\uFFFD+$/u, '') + extension
+}
+
+/** Upstream's sanitize_name: NFKC, only word characters, spaces, dots and dashes; runs of spaces/dashes become one dash; at most 255 bytes. */
 export function sanitizeFileName(name: string): string {
-  const value = name
-    .normalize('NFKC')
-    .replace(/[^\p{L}\p{N}\p{M}_\s.-]/gu, '')
-    .trim()
-    .replace(/[-\s]+/g, '-')
+  const value = truncateFileName(
+    name
+      .normalize('NFKC')
+      .replace(/[^\p{L}\p{N}\p{M}_\s.-]/gu, '')
+      .trim()
+      .replace(/[-\s]+/g, '-'),
+    MAX_FILE_NAME_BYTES,
+  )
   return value === '' || value === '.' || value === '..' ? 'uploaded-file' : value
+}
+
+/** A part's declared type, if it is a plausible MIME type (a NUL or a huge value cannot be stored or served). */
+function storableContentType(type: string): string {
+  return type && type.length <= 255 && /^[\x21-\x7e][\x20-\x7e]*$/.test(type) ? type : 'application/octet-stream'
 }
 
 export interface UploadResult {
@@ -26,19 +52,15 @@ export interface UploadResult {
   attachment: Attachment
 }
 
-const attachmentEvent = (attachment: Attachment, uploadSpaceUsed: number): ChatEvent => ({
-  type: 'attachment',
-  op: 'add',
-  attachment: {
+const attachmentAddEvent = (attachment: Attachment, uploadSpaceUsed: number): ChatEvent =>
+  attachmentEvent('add', {
     id: attachment.id,
     name: attachment.fileName,
     path_id: attachment.pathId,
     size: attachment.size,
     create_time: attachment.createdAt.getTime(),
     messages: [],
-  },
-  upload_space_used: uploadSpaceUsed,
-})
+  }, uploadSpaceUsed)
 
 export async function uploadFile(ctx: ActionContext, files: UploadedFile[]): Promise<UploadResult> {
   if (files.length === 0) throw noFileUploaded()
@@ -51,16 +73,23 @@ export async function uploadFile(ctx: ActionContext, files: UploadedFile[]): Pro
   const token = randomBytes(18).toString('base64url')
   const bucket = randomBytes(1).toString('hex')
   const pathId = `${ctx.realm.id}/${bucket}/${token}/${name}`
-  const contentType = file.contentType || 'application/octet-stream'
+  const contentType = storableContentType(file.contentType)
   await ctx.storage.put(pathId, file.data, contentType)
-  const attachment = await inTransaction(ctx, async (tx, emit) => {
-    const row = await tx.attachment.create({
-      data: { realmId: ctx.realm.id, ownerId: ctx.user.id, fileName: name, pathId, size: file.data.length, contentType, createdAt: ctx.now() },
+  let attachment: Attachment
+  try {
+    attachment = await inTransaction(ctx, async (tx, emit) => {
+      const row = await tx.attachment.create({
+        data: { realmId: ctx.realm.id, ownerId: ctx.user.id, fileName: name, pathId, size: file.data.length, contentType, createdAt: ctx.now() },
+      })
+      const used = await tx.attachment.aggregate({ where: { realmId: ctx.realm.id }, _sum: { size: true } })
+      emit(attachmentAddEvent(row, used._sum.size ?? 0), [ctx.user.id])
+      return row
     })
-    const used = await tx.attachment.aggregate({ where: { realmId: ctx.realm.id }, _sum: { size: true } })
-    emit(attachmentEvent(row, used._sum.size ?? 0), [ctx.user.id])
-    return row
-  })
+  } catch (error) {
+    // No file without its row.
+    await ctx.storage.delete(pathId).catch((cleanup: unknown) => ctx.log.warn({ err: cleanup, path_id: pathId }, 'could not remove an unrecorded upload'))
+    throw error
+  }
   return { url: `/user_uploads/${ctx.realm.id}/${bucket}/${token}/${encodeURIComponent(name)}`, attachment }
 }
 
@@ -88,5 +117,24 @@ export async function accessAttachment(ctx: Pick<ActionContext, 'prisma'> & { us
     },
   })
   if (!linked) throw fileAccessDenied()
+  return attachment
+}
+
+/** GET /api/v1/user_uploads/{path}: a URL for the file that works without credentials for a minute, for those who may read it. */
+export async function temporaryUploadUrl(ctx: ActionContext, pathId: string): Promise<string> {
+  const attachment = await accessAttachment(ctx, pathId)
+  const expires = Math.floor(ctx.now().getTime() / 1000) + UPLOAD_TOKEN_VALIDITY_SECONDS
+  const token = mintUploadToken({ attachmentId: attachment.id, userId: ctx.user.id, expires }, ctx.user.apiKey)
+  return `/user_uploads/temporary/${token}/${encodeURIComponent(attachment.fileName)}`
+}
+
+/** The attachment a temporary URL's token names, if the token is genuine, unexpired, of this realm and its user still active. */
+export async function readTemporaryUpload(ctx: Pick<ActionContext, 'prisma' | 'realm' | 'now'>, token: string): Promise<Attachment> {
+  const claims = readUploadToken(token)
+  if (!claims) throw fileNotFound()
+  const user = await ctx.prisma.user.findFirst({ where: { id: claims.userId, realmId: ctx.realm.id, isActive: true }, select: { apiKey: true } })
+  if (!user || !verifyUploadToken(token, user.apiKey, ctx.now())) throw fileNotFound()
+  const attachment = await ctx.prisma.attachment.findUnique({ where: { id: claims.attachmentId } })
+  if (!attachment || attachment.realmId !== ctx.realm.id) throw fileNotFound()
   return attachment
 }

@@ -2,34 +2,36 @@
 // or bots; the realm's user_group_edit_policy; system groups are read-only;
 // below moderator, only groups the user is a direct member of.
 import type { Tx, UserGroup } from '../db/index.js'
-import type { ActionContext } from './context.js'
+import type { ActionContext, TxContext } from './context.js'
 import { hasPolicyPermission, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import { botRequestsNotAccepted, insufficientPermission, invalidUserGroup, notAllowedForGuests } from '../errors.js'
 
 /** Upstream's require_member_or_admin. */
-export function requireMemberOrAdmin(ctx: ActionContext): void {
+export function requireMemberOrAdmin(ctx: TxContext): void {
   if (isGuest(ctx.user.role)) throw notAllowedForGuests()
   if (ctx.user.isBot) throw botRequestsNotAccepted()
 }
 
 /** Upstream's require_user_group_edit_permission: may the user edit user groups at all? */
-export function requireGroupEditPermission(ctx: ActionContext): void {
+export function requireGroupEditPermission(ctx: TxContext): void {
   requireMemberOrAdmin(ctx)
   if (!hasPolicyPermission(ctx.realm.userGroupEditPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
 }
 
-/** A group of the user's realm, for reading. */
+/** A group of the user's realm, for reading (upstream's GET group endpoints are require_member_or_admin too). */
 export async function accessUserGroupForRead(ctx: ActionContext, groupId: number, db: Tx | ActionContext['prisma'] = ctx.prisma): Promise<UserGroup> {
+  requireMemberOrAdmin(ctx)
   const group = await db.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false } })
   if (!group) throw invalidUserGroup()
   return group
 }
 
 /** A group the user may change; locks its row for the rest of the transaction. */
-export async function accessUserGroupForWrite(ctx: ActionContext, tx: Tx, groupId: number): Promise<UserGroup> {
+export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: number): Promise<UserGroup> {
   requireGroupEditPermission(ctx)
   await tx.$executeRaw`SELECT id FROM user_group WHERE id = ${groupId} FOR UPDATE`
-  const group = await accessUserGroupForRead(ctx, groupId, tx)
+  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false } })
+  if (!group) throw invalidUserGroup()
   if (group.isSystemGroup) throw insufficientPermission()
   if (!isModeratorOrAbove(ctx.user.role)) {
     const member = await tx.userGroupMember.findUnique({ where: { groupId_userId: { groupId, userId: ctx.user.id } } })

@@ -29,8 +29,10 @@
 //    hold the old row.
 //
 // A safety TTL bounds the life of every entry in case an invalidation is ever
-// lost, and the maps are bounded (the oldest entries go first). Cached rows
-// are frozen: they are shared by concurrent requests.
+// lost, and the caches are bounded in entries and in bytes (least recently
+// used first). Only rows found are stored: unknown keys and subdomains cost
+// no memory. Cached rows are frozen: they are shared by concurrent requests.
+import { LRUCache } from 'lru-cache'
 import type { Database } from './client.js'
 import { findRealmByStringId, findUserWithRealmByApiKey } from './hot-queries.js'
 import type { Realm, User } from './index.js'
@@ -49,8 +51,10 @@ export interface AuthLookups {
 }
 
 export interface AuthCacheOptions {
-  /** Entries per map; the oldest go first. */
+  /** Entries per cache; the least recently used go first. */
   maxEntries?: number
+  /** Estimated bytes per cache (keys and rows); the least recently used go first. */
+  maxBytes?: number
   /** Safety TTL of an entry. */
   ttlMs?: number
   /** A lookup slower than this stores nothing (bounds how long eviction marks are kept). */
@@ -62,6 +66,8 @@ export interface AuthCacheOptions {
 }
 
 export const AUTH_CACHE_MAX_ENTRIES = 50_000
+/** About 2 KB per cached user with its realm: 64 MiB holds some 30,000 active users. */
+export const AUTH_CACHE_MAX_BYTES = 64 * 1024 * 1024
 export const AUTH_CACHE_TTL_MS = 60_000
 const MAX_LOOKUP_MS = 10_000
 
@@ -75,8 +81,19 @@ const ALL_REALMS = 'r:*'
 const userMark = (id: number) => `u:${id}`
 const realmMark = (id: number) => `r:${id}`
 
+/** An estimate of the heap a flat database row takes (V8 strings up to 2 bytes a character, and per-property overhead). */
+function rowBytes(row: object): number {
+  let bytes = 64
+  for (const value of Object.values(row)) {
+    bytes += 32
+    if (typeof value === 'string') bytes += 2 * value.length
+    else if (value !== null && typeof value === 'object' && !(value instanceof Date)) bytes += 2 * JSON.stringify(value).length
+    else bytes += 16
+  }
+  return bytes
+}
+
 export class AuthCache {
-  private readonly maxEntries: number
   private readonly ttlMs: number
   private readonly maxLookupMs: number
   private readonly clock: () => number
@@ -86,6 +103,9 @@ export class AuthCache {
   private readonly waiters: (() => void)[] = []
   /** Connection errors of the invalidation listener so far. */
   listenerErrors = 0
+  /** Lookups answered from the cache, and those that went to the database (metrics). */
+  hits = 0
+  misses = 0
 
   private active = false
   private closed = false
@@ -96,8 +116,8 @@ export class AuthCache {
   /** 'u:<id>' / 'r:<id>' / 'u:*' / 'r:*' → writes in flight on this node. */
   private readonly writing = new Map<string, number>()
 
-  private readonly byApiKey = new Map<string, Entry<UserWithRealm>>()
-  private readonly byStringId = new Map<string, Entry<Realm>>()
+  private readonly byApiKey: LRUCache<string, Entry<UserWithRealm>>
+  private readonly byStringId: LRUCache<string, Entry<Realm>>
   private readonly apiKeyOfUser = new Map<number, string>()
   private readonly apiKeysOfRealm = new Map<number, Set<string>>()
   private readonly stringIdOfRealm = new Map<number, string>()
@@ -106,7 +126,23 @@ export class AuthCache {
     private readonly lookups: AuthLookups,
     options: AuthCacheOptions = {},
   ) {
-    this.maxEntries = options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES
+    const max = options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES
+    const maxSize = options.maxBytes ?? AUTH_CACHE_MAX_BYTES
+    // Every removal (eviction, drop, flush) goes through dispose, which keeps the reverse indexes in step.
+    this.byApiKey = new LRUCache({
+      max,
+      maxSize,
+      sizeCalculation: (entry, key) => Math.max(1, 2 * key.length + rowBytes(entry.value.user) + rowBytes(entry.value.realm)),
+      dispose: (entry, key) => this.unindexApiKey(key, entry.value),
+    })
+    this.byStringId = new LRUCache({
+      max,
+      maxSize,
+      sizeCalculation: (entry, key) => Math.max(1, 2 * key.length + rowBytes(entry.value)),
+      dispose: (entry, key) => {
+        if (this.stringIdOfRealm.get(entry.value.id) === key) this.stringIdOfRealm.delete(entry.value.id)
+      },
+    })
     this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS
     this.maxLookupMs = options.maxLookupMs ?? MAX_LOOKUP_MS
     this.clock = options.clock ?? Date.now
@@ -129,9 +165,13 @@ export class AuthCache {
     const now = this.clock()
     const hit = this.byApiKey.get(apiKey)
     if (hit !== undefined) {
-      if (hit.expiresAt > now) return hit.value
+      if (hit.expiresAt > now) {
+        this.hits++
+        return hit.value
+      }
       this.dropApiKey(apiKey)
     }
+    this.misses++
     const started = this.seq
     const found = await this.lookups.userWithRealmByApiKey(apiKey)
     if (found !== null && this.storable(started, now, [userMark(found.user.id), realmMark(found.realm.id), ALL_USERS, ALL_REALMS])) {
@@ -148,9 +188,13 @@ export class AuthCache {
     const now = this.clock()
     const hit = this.byStringId.get(stringId)
     if (hit !== undefined) {
-      if (hit.expiresAt > now) return hit.value
+      if (hit.expiresAt > now) {
+        this.hits++
+        return hit.value
+      }
       this.dropStringId(stringId)
     }
+    this.misses++
     const started = this.seq
     const found = await this.lookups.realmByStringId(stringId)
     if (found !== null && this.storable(started, now, [realmMark(found.id), ALL_REALMS])) {
@@ -287,10 +331,6 @@ export class AuthCache {
     const ofRealm = this.apiKeysOfRealm.get(value.realm.id) ?? new Set<string>()
     ofRealm.add(apiKey)
     this.apiKeysOfRealm.set(value.realm.id, ofRealm)
-    if (this.byApiKey.size > this.maxEntries) {
-      const oldest = this.byApiKey.keys().next().value
-      if (oldest !== undefined) this.dropApiKey(oldest)
-    }
   }
 
   private storeStringId(stringId: string, realm: Realm, expiresAt: number): void {
@@ -299,17 +339,13 @@ export class AuthCache {
     this.dropStringId(stringId)
     this.byStringId.set(stringId, { value: realm, expiresAt })
     this.stringIdOfRealm.set(realm.id, stringId)
-    if (this.byStringId.size > this.maxEntries) {
-      const oldest = this.byStringId.keys().next().value
-      if (oldest !== undefined) this.dropStringId(oldest)
-    }
   }
 
   private dropApiKey(apiKey: string): void {
-    const entry = this.byApiKey.get(apiKey)
-    if (entry === undefined) return
     this.byApiKey.delete(apiKey)
-    const { user, realm } = entry.value
+  }
+
+  private unindexApiKey(apiKey: string, { user, realm }: UserWithRealm): void {
     if (this.apiKeyOfUser.get(user.id) === apiKey) this.apiKeyOfUser.delete(user.id)
     const ofRealm = this.apiKeysOfRealm.get(realm.id)
     ofRealm?.delete(apiKey)
@@ -317,10 +353,7 @@ export class AuthCache {
   }
 
   private dropStringId(stringId: string): void {
-    const entry = this.byStringId.get(stringId)
-    if (entry === undefined) return
     this.byStringId.delete(stringId)
-    if (this.stringIdOfRealm.get(entry.value.id) === stringId) this.stringIdOfRealm.delete(entry.value.id)
   }
 }
 

@@ -17,6 +17,8 @@ import { LocalWrites, trackRowWrites, type LocalWriteWatcher } from './row-write
 export interface Database {
   prisma: PrismaClient
   kind: 'pglite' | 'postgres'
+  /** The pg connection pool (PostgreSQL only; the pool-use metrics read it). */
+  pool?: pg.Pool
   /**
    * Reports changes of user and realm rows: those committed by any node
    * (LISTEN on a connection of its own, started in the background; see
@@ -44,10 +46,30 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   return openPGlite(opts.inMemory === true ? undefined : path.join(opts.dataDir ?? './data', 'db'))
 }
 
+/**
+ * PGlite runs each statement on the main thread and settles it through
+ * promise microtasks only, so a request issuing statement after statement
+ * never let the event loop in: other requests (even /healthz) and signals
+ * waited until it finished. Each statement now first waits for the next turn
+ * of the event loop, so other requests are served between any two statements.
+ * (Hooks PGlite's per-statement lock; test/http/limits.test.ts checks that
+ * /healthz answers while a maximal request runs.)
+ */
+function yieldBetweenStatements(pglite: PGlite): void {
+  const target = pglite as unknown as { _runExclusiveQuery?: (fn: () => Promise<unknown>) => Promise<unknown> }
+  const original = target._runExclusiveQuery
+  if (typeof original !== 'function') throw new Error('PGlite has no _runExclusiveQuery: update yieldBetweenStatements for this PGlite version')
+  target._runExclusiveQuery = async (fn) => {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    return original.call(pglite, fn)
+  }
+}
+
 async function openPGlite(dir: string | undefined): Promise<Database> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
   const pglite = new PGlite(dir ?? 'memory://')
   await pglite.waitReady
+  yieldBetweenStatements(pglite)
   const writes = new LocalWrites()
   const prisma = trackRowWrites(new PrismaClient({ adapter: pgliteAdapter(pglite) }), writes)
   let closed = false
@@ -89,7 +111,9 @@ function pgliteAdapter(pglite: PGlite): AdapterFactory {
 async function openPostgres(url: string): Promise<Database> {
   checkPostgresUrl(url)
   const writes = new LocalWrites()
-  const prisma = trackRowWrites(new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }), writes)
+  // Our own pool (ended by $disconnect) so its use can be reported.
+  const pool = new pg.Pool({ connectionString: url })
+  const prisma = trackRowWrites(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), writes)
   try {
     await prisma.$queryRawUnsafe('SELECT 1')
   } catch (err) {
@@ -100,6 +124,7 @@ async function openPostgres(url: string): Promise<Database> {
   const db: Database = {
     prisma,
     kind: 'postgres',
+    pool,
     watchRowChanges(watcher, options = {}) {
       const unwatch = writes.watch(watcher)
       const listener = listenPostgres(url, watcher, options)

@@ -9,21 +9,18 @@ import { fromJson, toModel, USER_DATES } from './hot-queries.js'
 
 type Db = PrismaClient | Tx
 
-export interface AlertWordRow {
-  userId: number
-  word: string
-}
-
 export interface StreamAudience {
   stream: Stream
   /** Active subscribers who are active users, ascending. */
   subscriberIds: number[]
   /** Distinct senders of the topic so far; empty unless asked for. */
   participantIds: number[]
-  /** Alert words of the subscribers and the sender. */
-  alertWords: AlertWordRow[]
+  /** The realm's alert-word version (queries/alert-word-matcher.ts): the words themselves come from the node's cached matcher. */
+  alertWordsVersion: number
   /** The bot owner asked for (null when none was, or when not found). */
   owner: User | null
+  /** Users who muted the sender: the message reaches them already read. */
+  muterIds: number[]
 }
 
 export interface StreamAudienceQuery {
@@ -39,10 +36,6 @@ export interface StreamAudienceQuery {
 }
 
 const STREAM_DATES = ['dateCreated']
-
-function alertWordRows(json: unknown): AlertWordRow[] {
-  return ((json ?? []) as [number, string][]).map(([userId, word]) => ({ userId, word }))
-}
 
 /** The channel with everything a send to it needs, or null when no channel matches. */
 export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promise<StreamAudience | null> {
@@ -62,9 +55,9 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
       ARRAY(SELECT user_id FROM subs ORDER BY user_id) AS subscriber_ids,
       ARRAY(SELECT DISTINCT m.sender_id FROM message m
         WHERE ${q.participants}::boolean AND m.stream_id = st.id AND lower(m.topic) = lower(${q.topic}::text)) AS participant_ids,
-      (SELECT json_agg(json_build_array(a.user_id, a.word)) FROM alert_word a
-        WHERE a.user_id = ANY(ARRAY(SELECT user_id FROM subs) || ${q.senderId}::int)) AS alert_words,
-      (SELECT to_jsonb(o) FROM user_profile o WHERE o.id = ${q.ownerId}::int) AS owner
+      (SELECT version FROM realm_alert_words_version WHERE realm_id = st.realm_id) AS alert_words_version,
+      (SELECT to_jsonb(o) FROM user_profile o WHERE o.id = ${q.ownerId}::int) AS owner,
+      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int) AS muter_ids
     FROM st`)
   const row = rows[0]
   if (!row) return null
@@ -72,8 +65,9 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
     stream: fromJson<Stream>(row.stream as Record<string, unknown>, STREAM_DATES),
     subscriberIds: row.subscriber_ids as number[],
     participantIds: row.participant_ids as number[],
-    alertWords: alertWordRows(row.alert_words),
+    alertWordsVersion: Number(row.alert_words_version ?? 0),
     owner: row.owner ? fromJson<User>(row.owner as Record<string, unknown>, USER_DATES) : null,
+    muterIds: row.muter_ids as number[],
   }
 }
 
@@ -82,17 +76,19 @@ export type DirectCandidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'ful
 export interface DirectAudience {
   /** Users of the realm matching any of the IDs or (case-insensitively) emails. */
   users: DirectCandidate[]
-  /** Alert words of those users and of the sender. */
-  alertWords: AlertWordRow[]
+  /** The realm's alert-word version (queries/alert-word-matcher.ts). */
+  alertWordsVersion: number
+  /** Users who muted the sender. */
+  muterIds: number[]
 }
 
-/** Candidates for the `to` of a direct message, with the alert words of everyone involved. */
+/** Candidates for the `to` of a direct message, with the realm's alert-word version. */
 export async function findDirectAudience(
   db: Db,
   q: { realmId: number; senderId: number; ids: readonly number[]; emails: readonly string[] },
 ): Promise<DirectAudience> {
   const lower = q.emails.map((e) => e.toLowerCase())
-  const rows = await db.$queryRaw<{ users: DirectCandidate[] | null; alert_words: unknown }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[] }[]>(Prisma.sql`
     WITH found AS (
       SELECT id, email, delivery_email, full_name, is_active FROM user_profile
       WHERE realm_id = ${q.realmId}::int
@@ -101,10 +97,10 @@ export async function findDirectAudience(
     SELECT
       (SELECT json_agg(json_build_object('id', id, 'email', email, 'deliveryEmail', delivery_email, 'fullName', full_name, 'isActive', is_active) ORDER BY id)
         FROM found) AS users,
-      (SELECT json_agg(json_build_array(a.user_id, a.word)) FROM alert_word a
-        WHERE a.user_id = ANY(ARRAY(SELECT id FROM found) || ${q.senderId}::int)) AS alert_words`)
+      (SELECT version FROM realm_alert_words_version WHERE realm_id = ${q.realmId}::int) AS alert_words_version,
+      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids`)
   const row = rows[0]
-  return { users: row?.users ?? [], alertWords: alertWordRows(row?.alert_words) }
+  return { users: row?.users ?? [], alertWordsVersion: Number(row?.alert_words_version ?? 0), muterIds: row?.muter_ids ?? [] }
 }
 
 export interface NewMessage {

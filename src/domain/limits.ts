@@ -30,3 +30,22 @@ export function normalizeMessageContent(content: string): string {
 export function truncateTopic(topic: string): string {
   return truncate(topic, MAX_TOPIC_LENGTH, TOPIC_TRUNCATION_SUFFIX)
 }
+
+// Array parameters: the most elements one request may carry (README "Limits").
+// Longer arrays are refused with a 400 naming the parameter before any work.
+/** Channels named by one subscribe/unsubscribe request, or changed by one subscription-properties request. */
+export const MAX_CHANNELS_PER_REQUEST = 500
+/** Users named by `principals` (subscribe, unsubscribe). */
+export const MAX_PRINCIPALS_PER_REQUEST = 1000
+/** Subscriptions one subscribe/unsubscribe request may change (principals × channels). */
+export const MAX_SUBSCRIPTION_CHANGES_PER_REQUEST = 20000
+/** Alert words added or removed by one request (a user has at most MAX_ALERT_WORDS_PER_USER). */
+export const MAX_ALERT_WORDS_PER_REQUEST = 1000
+/** Message IDs of one flags request (upstream's most messages per fetch). */
+export const MAX_MESSAGE_IDS_PER_REQUEST = 5000
+/** Users of one group-membership change, group creation, typing notification or direct-message recipient list. */
+export const MAX_USERS_PER_REQUEST = 1000
+/** Drafts created by one request. */
+export const MAX_DRAFTS_PER_REQUEST = 100
+/** Channels of one invitation, and other small lists (custom profile fields, event types, narrow terms, group IDs). */
+export const MAX_SMALL_LIST = 100

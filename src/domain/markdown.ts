@@ -15,6 +15,7 @@ import {
   SERVICE_EXTRA_EMOJI,
   SERVICE_EXTRA_EMOJI_URL_PREFIX,
 } from './emoji.js'
+import { linkifyText, type CompiledLinkifier } from './linkifiers.js'
 
 export interface MentionableUser {
   id: number
@@ -48,6 +49,8 @@ export interface RenderContext {
   realmEmoji: Map<string, RealmEmoji>
   /** e.g. `https://chat.example.com`; links to it become relative. */
   realmUrl?: string
+  /** The realm's linkifiers, in their order (domain/linkifiers.ts). */
+  linkifiers?: readonly CompiledLinkifier[]
 }
 
 export interface RenderResult {
@@ -316,6 +319,43 @@ function emojiName(state: StateInline, silent: boolean): boolean {
 const UNICODE_EMOJI =
   /\p{Regional_Indicator}\p{Regional_Indicator}|[#*0-9]\uFE0F?\u20E3|\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?(?:\u200D\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?)*/gu
 
+/**
+ * Realm linkifiers on plain text outside links and code: each match becomes
+ * `<a href="…">match</a>` as upstream renders it.
+ */
+function realmLinkifiers(state: StateCore): void {
+  const { ctx, collected } = envOf(state.env)
+  const linkifiers = ctx.linkifiers ?? []
+  if (linkifiers.length === 0) return
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue
+    const out: Token[] = []
+    let linkDepth = 0
+    for (const tok of block.children) {
+      if (tok.type === 'link_open') linkDepth++
+      else if (tok.type === 'link_close') linkDepth--
+      if (tok.type !== 'text' || linkDepth > 0 || tok.content === '') {
+        out.push(tok)
+        continue
+      }
+      for (const piece of linkifyText(tok.content, linkifiers)) {
+        if (piece.href === undefined) {
+          out.push(textToken(state, piece.text))
+          continue
+        }
+        const href = relativeHref(piece.href, ctx)
+        collected.hrefs.push(href)
+        const open = new state.Token('html_inline', '', 0)
+        open.content = `<a href="${escapeHtml(href)}">`
+        const close = new state.Token('html_inline', '', 0)
+        close.content = '</a>'
+        out.push(open, textToken(state, piece.text), close)
+      }
+    }
+    block.children = out
+  }
+}
+
 /** Literal emoji characters in text become emoji spans, as if typed by name. */
 function unicodeEmoji(state: StateCore): void {
   for (const block of state.tokens) {
@@ -371,6 +411,7 @@ function createRenderer() {
   md.inline.ruler.before('emphasis', 'roost_channel_link', channelLink)
   md.inline.ruler.after('linkify', 'roost_emoji', emojiName)
   md.core.ruler.push('roost_unicode_emoji', unicodeEmoji)
+  md.core.ruler.before('roost_unicode_emoji', 'roost_linkifiers', realmLinkifiers)
 
   md.renderer.rules.fence = (tokens, idx, _options, env) => {
     const token = tokens[idx]

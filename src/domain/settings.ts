@@ -3,7 +3,8 @@
 // value type, allowed values and the legacy event family it belonged to
 // before user_settings events existed (feature level 89). Pure data and checks.
 import type { UserSettings } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
+import type { WireEvent } from '../events/bus.js'
+import { updateDisplaySettingsEvent, updateGlobalNotificationsEvent, userSettingsEvent, type SettingValue } from '../events/schemas/personal.js'
 
 export type SettingKind = 'boolean' | 'integer' | 'string'
 export type LegacyFamily = 'display' | 'notification' | null
@@ -40,16 +41,22 @@ const s = (name: string, column: SettingSpec['column'], values: readonly string[
   legacy,
 })
 
-/** Every settable user setting except timezone (a user column), in upstream's property_types order. */
+/**
+ * Every settable user setting except timezone (a user column), in upstream's
+ * property_types order. `legacy`: the setting is in upstream's frozen
+ * display_settings_legacy / notification_settings_legacy (what clients without
+ * user_settings_object get at the top level of /register and as
+ * update_display_settings / update_global_notifications events).
+ */
 export const USER_SETTINGS: readonly SettingSpec[] = [
   // Display.
   i('color_scheme', 'colorScheme', [1, 2, 3], 'display'),
   s('default_language', 'defaultLanguage', undefined, 'display'),
-  s('web_home_view', 'webHomeView', WEB_HOME_VIEWS),
+  s('web_home_view', 'webHomeView', WEB_HOME_VIEWS, 'display'),
   i('demote_inactive_streams', 'demoteInactiveStreams', [1, 2, 3], 'display'),
   b('dense_mode', 'denseMode', 'display'),
   s('emojiset', 'emojiset', EMOJISETS, 'display'),
-  b('enable_drafts_synchronization', 'enableDraftsSynchronization'),
+  b('enable_drafts_synchronization', 'enableDraftsSynchronization', 'display'),
   b('enter_sends', 'enterSends', 'display'),
   b('fluid_layout_width', 'fluidLayoutWidth', 'display'),
   b('high_contrast_mode', 'highContrastMode', 'display'),
@@ -82,7 +89,7 @@ export const USER_SETTINGS: readonly SettingSpec[] = [
   b('enable_followed_topic_wildcard_mentions_notify', 'enableFollowedTopicWildcardMentionsNotify'),
   b('enable_desktop_notifications', 'enableDesktopNotifications', 'notification'),
   b('enable_sounds', 'enableSounds', 'notification'),
-  i('email_notifications_batching_period_seconds', 'emailNotificationsBatchingPeriodSeconds', undefined),
+  i('email_notifications_batching_period_seconds', 'emailNotificationsBatchingPeriodSeconds', undefined, 'notification'),
   b('enable_offline_email_notifications', 'enableOfflineEmailNotifications', 'notification'),
   b('enable_offline_push_notifications', 'enableOfflinePushNotifications', 'notification'),
   b('enable_online_push_notifications', 'enableOnlinePushNotifications', 'notification'),
@@ -112,27 +119,22 @@ export function legacyFamilyOf(name: string): LegacyFamily {
   return SETTINGS_BY_NAME.get(name)?.legacy ?? null
 }
 
-export type SettingValue = boolean | number | string
-
-/** `{type: user_settings, op: update, property, value}` (+ language_name for default_language). */
-export function userSettingsEvent(property: string, value: SettingValue, languageName?: string): ChatEvent {
-  return { type: 'user_settings', op: 'update', property, value, ...(languageName !== undefined ? { language_name: languageName } : {}) }
-}
+// The builders of settings events live with the other event builders (events/schemas).
+export { userSettingsEvent, type SettingValue }
 
 /**
  * The deprecated update_display_settings / update_global_notifications event a
  * queue without user_settings_object receives for a modern settings event
  * (none for settings newer than feature level 89).
  */
-export function legacySettingsEvents(event: ChatEvent, user: { email: string }): ChatEvent[] {
+export function legacySettingsEvents(event: WireEvent, user: { email: string }): WireEvent[] {
   if (event.type !== 'user_settings' || event.op !== 'update' || typeof event.property !== 'string') return []
+  const value = event.value as SettingValue
   const family = legacyFamilyOf(event.property)
   if (family === 'display') {
-    const extra = event.language_name !== undefined ? { language_name: event.language_name } : {}
-    return [{ type: 'update_display_settings', user: user.email, setting_name: event.property, setting: event.value, ...extra }]
+    const languageName = typeof event.language_name === 'string' ? event.language_name : undefined
+    return [updateDisplaySettingsEvent(user.email, event.property, value, languageName)]
   }
-  if (family === 'notification') {
-    return [{ type: 'update_global_notifications', user: user.email, notification_name: event.property, setting: event.value }]
-  }
+  if (family === 'notification') return [updateGlobalNotificationsEvent(user.email, event.property, value)]
   return []
 }

@@ -3,6 +3,7 @@
 // custom emoji and the service's extra emoji, and the wire form. Pure; the
 // same emoji check serves reactions.
 import { emojiCodeForName, isValidEmojiCode, SERVICE_EXTRA_EMOJI, type ReactionType } from './emoji.js'
+import { userStatusEvent as buildUserStatusEvent, type UserStatusEvent } from '../events/schemas/users.js'
 import {
   customEmojiDeactivated,
   emojiDoesNotExist,
@@ -129,12 +130,10 @@ export function presentUserStatus(status: StoredStatus | null, presenceEnabled: 
 }
 
 /** The user_status event: only the keys the request passed (`emoji_*` together). */
-export function userStatusEvent(userId: number, change: StatusChange): { type: 'user_status'; user_id: number } & Record<string, unknown> {
-  return {
-    type: 'user_status',
-    user_id: userId,
+export function userStatusEvent(userId: number, change: StatusChange): UserStatusEvent {
+  return buildUserStatusEvent(userId, {
     ...(change.away !== undefined ? { away: change.away } : {}),
     ...(change.statusText !== undefined ? { status_text: change.statusText } : {}),
     ...(change.emoji ? { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType } : {}),
-  }
+  })
 }

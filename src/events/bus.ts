@@ -1,7 +1,16 @@
 // The event bus: how an action's events leave the node that produced them.
 // Queue filtering and storage live in events/queues; the bus only carries items.
 
-export interface ChatEvent {
+import type { ChatEvent } from './schemas/index.js'
+
+export type { ChatEvent }
+
+/**
+ * An event as queues store and filter it: loose JSON (events/queues turn a
+ * ChatEvent into the per-queue variants: rendered, flags added, internal
+ * fields removed). Builders in events/schemas produce the typed ChatEvent.
+ */
+export interface WireEvent {
   type: string
   [key: string]: unknown
 }

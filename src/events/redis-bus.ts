@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis'
 import type { BusItem, EventBus } from './bus.js'
 import { RedisQueueStore } from './queues/redis-store.js'
+import { REDIS_OPTIONS } from '../redis-options.js'
 
 export interface RedisEventBusOptions {
   prefix: string
@@ -31,7 +32,7 @@ export class RedisEventBus implements EventBus {
   static async connect(url: string, options: RedisEventBusOptions): Promise<RedisEventBus> {
     // Auto-pipelining sends the commands issued in one tick (e.g. the fetches of
     // every poll a broadcast woke) in one write.
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true })
+    const redis = new Redis(url, { ...REDIS_OPTIONS, enableAutoPipelining: true })
     await redis.connect()
     return new RedisEventBus(redis, options.prefix, options.onError ?? ((error) => process.stderr.write(`roost: redis bus: ${String(error)}\n`)))
   }

@@ -1,5 +1,6 @@
 // Realm selection by Host, and HTTP Basic authentication (email + API key).
 import type { FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import type { Realm, User } from '../db/index.js'
 import type { Services } from '../actions/context.js'
 import {
@@ -47,13 +48,24 @@ export interface BasicCredentials {
   password: string
 }
 
-/** Parsed Authorization headers, by header: clients send the same one on every request. */
-const parsedHeaders = new Map<string, BasicCredentials>()
-const PARSED_HEADERS_MAX = 10_000
+/**
+ * Parsed Authorization headers of successful authentications, by header:
+ * clients send the same one on every request. Only headers that
+ * authenticated are kept, so junk headers cost no memory; bounded in bytes.
+ */
+const authenticatedHeaders = new LRUCache<string, BasicCredentials>({
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (credentials, header) => 2 * (header.length + credentials.username.length + credentials.password.length) + 200,
+})
+
+/** Headers remembered (tests and metrics). */
+export function authenticatedHeaderCount(): number {
+  return authenticatedHeaders.size
+}
 
 export function parseBasicAuth(header: string | undefined): BasicCredentials | undefined {
   if (header === undefined) return undefined
-  const known = parsedHeaders.get(header)
+  const known = authenticatedHeaders.get(header)
   if (known) return known
   const [scheme, encoded] = header.trim().split(/\s+/, 2)
   if (scheme?.toLowerCase() !== 'basic') throw basicAuthRequired()
@@ -61,10 +73,7 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | u
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon < 0) throw invalidAuthHeader()
-  const credentials = Object.freeze({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) })
-  if (parsedHeaders.size >= PARSED_HEADERS_MAX) parsedHeaders.clear()
-  parsedHeaders.set(header, credentials)
-  return credentials
+  return Object.freeze({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) })
 }
 
 /** Compares two secrets in time that depends only on their length. */
@@ -89,12 +98,14 @@ export async function authenticate(services: Services, request: FastifyRequest):
     throw invalidApiKey()
   }
   const { realm, user } = row
-  if (!user.isActive) throw accountDeactivatedAuth()
   if (realm.deactivated) throw realmDeactivatedAuth()
+  if (!user.isActive) throw accountDeactivatedAuth()
   if (realm.stringId !== subdomainOf(request.headers.host, services.config.externalUrl)) {
     // The bare host also serves the only realm of a single-realm server.
     const root = await realmForRequest(services, request)
     if (root || subdomainOf(request.headers.host, services.config.externalUrl) !== '') throw wrongSubdomain()
   }
+  const header = request.headers.authorization
+  if (header !== undefined && !authenticatedHeaders.has(header)) authenticatedHeaders.set(header, credentials)
   return { realm, user }
 }

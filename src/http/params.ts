@@ -2,10 +2,12 @@
 // form body and path into a validated `input` (STYLE.md "Parameters").
 import { Type, type TSchema, type TOptional } from 'typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { ApiError, badRequest, confusingParameters, invalidJson, missingArgument } from '../errors.js'
+import { ApiError, badRequest, confusingParameters, invalidJson, missingArgument, tooManyItems } from '../errors.js'
 
-const JSON_MARK = 'x-roost-json'
-const ALIAS_MARK = 'x-roost-alias'
+export const JSON_MARK = 'x-roost-json'
+export const ALIAS_MARK = 'x-roost-alias'
+const UPSTREAM_ALIAS_MARK = 'x-roost-upstream-alias'
+const NULL_ABSENT_MARK = 'x-roost-null-absent'
 
 /** An array or object parameter: arrives JSON-encoded (spec §Conventions). */
 export function json<T extends TSchema>(schema: T): T {
@@ -17,6 +19,20 @@ export function alias<T extends TSchema>(schema: T, name: string): T {
   return { ...schema, [ALIAS_MARK]: name }
 }
 
+/**
+ * Upstream's name for a parameter the spec renamed (`client_gravatar` for
+ * `client_extavatar`): accepted like an alias while UPSTREAM_NAMES is on;
+ * with it off, the name is not declared (listed in ignored_parameters_unsupported).
+ */
+export function upstreamAlias<T extends TSchema>(schema: T, name: string): T {
+  return { ...schema, [UPSTREAM_ALIAS_MARK]: name }
+}
+
+/** JSON `null` (the string "null") means the parameter was not given, as upstream's `Json[T] | None = None`. */
+export function nullAsAbsent<T extends TSchema>(schema: T): T {
+  return { ...schema, [NULL_ABSENT_MARK]: true }
+}
+
 export function optional<T extends TSchema>(schema: T, options: { default?: unknown } = {}): TOptional<T> {
   // typebox 1.x types Type.Optional conditionally; the result is always optional.
   const withDefault = options.default === undefined ? schema : { ...schema, default: options.default }
@@ -25,9 +41,93 @@ export function optional<T extends TSchema>(schema: T, options: { default?: unkn
 
 type Raw = Record<string, unknown>
 
+/** PostgreSQL `integer`: the range of every ID column and of most integer columns. */
+export const INT32_MIN = -(2 ** 31)
+export const INT32_MAX = 2 ** 31 - 1
+/** JSON nesting a parameter may have (narrows and drafts need 3; upstream sets no limit, but deep values cost recursion). */
+export const MAX_JSON_DEPTH = 32
+
+/** An ID parameter (`id`, `*_id`, `*_ids`; not `last_*` cursors such as last_event_id): positive integers only. */
+function isIdName(name: string): boolean {
+  return !name.startsWith('last_') && (name === 'id' || name.endsWith('_id') || name.endsWith('_ids'))
+}
+
+/**
+ * The schema as validated: every integer without declared bounds gets the
+ * 32-bit range of the columns it is compared with (and, in ID parameters, a
+ * minimum of 1), so no value outside them reaches a query. A route that needs
+ * another range declares `minimum`/`maximum` itself.
+ */
+function hardened(schema: unknown, id: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => hardened(s, id))
+  if (schema === null || typeof schema !== 'object') return schema
+  const s = schema as Record<string | symbol, unknown>
+  const out: Record<string | symbol, unknown> = { ...s }
+  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', 'not', 'prefixItems']) {
+    if (s[key] !== undefined && typeof s[key] === 'object') out[key] = hardened(s[key], id)
+  }
+  for (const key of ['properties', 'patternProperties']) {
+    const props = s[key] as Record<string, unknown> | undefined
+    if (props && typeof props === 'object') {
+      out[key] = Object.fromEntries(Object.entries(props).map(([name, sub]) => [name, hardened(sub, isIdName(name))]))
+    }
+  }
+  if (s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer'))) {
+    if (s.minimum === undefined && s.exclusiveMinimum === undefined) out.minimum = id ? 1 : INT32_MIN
+    if (s.maximum === undefined && s.exclusiveMaximum === undefined) out.maximum = INT32_MAX
+  }
+  return out
+}
+
+// Lone UTF-16 surrogates (from JSON escapes such as "\ud800"): not text, and PostgreSQL cannot store them.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Upstream's own wording for the two texts it checks itself (message content, topic). */
+function nulError(name: string, path: string): ApiError {
+  if (name === 'content') return badRequest('Message must not contain null bytes')
+  if (name === 'topic' || name === 'subject' || name === 'topic_name') return badRequest('Topic must not contain null bytes')
+  return badRequest(`${path} must not contain null bytes`)
+}
+
+/**
+ * Checks every string (and object key) of a decoded parameter for NUL
+ * characters and lone surrogates, and its nesting depth; iteratively, so no
+ * value can exhaust the stack.
+ */
+function inspectValue(param: string, value: unknown, fromJson: boolean): void {
+  const stack: { value: unknown; path: string; key: string; depth: number }[] = [{ value, path: param, key: param, depth: 0 }]
+  while (stack.length > 0) {
+    const { value: v, path, key, depth } = stack.pop() as { value: unknown; path: string; key: string; depth: number }
+    if (typeof v === 'string') {
+      if (v.includes('\0')) throw nulError(key, path)
+      if (LONE_SURROGATE.test(v)) throw fromJson ? invalidJson(param) : badRequest(`${path} is not valid UTF-8`)
+      continue
+    }
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= MAX_JSON_DEPTH) throw badRequest(`${param} is nested too deeply (limit: ${MAX_JSON_DEPTH} levels)`)
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]`, key, depth: depth + 1 })
+    } else {
+      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+        if (k.includes('\0')) throw nulError('', `${path} key`)
+        if (LONE_SURROGATE.test(k)) throw fromJson ? invalidJson(param) : badRequest(`${path} key is not valid UTF-8`)
+        stack.push({ value: item, path: `${path}["${k}"]`, key: k, depth: depth + 1 })
+      }
+    }
+  }
+}
+
+export interface ParseOptions {
+  /** Accept upstream's names of renamed parameters (UPSTREAM_NAMES); default true. */
+  upstreamNames?: boolean
+}
+
 export interface ParamParser {
+  /** Every accepted name, upstream aliases included. */
   declared: Set<string>
-  parse(raw: Raw): Record<string, unknown>
+  /** Whether `name` is a parameter of the route under these options. */
+  accepts(name: string, options?: ParseOptions): boolean
+  parse(raw: Raw, options?: ParseOptions): Record<string, unknown>
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false })
@@ -114,6 +214,17 @@ function errorFor(error: ErrorObject): ApiError {
       return badRequest(`${path} is too long (limit: ${(error.params as { limit: number }).limit} characters)`)
     case 'minLength':
       return badRequest(`${path} cannot be blank`)
+    case 'maxItems':
+      return tooManyItems(path, (error.params as { limit: number }).limit)
+    case 'minimum':
+    case 'exclusiveMinimum':
+      // The wording of upstream's check_int_range; IDs (minimum 1) say what they must be.
+      return (error.params as { limit: number }).limit === 1 && error.keyword === 'minimum'
+        ? badRequest(`${path} is not a positive integer`)
+        : badRequest(`${path} is too small`)
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return badRequest(`${path} is too large`)
     case 'additionalProperties':
       return badRequest(`${path} has an unexpected key '${(error.params as { additionalProperty: string }).additionalProperty}'`)
     default:
@@ -124,6 +235,8 @@ function errorFor(error: ErrorObject): ApiError {
 export function paramParser(params: Record<string, TSchema>): ParamParser {
   const declared = new Set<string>()
   const aliases = new Map<string, string>()
+  const upstreamAliases = new Set<string>()
+  const nullAbsent = new Set<string>()
   const jsonFields = new Set<string>()
   const kinds = new Map<string, ScalarKind>()
   for (const [name, schema] of Object.entries(params)) {
@@ -133,19 +246,33 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
       aliases.set(s[ALIAS_MARK] as string, name)
       declared.add(s[ALIAS_MARK] as string)
     }
+    if (typeof s[UPSTREAM_ALIAS_MARK] === 'string') {
+      aliases.set(s[UPSTREAM_ALIAS_MARK] as string, name)
+      upstreamAliases.add(s[UPSTREAM_ALIAS_MARK] as string)
+      declared.add(s[UPSTREAM_ALIAS_MARK] as string)
+    }
+    if (s[NULL_ABSENT_MARK]) nullAbsent.add(name)
     if (s[JSON_MARK]) jsonFields.add(name)
     else kinds.set(name, scalarKind(s))
   }
-  const validate: ValidateFunction = ajv.compile(Type.Object(params) as unknown as object)
+  const idStrings = Object.entries(params)
+    .filter(([name, schema]) => isIdName(name) && schemaAt(schema).type === 'string')
+    .map(([name]) => name)
+  const validate: ValidateFunction = ajv.compile(hardened(Type.Object(params), false) as object)
 
+  const accepts = (name: string, options: ParseOptions = {}): boolean =>
+    declared.has(name) && (options.upstreamNames !== false || !upstreamAliases.has(name))
   return {
     declared,
-    parse(raw) {
+    accepts,
+    parse(raw, options = {}) {
       const input: Record<string, unknown> = {}
       for (const [key, value] of Object.entries(raw)) {
+        if (!accepts(key, options)) continue
         const name = aliases.get(key) ?? key
-        if (!params[name]) continue
+        if (!Object.hasOwn(params, name)) continue
         if (name !== key && raw[name] !== undefined) throw confusingParameters(name, key)
+        if (nullAbsent.has(name) && (value === 'null' || value === null)) continue
         input[name] = value
       }
       for (const [name, value] of Object.entries(input)) {
@@ -157,14 +284,26 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
               throw invalidJson(name)
             }
           }
+          inspectValue(name, input[name], true)
         } else {
+          inspectValue(name, value, false)
           input[name] = coerceScalar(name, kinds.get(name) ?? 'other', value)
+        }
+      }
+      for (const name of idStrings) {
+        // An ID parameter declared as a string (an ID or an email, such as /users/{user_id}): digits follow the ID rules.
+        const value = input[name]
+        if (typeof value === 'string' && /^\d+$/.test(value)) {
+          if (Number(value) > INT32_MAX) throw badRequest(`${name} is too large`)
+          if (Number(value) < 1) throw badRequest(`${name} is not a positive integer`)
         }
       }
       if (!validate(input)) {
         const errors = validate.errors ?? []
         const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
-        const first = union ?? errors[0]
+        // An over-long array is named as such even inside a union (principals: IDs or emails).
+        const tooLong = errors.find((e) => e.keyword === 'maxItems')
+        const first = tooLong ?? union ?? errors[0]
         throw first ? errorFor(first) : badRequest('Invalid request')
       }
       return input

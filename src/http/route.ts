@@ -53,13 +53,17 @@ export interface RouteSpec<P extends Record<string, TSchema>, A extends AuthMode
 export interface Route {
   method: HttpMethod
   url: string
+  /** Who may call it (the authorization matrix and the fuzz test derive their rows from this). */
+  auth: AuthMode
   outsideApi?: boolean
+  /** The declared parameters (the fuzz test and the OpenAPI description walk them). */
+  params: Readonly<Record<string, TSchema>>
   handle(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<unknown>
 }
 
 function fieldsOf(body: unknown, files: UploadedFile[]): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return {}
-  const out: Record<string, unknown> = {}
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
     const parts = Array.isArray(value) ? value : [value]
     for (const part of parts) {
@@ -77,7 +81,7 @@ function fieldsOf(body: unknown, files: UploadedFile[]): Record<string, unknown>
 }
 
 function queryOf(query: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     out[key] = Array.isArray(value) ? value[value.length - 1] : value
   }
@@ -107,7 +111,9 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
   return {
     method: spec.method,
     url: spec.url,
+    auth,
     outsideApi: spec.outsideApi,
+    params: spec.params ?? {},
     async handle(services, request, reply) {
       let realmAndUser: { realm: Realm | null; user: User | undefined }
       if (auth === 'public') {
@@ -123,8 +129,11 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       const bodyFields = fieldsOf(request.body, files)
       const queryFields = queryOf(request.query)
       const raw = { ...queryFields, ...bodyFields }
-      const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) })
+      const nameOptions = { upstreamNames: services.config.upstreamNames }
+      const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) }, nameOptions)
       const user = realmAndUser.user
+      if (user) request.roostUserId = user.id
+      if (realmAndUser.realm) request.roostRealm = realmAndUser.realm.stringId
       // Object.assign, not an object literal spreading `services`: V8 builds
       // such a literal (a spread followed by more properties) on a slow path,
       // about 6 µs here, on every request. Only data properties: an accessor
@@ -132,7 +141,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       const ctx = Object.assign({}, services, {
         realm: realmAndUser.realm,
         user,
-        log: user ? lazyChildLogger(request.log, { user_id: user.id }) : request.log,
+        log: user ? lazyChildLogger(request.log, { user_id: user.id, realm: realmAndUser.realm?.stringId }) : request.log,
         clientName: clientNameOf(request, raw),
         files,
         request,
@@ -140,7 +149,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       })
       const fields = await spec.handler(input as Static<TObject<P>>, ctx as unknown as ContextFor<A>)
       if (spec.raw) return reply
-      const ignored = Object.keys(raw).filter((k) => !parser.declared.has(k)).sort()
+      const ignored = Object.keys(raw).filter((k) => !parser.accepts(k, nameOptions)).sort()
       return {
         result: 'success',
         msg: '',

@@ -1,6 +1,7 @@
 // Presence rows → the API's modern and legacy presence entries and the
 // `presence` event (upstream-behaviour §2 presence, §10.2). Pure.
 import type { ChatEvent } from '../events/bus.js'
+import { presenceEvent as buildPresenceEvent } from '../events/schemas/index.js'
 import type { PresenceRow } from './store.js'
 
 export const OFFLINE_THRESHOLD_SECS = 200
@@ -61,11 +62,5 @@ export function singleUserPresence(row: PresenceRow, now: number): { website: { 
 /** The legacy `presence` event; queues with slim_presence drop `email` (events/queues/filter.ts). */
 export function presenceEvent(user: { id: number; email: string }, row: PresenceRow, serverTimestamp: number): ChatEvent {
   const { status, timestamp } = legacyStatus(row)
-  return {
-    type: 'presence',
-    user_id: user.id,
-    email: user.email,
-    server_timestamp: serverTimestamp,
-    presence: { website: { client: 'website', status, timestamp, pushable: false } },
-  }
+  return buildPresenceEvent(user, { website: { client: 'website', status, timestamp, pushable: false } }, serverTimestamp)
 }

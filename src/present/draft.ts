@@ -1,6 +1,5 @@
 // Draft row → the API's draft object (also the payload of drafts events).
 import type { Draft } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
 
 export interface DraftDict {
   id: number
@@ -23,6 +22,4 @@ export function presentDraft(draft: Draft): DraftDict {
   }
 }
 
-export const draftsAddEvent = (drafts: DraftDict[]): ChatEvent => ({ type: 'drafts', op: 'add', drafts })
-export const draftsUpdateEvent = (draft: DraftDict): ChatEvent => ({ type: 'drafts', op: 'update', draft })
-export const draftsRemoveEvent = (draftId: number): ChatEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId })
+export { draftsAddEvent, draftsRemoveEvent, draftsUpdateEvent } from '../events/schemas/index.js'

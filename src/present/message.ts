@@ -29,6 +29,8 @@ export interface PresentMessageOptions {
   reactions?: PresentableReaction[]
   /** The viewer's flag bitmask; omitted → no `flags` key (events carry flags outside the message). */
   flags?: number
+  /** The realm's allow_edit_history: when false, `edit_history` is never shown (default true). */
+  allowEditHistory?: boolean
 }
 
 export type MessageRow = Pick<
@@ -97,7 +99,7 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
   if (isStream) out.stream_id = row.streamId
   if (row.lastEditTime) {
     out.last_edit_timestamp = seconds(row.lastEditTime)
-    if (Array.isArray(row.editHistory)) out.edit_history = row.editHistory
+    if (Array.isArray(row.editHistory) && o.allowEditHistory !== false) out.edit_history = row.editHistory
   }
   if (o.flags !== undefined) out.flags = flagsToList(o.flags)
   return out

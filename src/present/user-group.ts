@@ -1,6 +1,5 @@
 // User group rows → the API's group object, and the user_group events.
 import type { UserGroup } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
 
 export interface UserGroupDict {
   id: number
@@ -31,10 +30,4 @@ export function presentUserGroup(group: UserGroup, parts: GroupParts): UserGroup
   }
 }
 
-export const userGroupAddEvent = (group: UserGroupDict): ChatEvent => ({ type: 'user_group', op: 'add', group })
-export const userGroupUpdateEvent = (groupId: number, data: Record<string, unknown>): ChatEvent => ({ type: 'user_group', op: 'update', group_id: groupId, data })
-export const userGroupRemoveEvent = (groupId: number): ChatEvent => ({ type: 'user_group', op: 'remove', group_id: groupId })
-export const userGroupMembersEvent = (op: 'add_members' | 'remove_members', groupId: number, userIds: number[]): ChatEvent =>
-  ({ type: 'user_group', op, group_id: groupId, user_ids: userIds })
-export const userGroupSubgroupsEvent = (op: 'add_subgroups' | 'remove_subgroups', groupId: number, subgroupIds: number[]): ChatEvent =>
-  ({ type: 'user_group', op, group_id: groupId, direct_subgroup_ids: subgroupIds })
+export { userGroupAddEvent, userGroupMembersEvent, userGroupRemoveEvent, userGroupSubgroupsEvent, userGroupUpdateEvent } from '../events/schemas/index.js'

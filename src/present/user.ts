@@ -3,7 +3,6 @@
 import { EXTERNAL_AVATAR_URL_PREFIX } from '../domain/avatar.js'
 import { createHash } from 'node:crypto'
 import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
 import { ROLE, isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
 
 /** Values of `email_address_visibility` (a per-user setting since upstream 7.0). */
@@ -46,7 +45,8 @@ export interface UserDict {
   date_joined: string
   delivery_email: string | null
   avatar_url: string | null
-  bot_type?: number | null
+  /** null for non-bots (the spec's User table). */
+  bot_type: number | null
   bot_owner_id?: number | null
   profile_data?: ProfileData
 }
@@ -128,9 +128,9 @@ export function presentUser(user: PresentableUser, viewer: Viewer | null, option
     date_joined: isoDate(user.dateJoined),
     delivery_email: emailVisible ? user.deliveryEmail : null,
     avatar_url: computedByClient ? null : avatarUrl(user),
+    bot_type: user.isBot ? user.botType : null,
   }
   if (user.isBot) {
-    dict.bot_type = user.botType
     dict.bot_owner_id = user.botOwnerId
   } else if (options.includeCustomProfileFields) {
     dict.profile_data = options.profileData ?? {}
@@ -143,9 +143,7 @@ export function realmUserAddPerson(user: PresentableUser, viewer: Viewer | null,
   return presentUser(user, viewer, { clientExtavatar: false, includeCustomProfileFields: true, profileData: {}, realm })
 }
 
-export function realmUserAddEvent(person: UserDict): ChatEvent {
-  return { type: 'realm_user', op: 'add', person: { ...person } }
-}
+export { realmUserAddEvent } from '../events/schemas/index.js'
 
 /** Upstream's name and picture for users a restricted guest may not access. */
 export const INACCESSIBLE_USER_NAME = 'Unknown user'
@@ -172,6 +170,7 @@ export function inaccessibleUserDict(userId: number, emailDomain: string): UserD
     date_joined: '1970-01-01T00:00:00+00:00',
     delivery_email: null,
     avatar_url: INACCESSIBLE_USER_AVATAR_URL,
+    bot_type: null,
     profile_data: {},
   }
 }

@@ -84,6 +84,7 @@ export async function presentMessages(
       recipients: message.dmUserIds.flatMap((id) => userById.get(id) ?? []),
       reactions: reactions.filter((r) => r.messageId === message.id),
       flags,
+      allowEditHistory: ctx.realm.allowEditHistory,
     })
   })
 }

@@ -16,6 +16,7 @@ import { badNarrow, type NarrowOperand, type NarrowTerm } from '../domain/narrow
 import { isGuest } from '../domain/roles.js'
 import { RESOLVED_TOPIC_PREFIX } from '../domain/topics.js'
 import { canReadStreamHistory } from '../access/message.js'
+import { escapeLike, idMatchingLower, idsMatchingLower } from '../db/exact-match.js'
 
 type Db = PrismaClient | Tx
 
@@ -42,23 +43,38 @@ async function streamFor(db: Db, realmId: number, operand: NarrowOperand): Promi
   const stream =
     typeof operand === 'number'
       ? await db.stream.findFirst({ where: { id: operand, realmId } })
-      : await db.stream.findFirst({ where: { realmId, name: { equals: String(operand).trim(), mode: 'insensitive' } } })
+      : await findStreamNamed(db, realmId, String(operand))
   if (!stream) throw badNarrow(`unknown channel ${String(operand)}`)
   return stream
 }
 
+async function findStreamNamed(db: Db, realmId: number, name: string): Promise<Stream | null> {
+  const id = await idMatchingLower(db, 'stream_name', { realm_id: realmId }, name.trim())
+  return id === undefined ? null : db.stream.findUnique({ where: { id } })
+}
+
 async function userIdFor(db: Db, realmId: number, operand: string | number, onMissing: () => Error): Promise<number> {
-  if (typeof operand === 'number') {
-    const user = await db.user.findFirst({ where: { id: operand, realmId }, select: { id: true } })
-    if (!user) throw onMissing()
-    return user.id
+  const [id] = await userIdsFor(db, realmId, [operand], onMissing)
+  return id as number
+}
+
+/** Users of the realm by ID or (exactly, case-insensitively) by delivery or API email: three queries at most, whatever their number. */
+async function userIdsFor(db: Db, realmId: number, operands: readonly (string | number)[], onMissing: () => Error): Promise<number[]> {
+  const numbers = operands.filter((o): o is number => typeof o === 'number')
+  const emails = operands.filter((o): o is string => typeof o === 'string').map((e) => e.trim())
+  const byId = new Set(
+    numbers.length === 0 ? [] : (await db.user.findMany({ where: { id: { in: numbers }, realmId }, select: { id: true } })).map((u) => u.id),
+  )
+  const byEmail = new Map<string, number>()
+  for (const target of ['user_email', 'user_delivery_email'] as const) {
+    // Delivery emails win over API emails, as the lookup order was.
+    for (const row of await idsMatchingLower(db, target, { realm_id: realmId }, emails)) byEmail.set(row.key, row.id)
   }
-  const email = operand.trim()
-  const user =
-    (await db.user.findFirst({ where: { realmId, deliveryEmail: { equals: email, mode: 'insensitive' } }, select: { id: true } })) ??
-    (await db.user.findFirst({ where: { realmId, email: { equals: email, mode: 'insensitive' } }, select: { id: true } }))
-  if (!user) throw onMissing()
-  return user.id
+  return operands.map((o) => {
+    const id = typeof o === 'number' ? (byId.has(o) ? o : undefined) : byEmail.get(o.trim().toLowerCase())
+    if (id === undefined) throw onMissing()
+    return id
+  })
 }
 
 async function dmUserIds(db: Db, realmId: number, viewerId: number, operand: NarrowOperand): Promise<number[]> {
@@ -69,13 +85,16 @@ async function dmUserIds(db: Db, realmId: number, viewerId: number, operand: Nar
       : typeof operand === 'number'
         ? [operand]
         : operand
-  const ids = new Set([viewerId])
-  for (const part of parts) ids.add(await userIdFor(db, realmId, part, missing))
+  if (parts.length > MAX_NARROW_DM_USERS) throw badNarrow(`too many users in ${'dm'} (limit: ${MAX_NARROW_DM_USERS})`)
+  const ids = new Set([viewerId, ...(await userIdsFor(db, realmId, parts, missing))])
   return [...ids].sort((a, b) => a - b)
 }
 
+/** Direct-message narrows name at most this many users (upstream's group DMs are far smaller). */
+export const MAX_NARROW_DM_USERS = 1000
+
 function likePattern(word: string): string {
-  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  return `%${escapeLike(word)}%`
 }
 
 /** A topic muted for the viewer: muted topic, or muted channel without the topic unmuted or followed. */

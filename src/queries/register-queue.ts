@@ -8,6 +8,18 @@ import { CLIENT_CAPABILITY_KEYS, type ClientCapabilities, type RegisterQueueInpu
 
 const EVENT_NARROW_OPERATORS = new Set(['channel', 'topic', 'sender', 'is'])
 
+/**
+ * What one queue may be registered with. Upstream sets no limits (and keeps
+ * unknown event types, which match nothing); these are far above what any
+ * client sends (about 60 event types exist, a narrow for events has at most a
+ * few terms) and bound the memory of a queue's descriptor.
+ */
+export const MAX_EVENT_TYPES = 100
+export const MAX_EVENT_TYPE_LENGTH = 64
+export const MAX_EVENT_NARROW_TERMS = 20
+/** A channel or topic name, an email or an `is:` operand, with room to spare. */
+export const MAX_EVENT_NARROW_OPERAND_LENGTH = 1000
+
 /** The `narrow` of a queue: pairs of strings, with the operators events can be matched on. */
 export function parseEventNarrow(raw: unknown): NarrowTerm[] {
   if (raw === undefined || raw === null) return []
@@ -15,6 +27,9 @@ export function parseEventNarrow(raw: unknown): NarrowTerm[] {
   return raw.map((pair, i) => {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
       throw badRequest(`narrow[${i}] is not a list of two strings`)
+    }
+    if (pair[0].length > MAX_EVENT_TYPE_LENGTH || pair[1].length > MAX_EVENT_NARROW_OPERAND_LENGTH) {
+      throw badRequest(`narrow[${i}] is too long (limit: ${MAX_EVENT_NARROW_OPERAND_LENGTH} characters)`)
     }
     const term = parseNarrowTerm(pair)
     if (!EVENT_NARROW_OPERATORS.has(term.operator)) throw badRequest(`Operator ${pair[0]} not supported.`)
@@ -56,7 +71,8 @@ export async function queueInputFor(prisma: PrismaClient, user: User, params: Qu
     userId: user.id,
     userEmail: user.email,
     realmId: user.realmId,
-    eventTypes: params.event_types ?? null,
+    // Duplicates would only take room (unknown types are kept, as upstream does: they match nothing).
+    eventTypes: params.event_types ? [...new Set(params.event_types)] : null,
     narrow,
     allPublicStreams: allPublicStreams ?? false,
     capabilities,

@@ -3,7 +3,22 @@
 import { legacyFamilyOf } from '../domain/settings.js'
 import type { Realm, UserSettings } from '../db/index.js'
 import { MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
-import { realmIconUrl, realmUrl } from '../present/realm.js'
+import { fakeEmailDomain, realmIconUrl, realmUrl } from '../present/realm.js'
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../domain/external-accounts.js'
+
+/** When this process started (upstream's SERVER_GENERATION). */
+const SERVER_GENERATION = Math.floor(Date.now() / 1000)
+/** The Jitsi server video calls use when the organization sets none (upstream's JITSI_SERVER_URL default). */
+export const SERVER_JITSI_SERVER_URL = 'https://meet.jit.si'
+/** Upstream's GIPHY ratings (realm_giphy_rating takes their IDs). */
+const GIPHY_RATING_OPTIONS = {
+  disabled: { name: 'GIPHY integration disabled', id: 0 },
+  y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
+  g: { name: 'Allow GIFs rated G (General audience)', id: 2 },
+  pg: { name: 'Allow GIFs rated PG (Parental guidance)', id: 3 },
+  pg13: { name: 'Allow GIFs rated PG-13 (Parental guidance - under 13)', id: 4 },
+  r: { name: 'Allow GIFs rated R (Restricted)', id: 5 },
+}
 
 /** Upstream's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS. */
 export const EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS = 90
@@ -14,8 +29,6 @@ const snake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLo
 const REALM_SCALARS = [
   'name',
   'description',
-  'webPublicAccessEnabled',
-  'emailAddressVisibility',
   'orgType',
   'allowMessageEditing',
   'editTopicPolicy',
@@ -56,7 +69,6 @@ const REALM_SCALARS = [
   'messageContentAllowedInEmailNotifications',
   'defaultCodeBlockLanguage',
   'giphyRating',
-  'deactivated',
 ] as const satisfies readonly (keyof Realm)[]
 
 /** Group settings: `realm_<name>` is the group ID. */
@@ -81,11 +93,40 @@ export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeM
     realm_icon_url: realmIconUrl(realm, externalUrl),
     realm_icon_source: realm.iconUrl ? 'U' : 'G',
     realm_date_created: Math.floor(realm.dateCreated.getTime() / 1000),
-    realm_max_invites: realm.maxInvitesPerDay,
     realm_new_stream_announcements_stream_id: realm.newStreamAnnouncementsStreamId ?? -1,
     realm_signup_announcements_stream_id: realm.signupAnnouncementsStreamId ?? -1,
     realm_zulip_update_announcements_stream_id: -1,
-    realm_authentication_methods: { password: realm.passwordAuthEnabled, email: realm.passwordAuthEnabled },
+    // Upstream's shape since feature level 241; Roost's only backend is email and password.
+    realm_authentication_methods: { Email: { enabled: realm.passwordAuthEnabled, available: true } },
+    realm_email_auth_enabled: realm.passwordAuthEnabled,
+    realm_enable_spectator_access: realm.webPublicAccessEnabled,
+    realm_bot_domain: fakeEmailDomain(realm, externalUrl),
+    realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
+    // Roost renders no image or link previews and has no wide logo of its own: the icon stands in.
+    realm_inline_image_preview: false,
+    realm_inline_url_embed_preview: false,
+    server_inline_image_preview: false,
+    server_inline_url_embed_preview: false,
+    realm_logo_source: 'D',
+    realm_logo_url: realmIconUrl(realm, externalUrl),
+    realm_night_logo_source: 'D',
+    realm_night_logo_url: realmIconUrl(realm, externalUrl),
+    upgrade_text_for_wide_organization_logo: '',
+    realm_upload_quota_mib: null,
+    realm_push_notifications_enabled_end_timestamp: null,
+    realm_want_advertise_in_communities_directory: false,
+    jitsi_server_url: realm.jitsiServerUrl ?? SERVER_JITSI_SERVER_URL,
+    server_jitsi_server_url: SERVER_JITSI_SERVER_URL,
+    giphy_api_key: '',
+    giphy_rating_options: GIPHY_RATING_OPTIONS,
+    server_avatar_changes_disabled: false,
+    server_name_changes_disabled: false,
+    server_web_public_streams_enabled: true,
+    server_generation: SERVER_GENERATION,
+    server_thumbnail_formats: [],
+    settings_send_digest_emails: false,
+    development_environment: false,
+    zulip_plan_is_not_limited: true,
     realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
     realm_is_zephyr_mirror_realm: false,
     realm_push_notifications_enabled: false,

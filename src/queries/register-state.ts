@@ -6,15 +6,16 @@ import type { Config } from '../config.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
-import { inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
+import { avatarUrl, inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { accessibleUserIds } from '../access/user.js'
 import { streamNotificationDefaults, withInheritedNotifications } from '../domain/stream-notifications.js'
-import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../version.js'
+import { versionFields } from '../domain/upstream-names.js'
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
 import { fetchMutedTopics, fetchUserTopics } from './user-topics.js'
+import { fetchMutedUsers } from './muted-users.js'
 import { fetchAlertWords } from './alert-words.js'
 import { customProfileFieldTypes, fetchCustomProfileFields } from './custom-profile-fields.js'
 import { fetchPresenceState } from './presence.js'
@@ -24,6 +25,9 @@ import { fetchScheduledMessages } from './scheduled-messages.js'
 import { getUserGroups } from './user-groups.js'
 import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
 import { legacySettingsState, realmState, userSettingsState } from './register-settings.js'
+import { getRealmEmoji } from './realm-emoji.js'
+import { serverEmojiDataUrl } from '../present/emoji-data.js'
+import { fetchRealmExtras } from './register-realm.js'
 
 export interface RegisterStateContext {
   prisma: PrismaClient
@@ -46,25 +50,10 @@ export interface RegisterStateOptions {
 
 const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000
 
-/** Custom emoji of the realm keyed by ID, as upstream's realm_emoji. */
-async function realmEmojiState(prisma: PrismaClient, realmId: number): Promise<Record<string, unknown>> {
-  const rows = await prisma.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } })
-  return Object.fromEntries(
-    rows.map((e) => [
-      String(e.id),
-      { id: String(e.id), name: e.name, source_url: `/user_avatars/${realmId}/emoji/images/${e.fileName}`, deactivated: e.deactivated, author_id: e.authorId },
-    ]),
-  )
-}
-
 export async function fetchRegisterState(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<Record<string, unknown>> {
   const want = (type: string): boolean => options.fetchEventTypes === null || options.fetchEventTypes.includes(type)
   const { prisma, realm, user } = ctx
-  const state: Record<string, unknown> = {
-    service_feature_level: SERVICE_FEATURE_LEVEL,
-    service_version: SERVICE_VERSION,
-    service_merge_base: SERVICE_MERGE_BASE,
-  }
+  const state: Record<string, unknown> = versionFields(ctx.config.upstreamNames)
   const settings = user ? await prisma.userSettings.findUnique({ where: { userId: user.id } }) : null
   const userSettings = userSettingsState(settings, user?.timezone ?? '')
 
@@ -81,10 +70,12 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     else Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: ctx.now().getTime() / 1000 })
   }
   if (want('realm')) Object.assign(state, realmState(realm, ctx.config.externalUrl, ctx.config.maxFileUploadSizeMib, user === null))
+  if (want('realm')) state.server_emoji_data_url = serverEmojiDataUrl(realm, ctx.config.externalUrl)
+  Object.assign(state, await fetchRealmExtras(ctx, want))
   if (want('realm_user')) Object.assign(state, await realmUserState(ctx, options))
   if (want('realm_linkifiers')) {
     state.realm_linkifiers = options.capabilities.linkifier_url_template
-      ? (await prisma.realmLinkifier.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })).map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.urlTemplate }))
+      ? (await prisma.realmLinkifier.findMany({ where: { realmId: realm.id }, orderBy: [{ order: 'asc' }, { id: 'asc' }] })).map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.urlTemplate }))
       : []
   }
   if (want('realm_filters')) state.realm_filters = []
@@ -98,7 +89,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   if (want('starred_messages')) state.starred_messages = user ? await getStarredMessageIds(prisma, user.id) : []
   if (want('stream')) state.streams = await visibleStreams(ctx, options)
   if (want('default_streams')) {
-    const defaults = await prisma.defaultStream.findMany({ where: { realmId: realm.id }, include: { stream: true } })
+    const defaults = await prisma.defaultStream.findMany({ where: { realmId: realm.id, stream: { deactivated: false } }, include: { stream: true } })
     state.realm_default_streams = user && isGuest(user.role) ? [] : sortByName(defaults.map((d) => presentStream(d.stream)))
   }
   if (want('drafts')) {
@@ -108,8 +99,8 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   }
   if (want('scheduled_messages')) state.scheduled_messages = user ? await fetchScheduledMessages(prisma, user.id) : []
   if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id)
-  if (want('realm_emoji')) state.realm_emoji = await realmEmojiState(prisma, realm.id)
-  if (want('muted_users')) state.muted_users = []
+  if (want('realm_emoji')) state.realm_emoji = await getRealmEmoji(prisma, realm.id)
+  if (want('muted_users')) state.muted_users = user ? await fetchMutedUsers(prisma, user.id) : []
   if (want('onboarding_steps')) state.onboarding_steps = []
   if (want('user_settings')) state.user_settings = userSettings
   if (!options.capabilities.user_settings_object) {
@@ -117,8 +108,8 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     if (want('update_global_notifications')) Object.assign(state, legacySettingsState(userSettings, 'notifications'))
   }
   if (want('user_topic')) state.user_topics = user ? await fetchUserTopics(prisma, user.id) : []
-  // Legacy key, only for clients that do not ask for user_topic.
-  if (want('muted_topics') && !want('user_topic')) state.muted_topics = user ? await fetchMutedTopics(prisma, user.id) : []
+  // Legacy key, left out only for clients that name user_topic in fetch_event_types (upstream); they get no muted_topics events either.
+  if (want('muted_topics') && (options.fetchEventTypes === null || !want('user_topic'))) state.muted_topics = user ? await fetchMutedTopics(prisma, user.id) : []
   if (want('user_status')) {
     state.user_status = user ? await fetchUserStatuses(prisma, realm.id) : {}
   }
@@ -155,8 +146,9 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
     const admin = isAdmin(user.role)
     Object.assign(out, {
       avatar_source: user.avatarSource,
-      avatar_url: me.avatar_url,
-      avatar_url_medium: me.avatar_url,
+      // The user's own avatar is always a URL, whatever client_extavatar says (upstream).
+      avatar_url: avatarUrl(user),
+      avatar_url_medium: avatarUrl(user),
       can_create_streams: !isGuest(user.role),
       can_create_public_streams: !isGuest(user.role),
       can_create_private_streams: !isGuest(user.role),

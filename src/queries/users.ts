@@ -104,7 +104,8 @@ export async function getOwnUser(ctx: UserQueryContext): Promise<Record<string, 
     max_message_id: rows[0]?.max_message_id ?? -1,
     user_id: common.user_id,
     delivery_email: common.delivery_email,
-    // Bots have no profile; upstream gives them their bot fields instead.
-    ...(dict.is_bot ? { bot_type, bot_owner_id } : { profile_data: profile_data ?? {} }),
+    // Bots have no profile; upstream gives them their bot fields instead. bot_type is null for others (spec "User").
+    bot_type,
+    ...(dict.is_bot ? { bot_owner_id } : { profile_data: profile_data ?? {} }),
   }
 }

@@ -20,6 +20,8 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Records a call for `key` unless it is over a rule's limit. */
   hit(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision>
+  /** Whether a call for `key` would be allowed now, recording nothing (logins check before verifying a password). */
+  peek(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision>
   close(): Promise<void>
 }
 
@@ -27,6 +29,8 @@ export const RATE_RULES = {
   apiByUser: [{ windowSeconds: 60, maxCalls: 200 }],
   apiByIp: [{ windowSeconds: 60, maxCalls: 100 }],
   authenticateByUsername: [{ windowSeconds: 1800, maxCalls: 5 }],
+  /** Failed password checks from one client address, whatever the account (stops spraying many accounts). */
+  authenticateByIp: [{ windowSeconds: 1800, maxCalls: 50 }],
 } satisfies Record<string, RateRule[]>
 
 /** Decides from the timestamps (ms, newest last) already logged under each rule's window. */
@@ -73,6 +77,10 @@ export class MemoryRateLimiter implements RateLimiter {
     return decision
   }
 
+  async peek(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
+    return decide(rules, rules.map((r) => this.logs.get(`${key}:${r.windowSeconds}:${r.maxCalls}`) ?? []), nowMs)
+  }
+
   async close(): Promise<void> {
     this.logs.clear()
   }
@@ -83,6 +91,9 @@ export class NoRateLimiter implements RateLimiter {
   async hit(_key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
     const limit = Math.min(...rules.map((r) => r.maxCalls))
     return { allowed: true, limit, remaining: limit, resetAt: Math.ceil(nowMs / 1000), retryAfter: 0 }
+  }
+  async peek(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
+    return this.hit(key, rules, nowMs)
   }
   async close(): Promise<void> {}
 }

@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis'
 import type { RateDecision, RateLimiter, RateRule } from './limiter.js'
 import { decide } from './limiter.js'
+import { REDIS_OPTIONS } from '../redis-options.js'
 
 // KEYS: one list per rule. ARGV: now, then (windowMs, maxCalls) per rule.
 // Returns each list's timestamps (oldest first) as read before appending,
@@ -40,7 +41,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   static async connect(url: string, prefix: string): Promise<RedisRateLimiter> {
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 })
+    const redis = new Redis(url, REDIS_OPTIONS)
     await redis.connect()
     return new RedisRateLimiter(redis, prefix)
   }
@@ -50,6 +51,12 @@ export class RedisRateLimiter implements RateLimiter {
     const args = rules.flatMap((r) => [r.windowSeconds * 1000, r.maxCalls])
     const run = (this.redis as unknown as { roostRateHit(n: number, ...a: (string | number)[]): Promise<string[][]> }).roostRateHit
     const logs = await run.call(this.redis, keys.length, ...keys, nowMs, ...args)
+    return decide(rules, logs.map((l) => l.map(Number)), nowMs)
+  }
+
+  async peek(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
+    const keys = rules.map((r) => `${this.prefix}:rl:${key}:${r.windowSeconds}:${r.maxCalls}`)
+    const logs = await Promise.all(keys.map((k) => this.redis.lrange(k, 0, -1)))
     return decide(rules, logs.map((l) => l.map(Number)), nowMs)
   }
 

@@ -18,13 +18,14 @@
 // direct message from the notification bot, as upstream does.
 import type { FastifyBaseLogger } from 'fastify'
 import type { ActionContext, Services } from '../actions/context.js'
-import type { Realm, ScheduledMessage, Tx, User } from '../db/index.js'
+import type { PrismaClient, Realm, ScheduledMessage, Tx, User } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { ApiError } from '../errors.js'
 import { sendMessage } from '../actions/send-message.js'
 import { scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../actions/scheduled-messages.js'
 import { presentScheduledMessage } from '../queries/scheduled-messages.js'
 import { HeldBus, heldServices } from './held-services.js'
+import { isBackendUnavailable } from '../unavailable.js'
 
 export const TICK_MS = 100
 /** Upstream's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES. */
@@ -179,6 +180,14 @@ async function markFailed(services: Services, options: DeliveryOptions, id: numb
   await held.release()
 }
 
+/** Rows due now that are neither sent nor failed: what claimDue would still pick up (the backlog metric). */
+export async function countDue(prisma: PrismaClient, now: Date): Promise<number> {
+  const [row] = await prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM scheduled_message
+    WHERE NOT delivered AND NOT failed AND scheduled_timestamp <= ${now}::timestamptz`
+  return row?.n ?? 0
+}
+
 /** Delivers every row due now; returns how many rows were settled (sent or failed). */
 export async function deliverDue(services: Services, options: DeliveryOptions): Promise<number> {
   let settled = 0
@@ -196,6 +205,8 @@ export function startScheduledDelivery(services: Services, options: DeliveryOpti
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
+  // A backend outage fails every tick: it is logged once, when it starts, not ten times a second.
+  let unavailable = false
 
   const tick = () => {
     running = (async () => {
@@ -203,8 +214,11 @@ export function startScheduledDelivery(services: Services, options: DeliveryOpti
         while (!stopped && (await deliverBatch(services, options)) > 0) {
           // keep going while rows are due
         }
+        unavailable = false
       } catch (error) {
-        options.log.error({ err: error }, 'scheduled delivery loop error')
+        if (!isBackendUnavailable(error)) options.log.error({ err: error }, 'scheduled delivery loop error')
+        else if (!unavailable) options.log.warn({ err: error }, 'scheduled delivery paused: a backend is unavailable')
+        unavailable = isBackendUnavailable(error)
       }
     })()
     void running.then(() => {

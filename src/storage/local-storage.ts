@@ -1,11 +1,23 @@
 // Uploads as files under one directory. Keys are checked so that no key can
-// name a path outside it.
-import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises'
-import { dirname, resolve, sep } from 'node:path'
-import { randomUUID } from 'node:crypto'
+// name a path outside it. A key's last component may be as long as the file
+// system allows (255 bytes): the temporary file and the content-type file
+// next to it get names that fit, and a failed put() or a delete() leaves no
+// empty directory behind.
+import { mkdir, readFile, rm, rmdir, writeFile, rename } from 'node:fs/promises'
+import { basename, dirname, join, resolve, sep } from 'node:path'
+import { createHash, randomUUID } from 'node:crypto'
 import type { FileStorage, StoredFile } from './file-storage.js'
 
 const TYPE_SUFFIX = '.content-type'
+/** The longest file name (one path component) in bytes on common Linux file systems. */
+const MAX_NAME_BYTES = 255
+
+/** Where a file's content type is kept: beside it, under a short hashed name when "<name>.content-type" would be too long. */
+function typePathOf(path: string): string {
+  const name = basename(path)
+  if (Buffer.byteLength(name + TYPE_SUFFIX) <= MAX_NAME_BYTES) return path + TYPE_SUFFIX
+  return join(dirname(path), `.${createHash('sha256').update(name).digest('hex')}${TYPE_SUFFIX}`)
+}
 
 export class LocalFileStorage implements FileStorage {
   private readonly root: string
@@ -28,17 +40,24 @@ export class LocalFileStorage implements FileStorage {
     const path = this.pathOf(key)
     await mkdir(dirname(path), { recursive: true })
     // Write then rename, so a reader never sees half a file.
-    const temp = `${path}.${randomUUID()}.tmp`
-    await writeFile(temp, data)
-    await writeFile(path + TYPE_SUFFIX, contentType)
-    await rename(temp, path)
+    const temp = join(dirname(path), `.${randomUUID()}.tmp`)
+    try {
+      await writeFile(temp, data)
+      await writeFile(typePathOf(path), contentType)
+      await rename(temp, path)
+    } catch (error) {
+      await rm(temp, { force: true })
+      await rm(typePathOf(path), { force: true })
+      await this.pruneEmptyDirectories(dirname(path))
+      throw error
+    }
   }
 
   async get(key: string): Promise<StoredFile | null> {
     const path = this.pathOf(key)
     try {
       const data = await readFile(path)
-      const contentType = await readFile(path + TYPE_SUFFIX, 'utf8').catch(() => 'application/octet-stream')
+      const contentType = await readFile(typePathOf(path), 'utf8').catch(() => 'application/octet-stream')
       return { data, contentType }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
@@ -53,6 +72,18 @@ export class LocalFileStorage implements FileStorage {
   async delete(key: string): Promise<void> {
     const path = this.pathOf(key)
     await rm(path, { force: true })
-    await rm(path + TYPE_SUFFIX, { force: true })
+    await rm(typePathOf(path), { force: true })
+    await this.pruneEmptyDirectories(dirname(path))
+  }
+
+  /** Removes `dir` and its parents up to the root while they are empty (a concurrent upload's directory is never empty, so it stays). */
+  private async pruneEmptyDirectories(dir: string): Promise<void> {
+    for (let current = dir; current.startsWith(this.root + sep); current = dirname(current)) {
+      try {
+        await rmdir(current)
+      } catch {
+        return // not empty, or already gone
+      }
+    }
   }
 }

@@ -50,7 +50,7 @@ t.test('a user deactivated through node A is refused by node B', async (t) => {
   await warm(t, b, user)
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
   const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
-  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+  expectError(t, res, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
   const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)
   t.equal(expectSuccess(t, back).user_id, user.id)
@@ -95,7 +95,7 @@ t.test('a realm deactivated through node A refuses requests on node B', async (t
   await warm(t, b, member)
   await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { deactivated: true } })
   const res = await eventually(() => as(b.app, member).get('/users/me'), (r) => r.statusCode === 401)
-  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'This organization has been deactivated' })
+  expectError(t, res, { code: 'REALM_DEACTIVATED', status: 401, msg: 'This organization has been deactivated' })
 })
 
 t.test("node B's listener connection is cut: B still never serves a stale row, and listens again", async (t) => {
@@ -108,7 +108,7 @@ t.test("node B's listener connection is cut: B still never serves a stale row, a
     WHERE datname = current_database() AND query LIKE 'LISTEN roost_row_change%' AND pid <> pg_backend_pid()`
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
   const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
-  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+  expectError(t, res, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   await withTimeout(b.services.authCache.whenListening(), DEADLINE_MS, 'the listener to reconnect')
   expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
   const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)

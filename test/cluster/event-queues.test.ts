@@ -5,9 +5,10 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
 import { withTimeout, waitForHeld } from '../events/queue-store.contract.js'
-import type { ChatEvent } from '../../src/events/bus.js'
+import type { WireEvent as ChatEvent } from '../../src/events/bus.js'
+import { alertWordsEvent } from '../../src/events/schemas/index.js'
 
-const alert = (n: number): ChatEvent => ({ type: 'alert_words', alert_words: [`w${n}`] })
+const alert = (n: number) => alertWordsEvent([`w${n}`])
 
 t.test('an event published on node A wakes a poll held on node B', async (t) => {
   const redisPrefix = `test:${randomUUID()}`

@@ -20,6 +20,7 @@ for (const [name, value, expected] of [
   ['PORT', 'ninety', /configuration error: PORT must be an integer/],
   ['REDIS_URL', 'http://localhost', /configuration error: REDIS_URL must use one of redis:, rediss:/],
   ['HEARTBEAT_INTERVAL_SECONDS', '0', /configuration error: HEARTBEAT_INTERVAL_SECONDS must be an integer/],
+  ['LISTEN_BACKLOG', '-1', /configuration error: LISTEN_BACKLOG must be an integer/],
 ] as const) {
   t.test(`${name}=${value} stops the server before it starts`, async (t) => {
     const { code, stderr } = await start({ [name]: value })

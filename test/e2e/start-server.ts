@@ -19,6 +19,8 @@ export interface RunningServer {
   password: string
   apiKey: string
   realmName: string
+  /** The server's DATA_DIR (removed by stop()). */
+  dataDir: string
   child: ChildProcess
   /** Everything the process printed so far (stdout and stderr). */
   output(): string
@@ -95,6 +97,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   return {
     url: `http://127.0.0.1:${port}`,
     realmName: field(PATTERNS.realm),
+    dataDir,
     email: field(PATTERNS.email),
     password: field(PATTERNS.password),
     apiKey: field(PATTERNS.apiKey),

@@ -4,6 +4,7 @@ import t from 'tap'
 import type { BusItem } from '../../src/events/bus.js'
 import { eventsFanOut, eventsForQueue, INACCESSIBLE_USER_FIELD } from '../../src/events/queues/filter.js'
 import { NO_CAPABILITIES, type QueueDescriptor } from '../../src/events/queues/types.js'
+import { inaccessibleUserDict } from '../../src/present/user.js'
 
 let nextQueue = 0
 function queue(userId: number, options: Partial<QueueDescriptor> = {}): QueueDescriptor {
@@ -83,10 +84,10 @@ const items: Record<string, BusItem> = {
   'a user the recipients cannot access': {
     realmId: 1,
     userIds: [1, 2, 3, 4],
-    event: { type: 'realm_user', op: 'add', person: { user_id: 8, full_name: 'Unknown user' }, [INACCESSIBLE_USER_FIELD]: true },
+    event: { type: 'realm_user', op: 'add', person: inaccessibleUserDict(8, 'example.com'), [INACCESSIBLE_USER_FIELD]: true },
     origin: 'node',
   },
-  'channel typing': { realmId: 1, userIds: [1, 2, 3, 4], event: { type: 'typing', op: 'start', message_type: 'stream', stream_id: 5, topic: 't' }, origin: 'node' },
+  'channel typing': { realmId: 1, userIds: [1, 2, 3, 4], event: { type: 'typing', op: 'start', message_type: 'stream', sender: { user_id: 1, email: 'user1@example.com' }, stream_id: 5, topic: 't' }, origin: 'node' },
   presence: { realmId: 1, userIds: [1, 2, 3, 4], event: { type: 'presence', user_id: 1, email: 'user1@example.com', server_timestamp: 1, presence: {} }, origin: 'node' },
 }
 

@@ -89,3 +89,24 @@ t.test('an append while a read is in flight keeps the read from being remembered
   known.settle(ticket, state(-1))
   t.equal(known.lookup('q', 0), undefined)
 })
+
+t.test('a prune made on another node drops the pruned events, or the state when it is behind', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  known.settle(known.ticket('q'), { issued: 4, pruned: 1, events: events(2, 3)(), aliveUntil: 10_000 })
+  known.prunedElsewhere('q', 3)
+  t.same(known.lookup('q', 0), { issued: 4, pruned: 3, events: events(4, 1)(), aliveUntil: 10_000 })
+  known.prunedElsewhere('q', 2)
+  t.equal(known.lookup('q', 0)?.pruned, 3, 'an older prune changes nothing')
+  known.prunedElsewhere('q', 6)
+  t.equal(known.lookup('q', 0), undefined, 'pruned past what this node has seen: forgotten')
+})
+
+t.test('a prune made on another node while a read is in flight keeps its result from being remembered', async (t) => {
+  const known = new KnownStates()
+  known.reset(true)
+  const ticket = known.ticket('q')
+  known.prunedElsewhere('q', 1)
+  known.settle(ticket, { issued: 3, pruned: 0, events: events(1, 3)(), aliveUntil: 10_000 })
+  t.equal(known.lookup('q', 0), undefined)
+})

@@ -133,7 +133,7 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     })
     await harness.store.append(item({ type: 'delete_message', message_ids: [5, 6], message_type: 'stream', stream_id: 1, topic: 't' }))
     await harness.store.append(item({ type: 'user_settings', op: 'update', property: 'dense_mode', value: true }))
-    await harness.store.append(item({ type: 'typing', op: 'start', message_type: 'stream', stream_id: 1, topic: 't', sender: { user_id: BOB } }))
+    await harness.store.append(item({ type: 'typing', op: 'start', message_type: 'stream', stream_id: 1, topic: 't', sender: { user_id: BOB, email: 'bob@example.com' } }))
     await harness.store.append(item(streamMessage(3, 'general')))
     const fetch = (queueId: string) => q.getEvents({ queueId, userId: ALICE, lastEventId: -1, dontBlock: true })
     t.match(await fetch(legacy.queueId), [
@@ -201,6 +201,33 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     t.equal((await withTimeout(poll)).code, 'BAD_EVENT_QUEUE_ID')
   })
 
+  t.test("registering past the per-user cap drops the user's oldest queue, and only it", async (t) => {
+    harness.store.setMaxQueuesPerUser(3)
+    const q = node()
+    const descs = []
+    for (let i = 0; i < 3; i++) {
+      descs.push(await register(q))
+      await new Promise((r) => setTimeout(r, 3)) // distinct creation milliseconds: "oldest" is well defined
+    }
+    const bobs = await register(q, { userId: BOB })
+    const [oldest, second] = descs as [Awaited<ReturnType<typeof register>>, Awaited<ReturnType<typeof register>>]
+    // A poll held on the oldest queue is answered when it is dropped.
+    const held = errorOf(q.getEvents({ queueId: oldest.queueId, userId: ALICE, lastEventId: -1 }))
+    await waitForHeld(q)
+    descs.push(await register(q))
+    const error = await withTimeout(held)
+    t.equal(error.code, 'BAD_EVENT_QUEUE_ID')
+    t.same(error.extra, { queue_id: oldest.queueId })
+    t.equal((await errorOf(q.getEvents({ queueId: oldest.queueId, userId: ALICE, lastEventId: -1, dontBlock: true }))).code, 'BAD_EVENT_QUEUE_ID')
+    for (const desc of [...descs.slice(1), bobs]) {
+      t.same(await q.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true }), [], 'newer queues and other users\' stay')
+    }
+    // The dropped queue gets no more events; the live ones do.
+    await harness.store.append(item({ type: 'alert_words', alert_words: ['x'] }))
+    t.match(await q.getEvents({ queueId: second.queueId, userId: ALICE, lastEventId: -1, dontBlock: true }), [{ type: 'alert_words', id: 0 }])
+    t.equal(await harness.store.describe(oldest.queueId), null)
+  })
+
   t.test('garbage-collects a queue left untouched for its lifespan', async (t) => {
     const q = node()
     const desc = await register(q, { lifespanSecs: 1 })
@@ -235,6 +262,19 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     t.equal((await errorOf(q.delete(desc.queueId, ALICE))).code, 'BAD_EVENT_QUEUE_ID')
     await harness.store.append(item({ type: 'alert_words', alert_words: [] }))
     t.equal((await errorOf(q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true }))).code, 'BAD_EVENT_QUEUE_ID')
+  })
+
+  t.test("lists a user's live queues, oldest first, and forgets deleted ones", async (t) => {
+    const q = node()
+    const first = await register(q, { eventTypes: ['message'] })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const second = await register(q)
+    await q.register({ userId: BOB, userEmail: 'bob@example.com', realmId: REALM })
+    t.same((await harness.store.queuesOf(ALICE)).map((d) => d.queueId), [first.queueId, second.queueId])
+    t.same((await harness.store.queuesOf(ALICE))[0]?.eventTypes, ['message'])
+    await q.delete(first.queueId, ALICE)
+    t.same((await harness.store.queuesOf(ALICE)).map((d) => d.queueId), [second.queueId])
+    t.same(await harness.store.queuesOf(999), [])
   })
 
   t.test('drain answers held polls and keeps their events for the retry', async (t) => {

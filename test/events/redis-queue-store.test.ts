@@ -147,7 +147,7 @@ t.test('one wake-up carries each event variant once; every woken queue gets its 
   await subscriber.psubscribe(`${b.prefix}:node:*`)
   subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => published.push(message))
   const scripts = countFetches(a.redis)
-  const message = { id: 5, type: 'stream', content: 'hi' }
+  const message = { id: 5, type: 'stream', content: 'hi', raw_content: 'hi' }
   const unread = { flags: [] }
   await b.queues.append({ realmId: 1, userIds: users, event: { type: 'message', message }, perUser: { 1: { flags: ['read'] }, 2: unread, 3: unread }, origin: 'b' })
   const answers = await withTimeout(Promise.all(polls))

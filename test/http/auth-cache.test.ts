@@ -31,7 +31,7 @@ t.test('the authentication cache on the node that changes a user or realm', asyn
     const user = await fx.newUser()
     await warm(user)
     expectSuccess(t, await as(app, admin).delete(`/users/${user.id}`))
-    expectError(t, await me(user), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, await me(user), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
     expectSuccess(t, await as(app, admin).post(`/users/${user.id}/reactivate`))
     t.equal(expectSuccess(t, await me(user)).user_id, user.id)
   })
@@ -40,7 +40,7 @@ t.test('the authentication cache on the node that changes a user or realm', asyn
     const user = await fx.newUser()
     await warm(user)
     expectSuccess(t, await as(app, user).delete('/users/me'))
-    expectError(t, await me(user), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, await me(user), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   })
 
   t.test('a role change applies to the next request', async (t) => {
@@ -78,7 +78,7 @@ t.test('the authentication cache on the node that changes a user or realm', asyn
     const user = await fx.newUser()
     await warm(user)
     await services.prisma.$executeRaw`UPDATE user_profile SET is_active = false WHERE id = ${user.id}`
-    expectError(t, await me(user), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, await me(user), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   })
 
   t.test('a change inside a transaction is seen once it commits, and a rolled-back one never', async (t) => {
@@ -100,7 +100,7 @@ t.test('the authentication cache on the node that changes a user or realm', asyn
       await tx.user.update({ where: { id: user.id }, data: { isActive: false } })
       await duringTransaction()
     })
-    expectError(t, await me(user), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, await me(user), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   })
 
   t.test('a new user authenticates at once (unknown keys are not cached)', async (t) => {
@@ -132,6 +132,6 @@ t.test('the authentication cache on the node that changes a realm', async (t) =>
     expectSuccess(t, await as(app, member).get('/users/me'))
     await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { deactivated: true } })
     const res = await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: basicAuth(member.deliveryEmail, member.apiKey), host: fx.host } })
-    expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'This organization has been deactivated' })
+    expectError(t, res, { code: 'REALM_DEACTIVATED', status: 401, msg: 'This organization has been deactivated' })
   })
 })

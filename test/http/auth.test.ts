@@ -59,7 +59,7 @@ t.test('HTTP Basic authentication', async (t) => {
     const user = await fx.newUser()
     await services.prisma.user.update({ where: { id: user.id }, data: { isActive: false } })
     const res = await as(app, user, fx).get('/users/me')
-    expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, res, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
     t.equal(res.headers['www-authenticate'], CHALLENGE)
   })
 
@@ -80,7 +80,7 @@ t.test('HTTP Basic authentication in a deactivated realm', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
   await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { deactivated: true } })
   const res = await as(app, fx.users.member).get('/users/me')
-  expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'This organization has been deactivated' })
+  expectError(t, res, { code: 'REALM_DEACTIVATED', status: 401, msg: 'This organization has been deactivated' })
   t.equal(res.headers['www-authenticate'], CHALLENGE)
 })
 

@@ -121,6 +121,7 @@ t.test('client_capabilities.user_list_incomplete', async (t) => {
     date_joined: '1970-01-01T00:00:00+00:00',
     delivery_email: null,
     avatar_url: '/static/images/unknown-user-avatar.png',
+    bot_type: null,
     profile_data: {},
   })
   const createUser = async (local: string, fullName: string): Promise<number> =>

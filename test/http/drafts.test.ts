@@ -84,10 +84,15 @@ t.test('drafts', async (t) => {
     expectError(t, await as(app, user).post('/drafts', { drafts: [streamDraft(id, { timestamp: -1 })] }), { code: 'BAD_REQUEST', msg: 'Timestamp must not be negative.' })
   })
 
-  t.test('ignores the topic of a direct draft (null bytes included)', async (t) => {
+  t.test('ignores the topic of a direct draft', async (t) => {
     const user = await fx.newUser()
-    expectSuccess(t, await as(app, user).post('/drafts', { drafts: [{ type: 'private', to: [owner.id], topic: 'x\u0000', content: 'hi' }] }))
+    expectSuccess(t, await as(app, user).post('/drafts', { drafts: [{ type: 'private', to: [owner.id], topic: 'ignored', content: 'hi' }] }))
     t.equal(expectSuccess(t, await as(app, user).get('/drafts')).drafts[0].topic, '')
+    // The parameter layer refuses NUL in every string before any route looks at it (upstream ignores this one).
+    expectError(t, await as(app, user).post('/drafts', { drafts: [{ type: 'private', to: [owner.id], topic: 'x\u0000', content: 'hi' }] }), {
+      code: 'BAD_REQUEST',
+      msg: 'Topic must not contain null bytes',
+    })
   })
 
   t.test('rejects malformed drafts', async (t) => {

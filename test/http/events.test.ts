@@ -41,7 +41,20 @@ t.test('POST /register', async (t) => {
 
   t.test('returns only the keys fetch_event_types selects', async (t) => {
     const body = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['alert_words', 'message'], event_types: ['message'] }))
-    t.same(Object.keys(body).sort(), ['alert_words', 'last_event_id', 'max_message_id', 'msg', 'queue_id', 'result', 'service_feature_level', 'service_merge_base', 'service_version'])
+    t.same(Object.keys(body).sort(), [
+      'alert_words',
+      'last_event_id',
+      'max_message_id',
+      'msg',
+      'queue_id',
+      'result',
+      'service_feature_level',
+      'service_merge_base',
+      'service_version',
+      'zulip_feature_level',
+      'zulip_merge_base',
+      'zulip_version',
+    ])
   })
 
   t.test('needs message and update_message_flags for unread_msgs', async (t) => {
@@ -125,7 +138,7 @@ t.test('GET /events and DELETE /events', async (t) => {
   t.test('a held poll returns the events published meanwhile', async (t) => {
     const queue_id = await register()
     const poll = as(app, member).get('/events', { queue_id, last_event_id: -1 })
-    await services.bus.publish({ realmId: fx.realm.id, userIds: [member.id], event: { type: 'message', message: { id: 1, type: 'private', content: 'x' } }, origin: 'test' })
+    await services.bus.publish({ realmId: fx.realm.id, userIds: [member.id], event: { type: 'message', message: { id: 1, type: 'private', content: 'x', raw_content: 'x' } }, origin: 'test' })
     const body = expectSuccess(t, await withTimeout(poll))
     t.match(body.events, [{ id: 0, type: 'message', message: { id: 1 } }])
     t.equal(body.queue_id, queue_id)

@@ -6,7 +6,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/actions/context.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import { readOutbox } from '../../src/mail/outbox.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { busItemsDuring } from '../support/events.js'
@@ -66,9 +66,9 @@ t.test('invitations', async (t) => {
   })
 
   t.test('invite_as may not exceed the inviter', async (t) => {
-    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.ADMIN }), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
-    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.MODERATOR }), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
-    expectError(t, await as(app, admin).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.OWNER }), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.ADMIN }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.MODERATOR }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, admin).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.OWNER }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
     expectError(t, await as(app, admin).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: 500 }), { code: 'BAD_REQUEST', msg: 'Invalid invite_as' })
     expectSuccess(t, await as(app, owner).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.OWNER }))
     expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], invite_as: ROLE.GUEST }))
@@ -144,7 +144,7 @@ t.test('invitations', async (t) => {
     t.match(listed, { invited_by_user_id: admin.id, expiry_date: null, invited_as: ROLE.MEMBER, is_multiuse: true })
     expectError(t, await as(app, member).post('/invites/multiuse', {}), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
     expectError(t, await as(app, admin).post('/invites/multiuse', { stream_ids: [999999] }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID 999999. No invites were sent.' })
-    expectError(t, await as(app, admin).post('/invites/multiuse', { invite_as: ROLE.OWNER }), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, admin).post('/invites/multiuse', { invite_as: ROLE.OWNER }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
   })
 
   t.test('members see their own invitations, administrators all', async (t) => {
@@ -159,12 +159,12 @@ t.test('invitations', async (t) => {
     const email = fresh()
     expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: email, stream_ids: [] }))
     const invite = expectSuccess(t, await as(app, member).get('/invites')).invites.find((i: { email?: string }) => i.email === email)
-    expectError(t, await as(app, otherMember).post(`/invites/${invite.id}/resend`), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, otherMember).post(`/invites/${invite.id}/resend`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
     const resent = await capture(services, () => as(app, member).post(`/invites/${invite.id}/resend`))
     expectSuccess(t, resent.result)
     t.equal((await mailsTo(email)).length, 2)
     t.equal(resent.items.filter((i) => i.event.type === 'invites_changed').length, 1)
-    expectError(t, await as(app, otherMember).delete(`/invites/${invite.id}`), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, otherMember).delete(`/invites/${invite.id}`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
     const revoked = await capture(services, () => as(app, admin).delete(`/invites/${invite.id}`))
     expectSuccess(t, revoked.result)
     t.equal(revoked.items.filter((i) => i.event.type === 'invites_changed').length, 1)

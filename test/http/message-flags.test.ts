@@ -110,6 +110,26 @@ t.test('POST /messages/flags/narrow', async (t) => {
     t.match(ofType(events.get(member.id), 'update_message_flags'), [{ op: 'add', flag: 'starred', messages: [ids[0], ids[1]], all: false }])
   })
 
+  t.test('processed_count counts the num_before messages before the anchor, as GET /messages returns them', async (t) => {
+    const at = (i: number) => ids[i] ?? 0
+    const cases: [Record<string, unknown>, number, number | null, number | null, boolean][] = [
+      [{ anchor: String(at(3)), num_before: 3, num_after: 0 }, 4, at(0), at(3), false],
+      [{ anchor: String(at(3)), num_before: 3, num_after: 0, include_anchor: false }, 3, at(0), at(2), false],
+      [{ anchor: String(at(3)), num_before: 5, num_after: 0 }, 4, at(0), at(3), true],
+      [{ anchor: String(at(3)), num_before: 2, num_after: 1 }, 4, at(1), at(4), false],
+      [{ anchor: 'newest', num_before: 3, num_after: 0 }, 3, at(3), at(5), false],
+      [{ anchor: String(other), num_before: 2, num_after: 0 }, 2, at(4), at(5), false],
+      [{ anchor: String(at(5) + 1_000_000), num_before: 10, num_after: 0 }, 6, at(0), at(5), true],
+      [{ anchor: 'oldest', num_before: 3, num_after: 2 }, 2, at(0), at(1), true],
+    ]
+    for (const [params, processed, first, last, foundOldest] of cases) {
+      const body = expectSuccess(t, await post({ op: 'add', flag: 'collapsed', ...params }))
+      t.match(body, { processed_count: processed, first_processed_id: first, last_processed_id: last, found_oldest: foundOldest }, JSON.stringify(params))
+      const window = expectSuccess(t, await as(app, fx.users.owner).get('/messages', { narrow, include_anchor: true, ...params }))
+      t.equal(window.messages.length, processed, 'the same window as GET /messages')
+    }
+  })
+
   t.test('errors', async (t) => {
     expectError(t, await post({ anchor: String(ids[2]), num_before: 1, num_after: 1, include_anchor: false }), {
       code: 'BAD_REQUEST',

@@ -29,7 +29,7 @@ t.test('GET /messages and GET /messages/{id}', async (t) => {
   const m8 = await send(member, ch('general', 'alpha', '@**Otto Other** look'))
   const m9 = await send(otherMember, dm([otherMember.id], 'me only'))
   const m10 = await send(member, ch('general', 'files', 'see [pic](/user_uploads/1/ab/pic.png)'))
-  await services.prisma.reaction.create({ data: { messageId: m1, userId: admin.id, emojiName: 'smile', emojiCode: '1f604' } })
+  await services.prisma.reaction.create({ data: { messageId: m1, userId: admin.id, emojiName: 'big_smile', emojiCode: '1f604' } })
 
   const get = (user: User, params: Record<string, unknown>) => as(app, user).get('/messages', { anchor: 'newest', num_before: 100, ...params })
   const ids = async (user: User, narrow: unknown, params: Record<string, unknown> = {}): Promise<number[]> =>
@@ -48,7 +48,7 @@ t.test('GET /messages and GET /messages/{id}', async (t) => {
     t.equal(body.anchor, NEWEST)
     const first = body.messages[0]
     t.same(first.flags, [])
-    t.match(first.reactions, [{ emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: admin.id, user: { id: admin.id } }])
+    t.match(first.reactions, [{ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: admin.id, user: { id: admin.id } }])
     t.equal(first.avatar_url, null, 'client_extavatar defaults to true')
     t.same(body.messages.find((m: Body) => m.id === m8).flags, ['mentioned'])
     t.same(body.messages.find((m: Body) => m.id === m4).flags, ['has_alert_word'])

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { User } from '../../src/db/index.js'
 import { ROLE } from '../../src/domain/roles.js'
 

@@ -12,7 +12,7 @@ t.test('POST and DELETE /messages/{id}/reactions', async (t) => {
   t.test('adds a reaction by name, publishes it to the readers, removes it by code', async (t) => {
     const id = await sendTo(t, app, member, 'design', 'r', 'react to me')
     const events = await capture(t, app, [owner, member, otherMember], () =>
-      as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }),
+      as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }),
     )
     const expected = {
       type: 'reaction',
@@ -20,22 +20,22 @@ t.test('POST and DELETE /messages/{id}/reactions', async (t) => {
       user_id: member.id,
       user: { user_id: member.id, email: member.email, full_name: 'Mia Member' },
       message_id: id,
-      emoji_name: 'smile',
+      emoji_name: 'big_smile',
       emoji_code: '1f604',
       reaction_type: 'unicode_emoji',
     }
     t.match(ofType(events.get(owner.id), 'reaction'), [expected])
     t.match(ofType(events.get(member.id), 'reaction'), [expected])
     t.same(ofType(events.get(otherMember.id), 'reaction'), [], 'not subscribed to design')
-    t.match((await messageAs(t, app, owner, id)).reactions, [{ emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: member.id }])
+    t.match((await messageAs(t, app, owner, id)).reactions, [{ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: member.id }])
 
-    expectError(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }), {
+    expectError(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }), {
       code: 'REACTION_ALREADY_EXISTS',
       msg: 'Reaction already exists.',
     })
     const removed = await capture(t, app, [owner], () => as(app, member).delete(`/messages/${id}/reactions`, { emoji_code: '1f604' }))
     t.match(ofType(removed.get(owner.id), 'reaction'), [{ ...expected, op: 'remove' }])
-    expectError(t, await as(app, member).delete(`/messages/${id}/reactions`, { emoji_name: 'smile' }), {
+    expectError(t, await as(app, member).delete(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }), {
       code: 'REACTION_DOES_NOT_EXIST',
       msg: "Reaction doesn't exist.",
     })
@@ -45,7 +45,7 @@ t.test('POST and DELETE /messages/{id}/reactions', async (t) => {
   t.test('a vote for an existing reaction keeps its name', async (t) => {
     const id = await sendTo(t, app, member, 'general', 'votes', 'x')
     expectSuccess(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: '+1', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }))
-    expectSuccess(t, await as(app, otherMember).post(`/messages/${id}/reactions`, { emoji_name: 'thumbsup', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }))
+    expectSuccess(t, await as(app, otherMember).post(`/messages/${id}/reactions`, { emoji_name: 'thumbs_up', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }))
     t.same((await messageAs(t, app, owner, id)).reactions.map((r: { emoji_name: string }) => r.emoji_name), ['+1', '+1'])
   })
 
@@ -58,9 +58,9 @@ t.test('POST and DELETE /messages/{id}/reactions', async (t) => {
       msg: 'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
     })
     expectError(t, await post({ emoji_name: 'no_such_emoji' }), { code: 'BAD_REQUEST', msg: "Emoji 'no_such_emoji' does not exist" })
-    expectError(t, await post({ emoji_name: 'smile', emoji_code: 'ffff', reaction_type: 'unicode_emoji' }), { code: 'BAD_REQUEST', msg: 'Invalid emoji code.' })
+    expectError(t, await post({ emoji_name: 'big_smile', emoji_code: 'ffff', reaction_type: 'unicode_emoji' }), { code: 'BAD_REQUEST', msg: 'Invalid emoji code.' })
     expectError(t, await post({ emoji_name: 'frown', emoji_code: '1f604', reaction_type: 'unicode_emoji' }), { code: 'BAD_REQUEST', msg: 'Invalid emoji name.' })
-    expectError(t, await post({ emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'bogus' }), { code: 'BAD_REQUEST', msg: 'Invalid emoji type.' })
+    expectError(t, await post({ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'bogus' }), { code: 'BAD_REQUEST', msg: 'Invalid emoji type.' })
     expectSuccess(t, await post({ emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' }))
     expectError(t, await as(app, member).delete(`/messages/${id}/reactions`, {}), {
       code: 'BAD_REQUEST',
@@ -71,13 +71,13 @@ t.test('POST and DELETE /messages/{id}/reactions', async (t) => {
   t.test('reacting to a public message never received adds a historical copy', async (t) => {
     const id = await sendTo(t, app, member, 'design', 'history', 'old news')
     t.equal(await prisma.userMessage.count({ where: { userId: otherMember.id, messageId: id } }), 0)
-    expectSuccess(t, await as(app, otherMember).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }))
+    expectSuccess(t, await as(app, otherMember).post(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }))
     t.same((await messageAs(t, app, otherMember, id)).flags, ['read', 'historical'])
   })
 
   t.test('inaccessible messages are Invalid message(s)', async (t) => {
     const id = await sendTo(t, app, member, 'secret', 'hidden', 'x')
-    expectError(t, await as(app, guest).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
-    expectError(t, await as(app, otherMember).delete(`/messages/${id}/reactions`, { emoji_name: 'smile' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
+    expectError(t, await as(app, guest).post(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
+    expectError(t, await as(app, otherMember).delete(`/messages/${id}/reactions`, { emoji_name: 'big_smile' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
   })
 })

@@ -3,7 +3,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/actions/context.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import { deliverDue, startScheduledDelivery } from '../../src/scheduler/delivery.js'
 import { busItemsDuring } from '../support/events.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/actions/context.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
@@ -168,7 +168,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
 
   t.test('lets only owners set a retention period', async (t) => {
     expectError(t, await as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'kept' }], message_retention_days: 30 }), {
-      code: 'BAD_REQUEST', msg: 'Must be an organization owner',
+      code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner',
     })
     expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'kept' }], message_retention_days: 30 }))
     expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'forever' }], message_retention_days: 'unlimited' }))
@@ -206,7 +206,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
 
   t.test('makes new channels default only for administrators, and never private ones', async (t) => {
     expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'def' }], is_default_stream: true }), {
-      code: 'BAD_REQUEST', msg: 'Must be an organization administrator',
+      code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator',
     })
     expectError(t, await as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'def' }], is_default_stream: true, invite_only: true }), {
       code: 'BAD_REQUEST', msg: 'A default channel cannot be private.',

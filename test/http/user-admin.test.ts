@@ -101,8 +101,8 @@ t.test('PATCH /users/{user_id}', async (t) => {
 
   t.test('grants roles only up to the actor own: only owners grant or revoke owner', async (t) => {
     const target = await fx.newUser()
-    expectError(t, await as(app, admin).patch(`/users/${target.id}`, { role: ROLE.OWNER }), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
-    expectError(t, await as(app, admin).patch(`/users/${owner.id}`, { role: ROLE.MEMBER }), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, admin).patch(`/users/${target.id}`, { role: ROLE.OWNER }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, admin).patch(`/users/${owner.id}`, { role: ROLE.MEMBER }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
     expectSuccess(t, await as(app, admin).patch(`/users/${target.id}`, { role: ROLE.ADMIN }))
     expectSuccess(t, await as(app, owner).patch(`/users/${target.id}`, { role: ROLE.OWNER }))
     t.equal((await fx.refresh(target)).role, ROLE.OWNER)
@@ -185,7 +185,7 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
     t.equal((await userById(app, member, target.id)).is_active, false)
     t.equal((await userById(app, member, bot.id)).is_active, false)
     for (const who of [target, bot]) {
-      expectError(t, await as(app, who).get('/users/me'), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+      expectError(t, await as(app, who).get('/users/me'), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
     }
     const login = await anon(app, fx).post('/fetch_api_key', { username: target.deliveryEmail, password: 'target-password-1' })
     expectError(t, login, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
@@ -201,7 +201,7 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
   })
 
   t.test('lets only owners deactivate owners, and never the only one', async (t) => {
-    expectError(t, await as(app, admin).delete(`/users/${owner.id}`), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, admin).delete(`/users/${owner.id}`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
     expectError(t, await as(app, owner).delete(`/users/${owner.id}`), { code: 'BAD_REQUEST', msg: 'Cannot deactivate the only organization owner' })
     t.equal((await fx.refresh(owner)).isActive, true)
     const second = await fx.newUser({ role: ROLE.OWNER })
@@ -220,7 +220,7 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
     const target = await fx.newUser()
     expectError(t, await as(app, admin).post(`/users/${target.id}/reactivate`), { code: 'BAD_REQUEST', msg: 'User is already active' })
     expectSuccess(t, await as(app, admin).delete(`/users/${target.id}`))
-    expectError(t, await as(app, member).post(`/users/${target.id}/reactivate`), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, member).post(`/users/${target.id}/reactivate`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
     expectError(t, await as(app, admin).post('/users/999999/reactivate'), { code: 'BAD_REQUEST', msg: 'No such user' })
     t.equal((await fx.refresh(target)).isActive, false)
   })
@@ -233,7 +233,7 @@ t.test('DELETE /users/me', async (t) => {
     const target = await fx.newUser()
     const events = await captureEvents(app, fx.users.member, () => as(app, target).delete('/users/me'), REALM_USER)
     t.match(events, [{ person: { user_id: target.id, is_active: false } }])
-    expectError(t, await as(app, target).get('/users/me'), { code: 'UNAUTHORIZED', status: 401, msg: 'Account is deactivated' })
+    expectError(t, await as(app, target).get('/users/me'), { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   })
 
   t.test('refuses the only owner', async (t) => {
@@ -372,8 +372,8 @@ t.test('PATCH /bots/{bot_id}', async (t) => {
   })
 
   t.test('changes the bot role within the actor rights', async (t) => {
-    expectError(t, await as(app, member).patch(`/bots/${bot.id}`, { role: ROLE.ADMIN }), { code: 'BAD_REQUEST', msg: 'Must be an organization administrator' })
-    expectError(t, await as(app, admin).patch(`/bots/${bot.id}`, { role: ROLE.OWNER }), { code: 'BAD_REQUEST', msg: 'Must be an organization owner' })
+    expectError(t, await as(app, member).patch(`/bots/${bot.id}`, { role: ROLE.ADMIN }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, admin).patch(`/bots/${bot.id}`, { role: ROLE.OWNER }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization owner' })
     const events = await captureEvents(app, otherMember, () => as(app, admin).patch(`/bots/${bot.id}`, { role: ROLE.MODERATOR }), REALM_USER)
     t.match(events, [{ person: { user_id: bot.id, role: ROLE.MODERATOR } }])
     t.notOk(bodyOf(await as(app, admin).get(`/users/${bot.id}`)).user.is_admin)

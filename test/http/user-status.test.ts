@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/actions/context.js'
 import { busItemsDuring } from '../support/events.js'
 
@@ -30,19 +30,19 @@ t.test('user status', async (t) => {
 
   t.test('changes only what was passed; an empty string clears', async (t) => {
     const member = await fx.newUser()
-    await as(app, member).post('/users/me/status', { status_text: 'busy', emoji_name: 'smile' })
+    await as(app, member).post('/users/me/status', { status_text: 'busy', emoji_name: 'big_smile' })
     const items = await published(services, async () => {
       expectSuccess(t, await as(app, member).post('/users/me/status', { status_text: '' }))
     })
     t.same(items[0]?.event, { type: 'user_status', user_id: member.id, status_text: '' })
-    t.same(await statusOf(fx.users.owner, member.id), { emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' })
+    t.same(await statusOf(fx.users.owner, member.id), { emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' })
     expectSuccess(t, await as(app, member).post('/users/me/status', { emoji_name: '' }))
     t.same(await statusOf(fx.users.owner, member.id), {})
   })
 
   t.test('accepts an explicit code and type, the extra emoji and custom emoji', async (t) => {
     const member = await fx.newUser()
-    expectSuccess(t, await as(app, member).post('/users/me/status', { emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' }))
+    expectSuccess(t, await as(app, member).post('/users/me/status', { emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' }))
     expectSuccess(t, await as(app, member).post('/users/me/status', { emoji_name: 'zulip' }))
     t.match(await statusOf(fx.users.owner, member.id), { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' })
     const custom = await services.prisma.realmEmoji.create({ data: { realmId: fx.realm.id, name: 'party_parrot', fileName: 'p.gif' } })
@@ -67,11 +67,11 @@ t.test('user status', async (t) => {
       [{ away: false, emoji_code: '1f604' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
       [{ status_text: 'hi', reaction_type: 'unicode_emoji' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.'],
       [{ emoji_name: 'no_such_emoji_here' }, "Emoji 'no_such_emoji_here' does not exist"],
-      [{ emoji_name: 'smile', emoji_code: 'ffff0', reaction_type: 'unicode_emoji' }, 'Invalid emoji code.'],
+      [{ emoji_name: 'big_smile', emoji_code: 'ffff0', reaction_type: 'unicode_emoji' }, 'Invalid emoji code.'],
       [{ emoji_name: 'car', emoji_code: '1f604', reaction_type: 'unicode_emoji' }, 'Invalid emoji name.'],
       [{ emoji_name: 'zulip', emoji_code: 'robot', reaction_type: 'service_extra_emoji' }, 'Invalid emoji code.'],
-      [{ emoji_name: 'smile', emoji_code: '999999', reaction_type: 'realm_emoji' }, 'Invalid custom emoji.'],
-      [{ emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'sticker' }, 'Invalid emoji type.'],
+      [{ emoji_name: 'big_smile', emoji_code: '999999', reaction_type: 'realm_emoji' }, 'Invalid custom emoji.'],
+      [{ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'sticker' }, 'Invalid emoji type.'],
     ]
     for (const [params, msg] of cases) {
       expectError(t, await as(app, member).post('/users/me/status', params), { code: 'BAD_REQUEST', status: 400, msg })

@@ -3,7 +3,7 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { anon, as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
-import type { BusItem } from '../../src/events/bus.js'
+import type { CapturedBusItem as BusItem } from '../support/events.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { withTimeout } from '../events/queue-store.contract.js'
 
@@ -17,7 +17,7 @@ t.test('GET /users/me', async (t) => {
     const body = expectSuccess(t, await as(app, member).get('/users/me'))
     const { result, msg, ...fields } = body
     t.same(Object.keys(fields).sort(), [
-      'avatar_url', 'avatar_version', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active', 'is_admin',
+      'avatar_url', 'avatar_version', 'bot_type', 'date_joined', 'delivery_email', 'email', 'full_name', 'is_active', 'is_admin',
       'is_billing_admin', 'is_bot', 'is_guest', 'is_owner', 'max_message_id', 'profile_data', 'role', 'timezone', 'user_id',
     ])
     t.equal(result, 'success')
@@ -108,6 +108,7 @@ t.test('GET /users/me', async (t) => {
         max_message_id: -1,
         user_id: person.id,
         delivery_email: person.deliveryEmail,
+        bot_type: null,
         profile_data: undefined,
       },
     )
@@ -172,7 +173,7 @@ t.test('GET /users', async (t) => {
     t.equal(bot.bot_owner_id, fx.users.member.id)
     t.notOk('profile_data' in bot)
     const human = users.get(fx.users.admin.id) as Body
-    t.notOk('bot_type' in human)
+    t.equal(human.bot_type, null, 'bot_type is null for people (spec "User")')
     t.notOk('bot_owner_id' in human)
     t.same(human.profile_data, {})
   })
@@ -325,7 +326,7 @@ t.test('POST /users', async (t) => {
   t.test('refuses moderators, members and guests', async (t) => {
     for (const role of ['moderator', 'member', 'guest'] as const) {
       expectError(t, await as(app, fx.users[role]).post('/users', { email: fresh(), password: 'new-password', full_name: 'Nope' }), {
-        code: 'BAD_REQUEST', status: 400, msg: 'Must be an organization administrator',
+        code: 'UNAUTHORIZED_PRINCIPAL', status: 400, msg: 'Must be an organization administrator',
       })
     }
   })
@@ -405,6 +406,7 @@ t.test('POST /users', async (t) => {
         date_joined: add.event.person && (add.event.person as Body).date_joined,
         delivery_email: email,
         avatar_url: `https://secure.gravatar.com/avatar/${md5(email)}?d=identicon&version=1`,
+        bot_type: null,
         profile_data: {},
       },
     })

@@ -23,7 +23,7 @@ export interface Caller {
   patch(path: string, params?: Params): Promise<LightMyRequestResponse>
   delete(path: string, params?: Params): Promise<LightMyRequestResponse>
   put(path: string, params?: Params): Promise<LightMyRequestResponse>
-  request(method: Method, path: string, params?: Params, options?: { query?: boolean; headers?: Record<string, string> }): Promise<LightMyRequestResponse>
+  request(method: Method, path: string, params?: Params, options?: { query?: boolean; headers?: Record<string, string>; outsideApi?: boolean }): Promise<LightMyRequestResponse>
 }
 
 export function basicAuth(email: string, apiKey: string): string {
@@ -32,7 +32,7 @@ export function basicAuth(email: string, apiKey: string): string {
 
 function caller(app: FastifyInstance, headers: Record<string, string>): Caller {
   const request: Caller['request'] = (method, path, params = {}, options = {}) => {
-    const url = path.startsWith('/api/') ? path : `/api/v1${path}`
+    const url = path.startsWith('/api/') || options.outsideApi ? path : `/api/v1${path}`
     const encoded = encodeParams(params)
     const inQuery = options.query ?? method === 'GET'
     return app.inject({

@@ -1,11 +1,13 @@
 // captureEvents(app, user, fn): registers a queue the way a modern client
 // does, runs fn, and returns the events the queue received (heartbeats left
-// out). Waits on a blocking GET /events, never on a sleep loop.
+// out), each checked against its schema in src/events/schemas (a mismatch
+// throws). Waits on a blocking GET /events, never on a sleep loop.
 import type { FastifyInstance } from 'fastify'
 import type { User } from '../../src/db/index.js'
 import type { BusItem, EventBus } from '../../src/events/bus.js'
 import { as, type Params } from './client.js'
 import { bodyOf } from './expect.js'
+import { eventSchemaErrors } from '../../src/events/schemas/index.js'
 
 export const MODERN_CAPABILITIES = {
   notification_settings_null: true,
@@ -50,17 +52,29 @@ export async function captureEvents(app: FastifyInstance, user: Pick<User, 'deli
     events = [...events, ...(await fetch(true, last))]
   }
   await client.delete('/events', { queue_id: reg.queue_id })
+  checkEventSchemas(events)
   return events.filter((e) => e.type !== 'heartbeat')
 }
+
+/** Throws, naming the event and the mismatch, when a delivered event does not match its schema. */
+export function checkEventSchemas(events: CapturedEvent[]): void {
+  for (const event of events) {
+    const errors = eventSchemaErrors(event)
+    if (errors.length > 0) throw new Error(`event does not match its schema: ${errors.join('; ')}\n${JSON.stringify(event)}`)
+  }
+}
+
+/** A bus item whose event is read loosely, as tests read delivered events. */
+export type CapturedBusItem = Omit<BusItem, 'event'> & { event: CapturedEvent }
 
 /**
  * The items published on the bus while fn runs (optionally only of the
  * given event types). The in-process bus delivers on a microtask, so one turn of the event
  * loop after fn settles is enough; no timer is involved.
  */
-export async function busItemsDuring<T>(services: { bus: EventBus }, fn: () => Promise<T>, types?: string | string[]): Promise<{ result: T; items: BusItem[] }> {
+export async function busItemsDuring<T>(services: { bus: EventBus }, fn: () => Promise<T>, types?: string | string[]): Promise<{ result: T; items: CapturedBusItem[] }> {
   const wanted = types === undefined ? undefined : new Set([types].flat())
-  const items: BusItem[] = []
+  const items: CapturedBusItem[] = []
   const stop = services.bus.subscribe((item) => {
     if (wanted === undefined || wanted.has(item.event.type)) items.push(item)
   })

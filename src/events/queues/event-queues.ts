@@ -94,6 +94,9 @@ export class EventQueues {
 
   /** Long-polls this node holds that the store knows about (parked). */
   heldPolls = 0
+  /** Queues registered through this node, and events its polls answered with (metrics). */
+  registeredQueues = 0
+  deliveredEvents = 0
 
   async register(input: RegisterQueueInput): Promise<QueueDescriptor> {
     const requested = input.lifespanSecs ?? 0
@@ -113,6 +116,7 @@ export class EventQueues {
       createdAt: Date.now(),
     }
     await this.store.create(desc)
+    this.registeredQueues++
     return desc
   }
 
@@ -130,6 +134,12 @@ export class EventQueues {
 
   /** Events after lastEventId; waits (long-poll) when there are none unless dontBlock. */
   async getEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
+    const events = await this.waitForEvents(input)
+    for (const event of events) if (event.type !== 'heartbeat') this.deliveredEvents++
+    return events
+  }
+
+  private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.get(input.queueId, input.userId)
     await this.startListening()
     const first = await this.fetch(desc, input.lastEventId)
@@ -244,8 +254,14 @@ export class EventQueues {
   }
 
   private startListening(): Promise<unknown> {
-    this.listening ??= this.store.listen(this.options.nodeId, (signal) => this.onSignal(signal))
-    return this.listening
+    if (this.listening) return this.listening
+    const listening = this.store.listen(this.options.nodeId, (signal) => this.onSignal(signal))
+    this.listening = listening
+    // A start that failed (the store unreachable) is tried again by the next poll, never remembered.
+    listening.catch(() => {
+      if (this.listening === listening) this.listening = undefined
+    })
+    return listening
   }
 
   private onSignal(signal: WakeSignal): void {

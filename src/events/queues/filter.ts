@@ -30,7 +30,7 @@ import {
   withInheritedNotifications,
   type StreamNotificationDefaults,
 } from '../../domain/stream-notifications.js'
-import type { BusItem, ChatEvent } from '../bus.js'
+import type { BusItem, WireEvent } from '../bus.js'
 import type { QueueDescriptor } from './types.js'
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -62,7 +62,7 @@ function narrowableMessage(message: Record<string, unknown>, flags: unknown): Na
   }
 }
 
-function renderMessage(event: ChatEvent, applyMarkdown: boolean, clientExtavatar: boolean): ChatEvent {
+function renderMessage(event: WireEvent, applyMarkdown: boolean, clientExtavatar: boolean): WireEvent {
   if (!isRecord(event.message)) return event
   const { raw_content: raw, ...message } = event.message
   if (clientExtavatar && isExternalAvatarUrl(message.avatar_url)) message.avatar_url = null
@@ -76,26 +76,25 @@ function renderMessage(event: ChatEvent, applyMarkdown: boolean, clientExtavatar
 }
 
 /** `local_message_id` goes only to the queue that sent the message (`sender_queue_id`, never delivered). */
-function ownLocalId(event: ChatEvent, queueId: string): ChatEvent {
+function ownLocalId(event: WireEvent, queueId: string): WireEvent {
   if (event.sender_queue_id === undefined && event.local_message_id === undefined) return event
   const { sender_queue_id: senderQueue, local_message_id: localId, ...rest } = event
   return senderQueue === queueId && localId !== undefined ? { ...rest, local_message_id: localId } : rest
 }
 
 /** Internal fields publishers set; never delivered (see the conventions above). */
-export const NOTIFICATION_DEFAULTS_FIELD = '__notification_defaults'
-export const INHERITING_STREAMS_FIELD = '__inheriting_stream_ids'
-export const INACCESSIBLE_USER_FIELD = '__inaccessible_user'
+import { INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../schemas/internal.js'
+export { INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD }
 
-function withoutFields(event: ChatEvent, ...fields: string[]): ChatEvent {
+function withoutFields(event: WireEvent, ...fields: string[]): WireEvent {
   if (!fields.some((f) => f in event)) return event
-  const out: ChatEvent = { ...event }
+  const out: WireEvent = { ...event }
   for (const f of fields) delete out[f]
   return out
 }
 
 /** subscription add/update for a queue, with null notification settings resolved unless it accepts them. */
-function subscriptionForQueue(event: ChatEvent, acceptsNull: boolean): ChatEvent {
+function subscriptionForQueue(event: WireEvent, acceptsNull: boolean): WireEvent {
   const defaults = event[NOTIFICATION_DEFAULTS_FIELD] as StreamNotificationDefaults | undefined
   const out = withoutFields(event, NOTIFICATION_DEFAULTS_FIELD)
   if (acceptsNull || defaults === undefined) return out
@@ -107,7 +106,7 @@ function subscriptionForQueue(event: ChatEvent, acceptsNull: boolean): ChatEvent
 }
 
 /** For queues resolving inherited values: the subscription updates a change of a global default implies. */
-function inheritedUpdates(event: ChatEvent): ChatEvent[] {
+function inheritedUpdates(event: WireEvent): WireEvent[] {
   const streamIds = event[INHERITING_STREAMS_FIELD]
   const inherited = typeof event.property === 'string' ? propertyInheritingFrom(event.property) : undefined
   if (!Array.isArray(streamIds) || inherited === undefined) return []
@@ -115,11 +114,11 @@ function inheritedUpdates(event: ChatEvent): ChatEvent[] {
 }
 
 /** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */
-export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[] {
+export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[] {
   if (item.realmId !== desc.realmId) return []
   const caps = desc.capabilities
   const recipient = item.userIds.includes(desc.userId)
-  let event = item.event
+  let event: WireEvent = item.event
   if (!recipient) {
     // Only all_public_streams queues see messages they were not addressed.
     if (!(event.type === 'message' && item.publicStreamId !== undefined && desc.allPublicStreams)) return []
@@ -129,7 +128,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
     if (own) event = { ...event, ...own }
   }
 
-  let out: ChatEvent[]
+  let out: WireEvent[]
   switch (event.type) {
     case 'message':
       if (desc.narrow.length > 0 && isRecord(event.message) && !matchesNarrow(narrowableMessage(event.message, event.flags), desc.narrow)) {
@@ -174,7 +173,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): ChatEvent[
     case 'presence':
       if (desc.slimPresence) {
         const { email: _email, ...rest } = event
-        out = [rest as ChatEvent]
+        out = [rest as WireEvent]
       } else {
         out = [event]
       }
@@ -232,7 +231,7 @@ const shapes = new WeakMap<QueueDescriptor, string>()
  * their own (the sender's entry with its local ID; a settings event that names
  * its user) get their own computation.
  */
-export function eventsFanOut<T>(item: BusItem, prepare: (events: ChatEvent[]) => T): (desc: QueueDescriptor) => T {
+export function eventsFanOut<T>(item: BusItem, prepare: (events: WireEvent[]) => T): (desc: QueueDescriptor) => T {
   const recipients = new Set(item.userIds)
   const entryIds = new Map<object, number>()
   const outcomes = new Map<string, T>()

@@ -25,6 +25,7 @@ export function queueStoreFor(bus: EventBus): QueueStore {
 export function eventQueuesFor(bus: EventBus, config: Config, nodeId: string): EventQueues {
   const store = queueStoreFor(bus)
   store.setMaxEvents(config.eventQueueMaxEvents)
+  store.setMaxQueuesPerUser(config.eventQueuesPerUser)
   return new EventQueues(store, {
     nodeId,
     defaultLifespanSecs: config.eventQueueTimeoutSeconds,

@@ -96,6 +96,21 @@ export class KnownStates {
     state.pruned = upTo
   }
 
+  /**
+   * Another node pruned the queue up to `upTo`: a read in flight is not kept
+   * (it may predate the prune), and the state drops the pruned events, so a
+   * poll with an older ID goes to Redis (which answers that it was pruned).
+   */
+  prunedElsewhere(queueId: string, upTo: number): void {
+    const entry = this.entries.get(queueId)
+    if (!entry) return
+    entry.changes++
+    const state = entry.state
+    if (!state || upTo <= state.pruned) return
+    if (upTo <= state.issued) this.acknowledge(queueId, upTo)
+    else this.setState(entry, undefined)
+  }
+
   /** A touch refreshed the queue's TTL. */
   extend(queueId: string, aliveUntil: number): void {
     const state = this.entries.get(queueId)?.state

@@ -11,7 +11,8 @@
 //   P:uq:<user_id>        set of "<user_id>:<queue_id>" for the user's queues
 //   P:r:<realm_id>:public set of "<user_id>:<queue_id>" for the realm's all_public_streams queues
 //   channel P:node:<id>   signals for a node: "w <queue_id> [<queue_id>…]" (new events, or
-//                         the queue is gone) or "s <queue_id> <token>" (a newer poll took over)
+//                         the queue is gone), "s <queue_id> <token>" (a newer poll took over)
+//                         or "p <queue_id> <id>" (another node pruned the queue up to id)
 //   channel P:items       every published bus item (for EventBus.subscribe)
 // (APPEND builds the queue keys from P itself; the others take them as KEYS.)
 // Every queue key carries the same TTL, refreshed on each touch: an untouched
@@ -45,7 +46,7 @@ local function extend(key, ttl)
 end
 `
 
-/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, indexMember, allPublic(0|1) */
+/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, indexMember, allPublic(0|1). Returns the size of the user's set. */
 export const CREATE = new LuaScript(`${EXTEND_TTL}
 local ttl = tonumber(ARGV[2])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
@@ -57,14 +58,28 @@ if ARGV[4] == '1' then
   redis.call('SADD', KEYS[4], ARGV[3])
   extend(KEYS[4], ttl)
 end
-return 1
+return redis.call('SCARD', KEYS[3])
 `)
 
 /**
- * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none).
+ * Tells the other nodes watching a queue (they keep its unacknowledged events
+ * in memory) that it was pruned up to `upTo`, on their channels: "p <queue_id> <upTo>".
+ * Sent within the script that prunes, so before its caller can answer.
+ */
+const TELL_PRUNED = `
+local function tell_pruned(watchersKey, selfNode, chan, qid, upTo)
+  for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do
+    if node ~= selfNode then redis.call('PUBLISH', chan .. node, 'p ' .. qid .. ' ' .. upTo) end
+  end
+end
+`
+
+/**
+ * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none),
+ * then (optional) nodeChannelPrefix, queueId and the reading node's ID: the other watchers are told of the prune.
  * Returns {'ok', events, issued} (lastEventId is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
  */
-export const FETCH = new LuaScript(`${EXTEND_TTL}
+export const FETCH = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
@@ -73,6 +88,7 @@ if last < pruned then return {'pruned', tostring(pruned)} end
 if last > issued then return {'ahead'} end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', last)
 redis.call('HSET', KEYS[2], 'pruned', last)
+if last > pruned and ARGV[5] then tell_pruned(KEYS[7], ARGV[6] or '', ARGV[4], ARGV[5], last) end
 local ttl = tonumber(ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
@@ -84,6 +100,17 @@ if ARGV[3] ~= '' then redis.call('SADD', KEYS[7], ARGV[3]) end
 if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
 return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued)}
 `)
+
+/** Refreshes every key of a queue to ARGV[1] ms (KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers), as TOUCH and ACK do. */
+const REFRESH_QUEUE_TTL = `local ttl = tonumber(ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
+if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
+extend(KEYS[5], ttl)
+if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
+if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
+`
 
 /**
  * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs, pruneUpTo ('' for none).
@@ -100,15 +127,28 @@ if ARGV[2] ~= '' then
     redis.call('HSET', KEYS[2], 'pruned', upTo)
   end
 end
-local ttl = tonumber(ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
-if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
-extend(KEYS[5], ttl)
-if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
-if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
-return 1
+${REFRESH_QUEUE_TTL}return 1
+`)
+
+/**
+ * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
+ * A poll answered from memory acknowledged the events up to `upTo`: prunes
+ * them and refreshes the queue's life before the poll is answered, and tells
+ * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
+ * was already pruned past `upTo` (the poll must read the queue).
+ */
+export const ACK = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local upTo = tonumber(ARGV[2])
+local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
+local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
+if upTo < pruned or upTo > issued then return -1 end
+if upTo > pruned then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', upTo)
+  redis.call('HSET', KEYS[2], 'pruned', upTo)
+  tell_pruned(KEYS[7], ARGV[5], ARGV[3], ARGV[4], upTo)
+end
+${REFRESH_QUEUE_TTL}return 1
 `)
 
 /**

@@ -1,10 +1,11 @@
 // In-process queue store for the embedded single-node mode. Same semantics as
 // the Redis store: IDs from a per-queue counter, pruning on acknowledgement,
 // a backlog cap that drops the queue, expiry after `lifespanSecs` untouched.
-import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
-import type { BusItem, ChatEvent } from '../bus.js'
+import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
+import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import { heartbeatEvent } from '../schemas/index.js'
 
 interface MemoryQueue {
   desc: QueueDescriptor
@@ -24,6 +25,7 @@ export class MemoryQueueStore implements QueueStore {
   private readonly publicByRealm = new Map<number, Set<string>>()
   private readonly listeners = new Map<string, (signal: WakeSignal) => void>()
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
+  private maxPerUser = DEFAULT_EVENT_QUEUES_PER_USER
   private readonly sweeper: NodeJS.Timeout
 
   constructor(private readonly now: () => number = Date.now) {
@@ -34,6 +36,10 @@ export class MemoryQueueStore implements QueueStore {
 
   setMaxEvents(max: number): void {
     this.maxEvents = max
+  }
+
+  setMaxQueuesPerUser(max: number): void {
+    this.maxPerUser = max
   }
 
   private readonly snapshots = new Map<string, { snapshot: string; expiresAt: number }>()
@@ -56,6 +62,14 @@ export class MemoryQueueStore implements QueueStore {
     this.queues.set(desc.queueId, { desc, events: [], lastId: -1, newestPruned: -1, touchedAt: this.now(), holder: undefined })
     indexAdd(this.byUser, desc.userId, desc.queueId)
     if (desc.allPublicStreams) indexAdd(this.publicByRealm, desc.realmId, desc.queueId)
+    // Over the per-user cap: the oldest go (a set iterates in insertion order, i.e. creation order).
+    const own = this.byUser.get(desc.userId)
+    if (own && own.size > this.maxPerUser) {
+      for (const queueId of [...own]) {
+        const q = this.live(queueId)
+        if (q && own.size > this.maxPerUser) this.drop(q, true)
+      }
+    }
   }
 
   async describe(queueId: string): Promise<QueueDescriptor | null> {
@@ -86,6 +100,11 @@ export class MemoryQueueStore implements QueueStore {
     return true
   }
 
+  async queuesOf(userId: number): Promise<QueueDescriptor[]> {
+    const live = [...(this.byUser.get(userId) ?? [])].flatMap((id) => this.live(id)?.desc ?? [])
+    return live.sort((a, b) => a.createdAt - b.createdAt)
+  }
+
   async append(item: BusItem): Promise<void> {
     this.appendNow(item)
   }
@@ -109,7 +128,7 @@ export class MemoryQueueStore implements QueueStore {
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const q = this.live(desc.queueId)
-    if (q) this.push(q, [{ type: 'heartbeat' }])
+    if (q) this.push(q, [heartbeatEvent()])
   }
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
@@ -142,7 +161,7 @@ export class MemoryQueueStore implements QueueStore {
     clearInterval(this.sweeper)
   }
 
-  private push(q: MemoryQueue, events: ChatEvent[]): void {
+  private push(q: MemoryQueue, events: WireEvent[]): void {
     for (const event of events) q.events.push({ ...event, id: ++q.lastId })
     if (q.events.length > this.maxEvents) {
       this.drop(q, true)
@@ -168,6 +187,7 @@ export class MemoryQueueStore implements QueueStore {
 
   private drop(q: MemoryQueue, wakeHolder: boolean): void {
     this.queues.delete(q.desc.queueId)
+    this.snapshots.delete(q.desc.queueId)
     indexRemove(this.byUser, q.desc.userId, q.desc.queueId)
     indexRemove(this.publicByRealm, q.desc.realmId, q.desc.queueId)
     // A held poll re-reads and answers BAD_EVENT_QUEUE_ID.

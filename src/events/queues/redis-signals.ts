@@ -4,7 +4,7 @@
 // messages on its channel (format: lua.ts, WAKE).
 import type { Redis } from 'ioredis'
 import { KnownStates } from './known-states.js'
-import type { ChatEvent } from '../bus.js'
+import type { WireEvent } from '../bus.js'
 import type { QueuedEvent, WakeSignal } from './types.js'
 
 export class RedisSignals {
@@ -127,6 +127,9 @@ function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSig
       const queueId = line.slice(2)
       known.woken(queueId)
       onSignal({ kind: 'wake', queueId })
+    } else if (line.startsWith('p ')) {
+      const [, queueId, upTo] = line.split(' ')
+      if (queueId && upTo) known.prunedElsewhere(queueId, Number(upTo))
     } else if (line.startsWith('s ')) {
       const [, queueId, token] = line.split(' ')
       if (queueId && token) onSignal({ kind: 'supersede', queueId, token })
@@ -140,10 +143,10 @@ function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSig
  * (read-only) fields. One per append or per message.
  */
 export function queuedEventMaker(): (json: string, id: number) => QueuedEvent {
-  const parsed = new Map<string, ChatEvent>()
+  const parsed = new Map<string, WireEvent>()
   return (json, id) => {
     let template = parsed.get(json)
-    if (template === undefined) parsed.set(json, (template = JSON.parse(json) as ChatEvent))
+    if (template === undefined) parsed.set(json, (template = JSON.parse(json) as WireEvent))
     return { id, ...template }
   }
 }

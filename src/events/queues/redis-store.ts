@@ -2,15 +2,19 @@
 // item out (filters in JS, one atomic Lua call appends to every target
 // queue); the nodes holding or watching a queue are woken by PUBLISH on their
 // own channel. A node remembers what it last read of a queue (known-states.ts)
-// and answers a poll with nothing new from memory, refreshing the queue's TTL
-// in batches. Layout: see lua.ts.
+// and answers a poll from memory: with nothing to acknowledge it refreshes the
+// queue's TTL in batches; an acknowledgement is written to Redis (and told to
+// the other nodes watching the queue) before the answer, so no node can return
+// an event another has pruned. Layout: see lua.ts.
 import type { Redis } from 'ioredis'
-import { DEFAULT_EVENT_QUEUE_MAX_EVENTS } from '../../config.js'
-import type { BusItem, ChatEvent } from '../bus.js'
+import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
+import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import { queuedEventMaker, RedisSignals } from './redis-signals.js'
-import { APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
+import { ACK, APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import { heartbeatEvent } from '../schemas/index.js'
+import type { KnownStates } from './known-states.js'
 
 /**
  * Queues per APPEND call: bounds one script's run time (10–30 µs of Redis
@@ -28,6 +32,7 @@ const EXPIRY_MARGIN_MS = 2 * TOUCH_INTERVAL_MS + 1_000
 
 export class RedisQueueStore implements QueueStore {
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
+  private maxPerUser = DEFAULT_EVENT_QUEUES_PER_USER
   /** Descriptors never change after creation, so any node may cache them. */
   private readonly descriptors = new Map<string, QueueDescriptor>()
   private readonly snapshots = new Map<string, string>()
@@ -46,6 +51,10 @@ export class RedisQueueStore implements QueueStore {
 
   setMaxEvents(max: number): void {
     this.maxEvents = max
+  }
+
+  setMaxQueuesPerUser(max: number): void {
+    this.maxPerUser = max
   }
 
   private key(queueId: string, part = ''): string {
@@ -75,12 +84,37 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async create(desc: QueueDescriptor): Promise<void> {
-    await CREATE.run(
+    const indexed = await CREATE.run(
       this.redis,
       [this.key(desc.queueId), this.key(desc.queueId, ':m'), this.userKey(desc.userId), this.realmPublicKey(desc.realmId)],
       [JSON.stringify(desc), desc.lifespanSecs * 1000, indexMember(desc.userId, desc.queueId), desc.allPublicStreams ? 1 : 0],
     )
     this.remember(desc)
+    if (Number(indexed) > this.maxPerUser) await this.enforceUserCap(desc)
+  }
+
+  /**
+   * Drops the user's oldest queues past the per-user cap (their readers are
+   * woken and see them gone) and the index members of collected queues. Runs
+   * only when the index holds more members than the cap, so a register
+   * normally costs nothing more; two concurrent registers may both drop, which
+   * errs on the side of fewer queues.
+   */
+  private async enforceUserCap(created: QueueDescriptor): Promise<void> {
+    const userId = created.userId
+    const members = await this.redis.smembers(this.userKey(userId))
+    const queueIds = members.map((m) => m.slice(m.indexOf(':') + 1))
+    const raws = queueIds.length > 0 ? await this.redis.mget(queueIds.map((id) => this.key(id))) : []
+    const live: QueueDescriptor[] = []
+    const stale: string[] = []
+    raws.forEach((raw, i) => {
+      if (raw === null) stale.push(members[i] as string)
+      else live.push(JSON.parse(raw) as QueueDescriptor)
+    })
+    if (stale.length > 0) await this.redis.srem(this.userKey(userId), ...stale)
+    // The queue just created is never the one dropped (another may share its millisecond).
+    const others = live.filter((d) => d.queueId !== created.queueId).sort((a, b) => a.createdAt - b.createdAt)
+    await Promise.all(others.slice(0, Math.max(0, live.length - this.maxPerUser)).map((old) => this.remove(old)))
   }
 
   async setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void> {
@@ -113,16 +147,29 @@ export class RedisQueueStore implements QueueStore {
   async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome> {
     const known = this.signals.knownBy(nodeId)
     const state = known?.lookup(desc.queueId, Date.now())
-    if (state && lastEventId >= state.pruned && lastEventId <= state.issued) {
-      // Answered from memory; the acknowledgement and the touch follow in the next batch.
-      const events = lastEventId === state.pruned ? state.events : state.events.filter((e) => e.id > lastEventId)
-      known?.acknowledge(desc.queueId, lastEventId)
-      this.touchSoon(desc, lastEventId)
-      return { kind: 'ok', events: [...events] }
+    if (known && state && lastEventId >= state.pruned && lastEventId <= state.issued) {
+      if (lastEventId === state.pruned) {
+        // Answered from memory, nothing to acknowledge; the TTL refresh follows in the next batch.
+        this.touchSoon(desc)
+        return { kind: 'ok', events: [...state.events] }
+      }
+      // The events come from memory, but the acknowledgement is made durable
+      // (and told to the other nodes watching the queue) before the answer.
+      if (await this.acknowledge(desc, lastEventId, known, nodeId ?? '')) {
+        const now = known.lookup(desc.queueId, Date.now())
+        if (now && lastEventId >= now.pruned && lastEventId <= now.issued) return { kind: 'ok', events: now.events.filter((e) => e.id > lastEventId) }
+      }
     }
     const ticket = known?.listening ? known.ticket(desc.queueId) : undefined
     const started = Date.now()
-    const reply = (await FETCH.run(this.redis, this.queueKeys(desc), [lastEventId, desc.lifespanSecs * 1000, ticket ? (nodeId ?? '') : ''])) as [
+    const reply = (await FETCH.run(this.redis, this.queueKeys(desc), [
+      lastEventId,
+      desc.lifespanSecs * 1000,
+      ticket ? (nodeId ?? '') : '',
+      this.nodeChannelPrefix,
+      desc.queueId,
+      nodeId ?? '',
+    ])) as [
       string,
       unknown?,
       string?,
@@ -159,7 +206,24 @@ export class RedisQueueStore implements QueueStore {
     for (const known of this.signals.allKnown()) known.forget(queueId)
   }
 
-  private touchSoon(desc: QueueDescriptor, pruneUpTo: number): void {
+  /**
+   * Prunes the queue in Redis up to `upTo` (refreshing its TTL) and, once
+   * that is done, in this node's memory: true when it stands; false when the
+   * queue is gone or already pruned further (the caller reads the queue).
+   */
+  private async acknowledge(desc: QueueDescriptor, upTo: number, known: KnownStates, nodeId: string): Promise<boolean> {
+    const started = Date.now()
+    const result = await ACK.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId])
+    if (result !== 1) {
+      known.woken(desc.queueId)
+      return false
+    }
+    known.acknowledge(desc.queueId, upTo)
+    known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+    return true
+  }
+
+  private touchSoon(desc: QueueDescriptor, pruneUpTo = -1): void {
     const pending = this.pendingTouches.get(desc.queueId)
     this.pendingTouches.set(desc.queueId, { desc, pruneUpTo: Math.max(pruneUpTo, pending?.pruneUpTo ?? -1) })
     this.touchTimer ??= setTimeout(() => {
@@ -196,6 +260,15 @@ export class RedisQueueStore implements QueueStore {
     const existed = await REMOVE.run(this.redis, this.queueKeys(desc), [indexMember(desc.userId, desc.queueId), this.nodeChannelPrefix, desc.queueId])
     this.forgetQueue(desc.queueId)
     return existed === 1
+  }
+
+  /** Read afresh (no cache): the index may name queues that expired since. */
+  async queuesOf(userId: number): Promise<QueueDescriptor[]> {
+    const members = await this.redis.smembers(this.userKey(userId))
+    if (members.length === 0) return []
+    const raws = await this.redis.mget(members.map((m) => this.key(m.slice(m.indexOf(':') + 1))))
+    const live = raws.flatMap((raw) => (raw === null ? [] : [JSON.parse(raw) as QueueDescriptor]))
+    return live.sort((a, b) => a.createdAt - b.createdAt)
   }
 
   async append(item: BusItem): Promise<void> {
@@ -281,7 +354,7 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
-    const serialized = [serializeEvent({ type: 'heartbeat' })]
+    const serialized = [serializeEvent(heartbeatEvent())]
     const [firstId] = (await APPEND.run(this.redis, [], this.appendArgs([[desc.queueId, serialized]]))) as number[]
     if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized, queuedEventMaker())
     else this.forgetQueue(desc.queueId)
@@ -361,7 +434,7 @@ function indexMember(userId: number, queueId: string): string {
 
 type QueuedEventMaker = ReturnType<typeof queuedEventMaker>
 
-function serializeEvent(event: ChatEvent): string {
+function serializeEvent(event: WireEvent): string {
   const { id: _id, ...rest } = event
   return JSON.stringify(rest)
 }

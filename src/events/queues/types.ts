@@ -2,7 +2,7 @@
 // it accepted (after filtering) under strictly increasing IDs until the client
 // acknowledges them. Two implementations: in-process (embedded) and Redis.
 import type { NarrowTerm } from '../../domain/narrow.js'
-import type { BusItem, ChatEvent } from '../bus.js'
+import type { BusItem, WireEvent } from '../bus.js'
 
 export const CLIENT_CAPABILITY_KEYS = [
   'notification_settings_null',
@@ -42,7 +42,7 @@ export interface QueueDescriptor {
   createdAt: number
 }
 
-export interface QueuedEvent extends ChatEvent {
+export interface QueuedEvent extends WireEvent {
   id: number
 }
 
@@ -88,6 +88,8 @@ export interface QueueStore {
   fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome>
   /** false when the queue did not exist. */
   remove(desc: QueueDescriptor): Promise<boolean>
+  /** The live queues of a user, oldest first (the admin CLI lists them). */
+  queuesOf(userId: number): Promise<QueueDescriptor[]>
   /** Fans one published item out to every queue that accepts it. */
   append(item: BusItem): Promise<void>
   /** Appends a heartbeat (bypasses filtering). */
@@ -100,6 +102,11 @@ export interface QueueStore {
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>>
   /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
   setMaxEvents(max: number): void
+  /**
+   * Live queues per user (EVENT_QUEUES_PER_USER): create() past it drops the
+   * user's oldest queues (by createdAt), which then answer as gone.
+   */
+  setMaxQueuesPerUser(max: number): void
   /** Remembers the database snapshot the queue's register state was read at (pg_current_snapshot text). */
   setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void>
   snapshotOf(queueId: string): Promise<string | null>

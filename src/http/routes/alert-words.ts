@@ -3,9 +3,10 @@ import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json } from '../params.js'
 import { addAlertWords, MAX_ALERT_WORD_LENGTH, removeAlertWords } from '../../actions/alert-words.js'
+import { MAX_ALERT_WORDS_PER_REQUEST } from '../../domain/limits.js'
 import { fetchAlertWords } from '../../queries/alert-words.js'
 
-const words = json(Type.Array(Type.String({ maxLength: MAX_ALERT_WORD_LENGTH })))
+const words = json(Type.Array(Type.String({ maxLength: MAX_ALERT_WORD_LENGTH }), { maxItems: MAX_ALERT_WORDS_PER_REQUEST }))
 
 export const routes = [
   route({

@@ -10,7 +10,7 @@ export const routes = [
     auth: 'none',
     params: { username: Type.String(), password: Type.String() },
     handler: async (input, ctx) => {
-      const user = await accessUserByPassword(ctx, input.username, input.password)
+      const user = await accessUserByPassword(ctx, input.username, input.password, ctx.request.ip)
       return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id }
     },
   }),

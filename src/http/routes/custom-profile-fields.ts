@@ -13,6 +13,7 @@ import {
   updateProfileField,
 } from '../../actions/custom-profile-fields.js'
 import { fetchCustomProfileFields } from '../../queries/custom-profile-fields.js'
+import { MAX_SMALL_LIST, MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
 const fieldParams = {
   name: optional(Type.String()),
@@ -45,7 +46,7 @@ export const routes = [
   route({
     method: 'PATCH',
     url: '/realm/profile_fields',
-    params: { order: json(Type.Array(Type.Integer())) },
+    params: { order: json(Type.Array(Type.Integer(), { maxItems: MAX_SMALL_LIST })) },
     handler: async (input, ctx) => {
       await reorderProfileFields(ctx, input.order)
     },
@@ -70,7 +71,11 @@ export const routes = [
     method: 'PATCH',
     url: '/users/me/profile_data',
     params: {
-      data: json(Type.Array(Type.Object({ id: Type.Integer(), value: Type.Union([Type.String(), Type.Array(Type.Integer()), Type.Null()]) }))),
+      data: json(
+        Type.Array(Type.Object({ id: Type.Integer(), value: Type.Union([Type.String(), Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST }), Type.Null()]) }), {
+          maxItems: MAX_SMALL_LIST,
+        }),
+      ),
     },
     handler: async (input, ctx) => {
       await updateProfileData(ctx, ctx.user, input.data)
@@ -79,7 +84,7 @@ export const routes = [
   route({
     method: 'DELETE',
     url: '/users/me/profile_data',
-    params: { data: json(Type.Array(Type.Integer())) },
+    params: { data: json(Type.Array(Type.Integer(), { maxItems: MAX_SMALL_LIST })) },
     handler: async (input, ctx) => {
       await removeProfileData(ctx, input.data)
     },

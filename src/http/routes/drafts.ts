@@ -5,11 +5,12 @@ import { json } from '../params.js'
 import { createDrafts, deleteDraft, editDraft } from '../../actions/drafts.js'
 import { getDrafts, draftsSynchronized } from '../../queries/drafts.js'
 import { draftsSyncDisabled } from '../../errors.js'
+import { MAX_DRAFTS_PER_REQUEST, MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
 const draftSchema = Type.Object(
   {
     type: Type.Union([Type.Literal(''), Type.Literal('stream'), Type.Literal('private')]),
-    to: Type.Array(Type.Integer()),
+    to: Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST }),
     topic: Type.String(),
     content: Type.String(),
     timestamp: Type.Optional(Type.Number()),
@@ -30,7 +31,7 @@ export const routes = [
   route({
     method: 'POST',
     url: '/drafts',
-    params: { drafts: json(Type.Array(draftSchema)) },
+    params: { drafts: json(Type.Array(draftSchema, { maxItems: MAX_DRAFTS_PER_REQUEST })) },
     handler: async (input, ctx) => ({ ids: await createDrafts(ctx, input.drafts) }),
   }),
   route({

@@ -3,19 +3,22 @@
 import { Type } from 'typebox'
 import type { FastifyReply } from 'fastify'
 import { route } from '../route.js'
-import { json, optional } from '../params.js'
+import { json, nullAsAbsent, optional, upstreamAlias } from '../params.js'
 import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
 import { fetchRegisterState } from '../../queries/register-state.js'
 import { transactionAsClient } from '../../db/transaction-client.js'
-import { capabilitiesOf, queueInputFor } from '../../queries/register-queue.js'
+import { capabilitiesOf, MAX_EVENT_NARROW_TERMS, MAX_EVENT_TYPE_LENGTH, MAX_EVENT_TYPES, queueInputFor } from '../../queries/register-queue.js'
 
+// JSON null means "not given" for the parameters upstream declares `| None = None`
+// (the Python bindings send event_types and narrow that way).
 const queueParams = {
   apply_markdown: optional(Type.Boolean()),
-  client_extavatar: optional(Type.Boolean()),
+  client_extavatar: optional(nullAsAbsent(upstreamAlias(Type.Boolean(), 'client_gravatar'))),
   slim_presence: optional(Type.Boolean()),
-  all_public_streams: optional(Type.Boolean()),
-  event_types: optional(json(Type.Array(Type.String()))),
-  narrow: optional(json(Type.Array(Type.Unknown()))),
+  all_public_streams: optional(nullAsAbsent(Type.Boolean())),
+  // Sizes bound what a queue keeps (its descriptor lives as long as the queue); queries/register-queue.ts.
+  event_types: optional(nullAsAbsent(json(Type.Array(Type.String({ maxLength: MAX_EVENT_TYPE_LENGTH }), { maxItems: MAX_EVENT_TYPES })))),
+  narrow: optional(nullAsAbsent(json(Type.Array(Type.Unknown(), { maxItems: MAX_EVENT_NARROW_TERMS })))),
 }
 
 const CAPABILITY_PARAMS = ['bulk_message_deletion', 'stream_typing_notifications', 'user_settings_object', 'linkifier_url_template', 'user_list_incomplete'] as const
@@ -37,8 +40,8 @@ export const routes = [
     params: {
       ...queueParams,
       include_subscribers: optional(Type.Boolean()),
-      client_capabilities: optional(json(Type.Record(Type.String(), Type.Boolean()))),
-      fetch_event_types: optional(json(Type.Array(Type.String()))),
+      client_capabilities: optional(nullAsAbsent(json(Type.Record(Type.String(), Type.Boolean())))),
+      fetch_event_types: optional(nullAsAbsent(json(Type.Array(Type.String({ maxLength: MAX_EVENT_TYPE_LENGTH }), { maxItems: MAX_EVENT_TYPES })))),
       queue_lifespan_secs: optional(Type.Integer()),
     },
     handler: async (input, ctx) => {
@@ -87,7 +90,6 @@ export const routes = [
       last_event_id: optional(Type.Integer()),
       dont_block: optional(Type.Boolean()),
       ...queueParams,
-      client_gravatar: optional(Type.Boolean()),
       lifespan_secs: optional(Type.Integer()),
       pronouns_field_type_supported: optional(Type.Boolean()),
       ...Object.fromEntries(CAPABILITY_PARAMS.map((name) => [name, optional(Type.Boolean())])),
@@ -102,13 +104,15 @@ export const routes = [
         const queueInput = await queueInputFor(
           ctx.prisma,
           ctx.user,
-          { ...input, client_extavatar: input.client_extavatar ?? input.client_gravatar ?? false },
+          { ...input, client_extavatar: input.client_extavatar ?? false },
           capabilities,
         )
         const queue = await ctx.events.register(queueInput)
+        ctx.request.roostQueueId = queue.queueId
         return { events: [], queue_id: queue.queueId }
       }
       if (input.last_event_id === undefined) throw missingArgument('last_event_id')
+      ctx.request.roostQueueId = input.queue_id
       const events = await ctx.events.getEvents({
         queueId: input.queue_id,
         userId: ctx.user.id,

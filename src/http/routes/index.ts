@@ -23,5 +23,15 @@ import { routes as userTopics } from './user-topics.js'
 import { routes as reactions } from './reactions.js'
 import { routes as invites } from './invites.js'
 import { routes as typing } from './typing.js'
+import { routes as streamAdmin } from './stream-admin.js'
+import { routes as linkifiers } from './linkifiers.js'
+import { routes as realmSettings } from './realm.js'
+import { routes as emoji } from './emoji.js'
+import { routes as attachments } from './attachments.js'
+import { routes as pushDevices } from './push-devices.js'
+import { routes as markRead } from './mark-read.js'
+import { routes as mutedUsers } from './muted-users.js'
+import { routes as streamTopics } from './stream-topics.js'
+import { routes as messageInfo } from './message-info.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...subscriptions, ...streams, ...events, ...messages, ...messageEdit, ...messageFlags, ...userTopics, ...reactions, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites, ...typing]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...subscriptions, ...streams, ...events, ...messages, ...messageEdit, ...messageFlags, ...userTopics, ...reactions, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites, ...typing, ...streamAdmin, ...linkifiers, ...realmSettings, ...emoji, ...attachments, ...pushDevices, ...markRead, ...mutedUsers, ...streamTopics, ...messageInfo]

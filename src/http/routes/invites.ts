@@ -6,6 +6,7 @@ import { json, optional } from '../params.js'
 import { createMultiuseInvite, inviteUsers, resendInvitation, revokeInvitation, revokeMultiuseInvite } from '../../actions/invites.js'
 import { getInvites } from '../../queries/invites.js'
 import { ROLE } from '../../domain/roles.js'
+import { MAX_CHANNELS_PER_REQUEST } from '../../domain/limits.js'
 
 /** Minutes, or null for never; omitted: INVITATION_LINK_VALIDITY_MINUTES. */
 const expiresIn = optional(json(Type.Union([Type.Integer(), Type.Null()])))
@@ -25,7 +26,7 @@ export const routes = [
       invitee_emails: Type.String(),
       invite_expires_in_minutes: expiresIn,
       invite_as: inviteAs,
-      stream_ids: json(Type.Array(Type.Integer())),
+      stream_ids: json(Type.Array(Type.Integer(), { maxItems: MAX_CHANNELS_PER_REQUEST })),
       include_realm_default_subscriptions: includeDefaults,
       notify_referrer_on_join: optional(Type.Boolean(), { default: true }),
     },
@@ -46,7 +47,7 @@ export const routes = [
     params: {
       invite_expires_in_minutes: expiresIn,
       invite_as: inviteAs,
-      stream_ids: optional(json(Type.Array(Type.Integer())), { default: [] }),
+      stream_ids: optional(json(Type.Array(Type.Integer(), { maxItems: MAX_CHANNELS_PER_REQUEST })), { default: [] }),
       include_realm_default_subscriptions: includeDefaults,
     },
     handler: async (input, ctx) => ({

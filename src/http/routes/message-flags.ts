@@ -4,13 +4,14 @@ import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { updateMessageFlags } from '../../actions/update-message-flags.js'
 import { updateFlagsForNarrow } from '../../actions/update-flags-for-narrow.js'
+import { MAX_MESSAGE_IDS_PER_REQUEST, MAX_SMALL_LIST } from '../../domain/limits.js'
 
 export const routes = [
   route({
     method: 'POST',
     url: '/messages/flags',
     params: {
-      messages: json(Type.Array(Type.Integer())),
+      messages: json(Type.Array(Type.Integer(), { maxItems: MAX_MESSAGE_IDS_PER_REQUEST })),
       op: Type.String(),
       flag: Type.String(),
     },
@@ -29,7 +30,7 @@ export const routes = [
       include_anchor: optional(Type.Boolean(), { default: true }),
       num_before: Type.Integer({ minimum: 0 }),
       num_after: Type.Integer({ minimum: 0 }),
-      narrow: optional(json(Type.Array(Type.Unknown())), { default: [] }),
+      narrow: optional(json(Type.Array(Type.Unknown(), { maxItems: MAX_SMALL_LIST })), { default: [] }),
       op: Type.String(),
       flag: Type.String(),
     },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { alias, json, optional } from '../params.js'
+import { alias, json, optional, upstreamAlias } from '../params.js'
 import { sendMessage } from '../../actions/send-message.js'
 import type { MessageType } from '../../actions/message-recipients.js'
 import { getMessage, getMessages } from '../../queries/messages.js'
@@ -47,7 +47,7 @@ export const routes = [
       include_anchor: optional(Type.Boolean(), { default: true }),
       narrow: optional(json(Type.Unknown()), { default: [] }),
       apply_markdown: optional(Type.Boolean(), { default: true }),
-      client_extavatar: optional(Type.Boolean(), { default: true }),
+      client_extavatar: optional(upstreamAlias(Type.Boolean(), 'client_gravatar'), { default: true }),
     },
     handler: async (input, ctx) => {
       const result = await getMessages(ctx, {

@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { optional } from '../params.js'
+import { reactionTypeParam } from '../../domain/upstream-names.js'
 import { addReaction, removeReaction } from '../../actions/reactions.js'
 import { badRequest, emojiNameRequired } from '../../errors.js'
 
@@ -20,7 +21,7 @@ export const routes = [
       if (input.emoji_name === undefined) {
         throw input.emoji_code !== undefined || input.reaction_type !== undefined ? emojiNameRequired() : badRequest("Missing 'emoji_name' argument")
       }
-      await addReaction(ctx, { messageId: input.message_id, emojiName: input.emoji_name, emojiCode: input.emoji_code, reactionType: input.reaction_type })
+      await addReaction(ctx, { messageId: input.message_id, emojiName: input.emoji_name, emojiCode: input.emoji_code, reactionType: reactionTypeParam(input.reaction_type, ctx.config.upstreamNames) })
     },
   }),
 
@@ -38,7 +39,7 @@ export const routes = [
         messageId: input.message_id,
         emojiName: input.emoji_name,
         emojiCode: input.emoji_code,
-        reactionType: input.reaction_type ?? 'unicode_emoji',
+        reactionType: reactionTypeParam(input.reaction_type ?? 'unicode_emoji', ctx.config.upstreamNames),
       })
     },
   }),

@@ -4,10 +4,11 @@ import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { createScheduledMessage, deleteScheduledMessage, editScheduledMessage } from '../../actions/scheduled-messages.js'
 import { fetchScheduledMessages } from '../../queries/scheduled-messages.js'
+import { MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
 const messageType = Type.Union([Type.Literal('direct'), Type.Literal('channel'), Type.Literal('stream'), Type.Literal('private')])
 /** A channel ID, or a list of user IDs (a one-element list also names a channel). */
-const recipient = json(Type.Union([Type.Integer(), Type.Array(Type.Integer())]))
+const recipient = json(Type.Union([Type.Integer(), Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST })]))
 
 export const routes = [
   route({

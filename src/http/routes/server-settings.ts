@@ -1,7 +1,7 @@
 import type { Realm } from '../../db/index.js'
 import { route } from '../route.js'
 import { subdomainOf } from '../auth.js'
-import { SERVICE_FEATURE_LEVEL, SERVICE_MERGE_BASE, SERVICE_VERSION } from '../../version.js'
+import { versionFields } from '../../domain/upstream-names.js'
 import { badRequest } from '../../errors.js'
 import { realmIconUrl, realmUrl } from '../../present/realm.js'
 
@@ -32,9 +32,7 @@ export const routes = [
       const passwordEnabled = ctx.realm?.passwordAuthEnabled ?? true
       return {
         authentication_methods: Object.fromEntries(AUTH_METHODS.map((m) => [m, m === 'password' || m === 'email' ? passwordEnabled : false])),
-        service_version: SERVICE_VERSION,
-        service_merge_base: SERVICE_MERGE_BASE,
-        service_feature_level: SERVICE_FEATURE_LEVEL,
+        ...versionFields(ctx.config.upstreamNames),
         push_notifications_enabled: false,
         is_incompatible: false,
         ...(ctx.realm ? realmFields(ctx.realm, ctx.config.externalUrl) : {}),

@@ -46,6 +46,7 @@ const settingsRoute = (url: string) =>
         fullName: input.full_name as string | undefined,
         email: input.email as string | undefined,
         oldPassword: input.old_password as string | undefined,
+        clientAddress: ctx.request.ip,
         newPassword: input.new_password as string | undefined,
         timezone: input.timezone as string | undefined,
       })

@@ -7,8 +7,11 @@ import { subscribeToStreams } from '../../actions/subscribe.js'
 import { unsubscribeFromStreams } from '../../actions/unsubscribe.js'
 import { updateSubscriptionProperties } from '../../actions/update-subscription-properties.js'
 import { getSubscriptions } from '../../queries/streams.js'
+import { MAX_CHANNELS_PER_REQUEST, MAX_PRINCIPALS_PER_REQUEST } from '../../domain/limits.js'
 
-const principals = optional(json(Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())])))
+const principals = optional(
+  json(Type.Union([Type.Array(Type.Integer(), { maxItems: MAX_PRINCIPALS_PER_REQUEST }), Type.Array(Type.String(), { maxItems: MAX_PRINCIPALS_PER_REQUEST })])),
+)
 
 export const routes = [
   route({
@@ -28,6 +31,7 @@ export const routes = [
             description: Type.Optional(Type.String({ maxLength: MAX_STREAM_DESCRIPTION_LENGTH })),
             color: Type.Optional(Type.String()),
           }),
+          { maxItems: MAX_CHANNELS_PER_REQUEST },
         ),
       ),
       principals,
@@ -61,7 +65,7 @@ export const routes = [
   route({
     method: 'DELETE',
     url: '/users/me/subscriptions',
-    params: { subscriptions: json(Type.Array(Type.String())), principals },
+    params: { subscriptions: json(Type.Array(Type.String(), { maxItems: MAX_CHANNELS_PER_REQUEST })), principals },
     handler: async (input, ctx) => ({ ...(await unsubscribeFromStreams(ctx, input)) }),
   }),
   route({
@@ -75,6 +79,7 @@ export const routes = [
             property: Type.String(),
             value: Type.Union([Type.Boolean(), Type.String()]),
           }),
+          { maxItems: MAX_CHANNELS_PER_REQUEST },
         ),
       ),
     },

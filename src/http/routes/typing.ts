@@ -3,6 +3,7 @@ import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { sendTypingNotification } from '../../actions/send-typing-notification.js'
 import { badRequest, missingArgument } from '../../errors.js'
+import { MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
 export const routes = [
   route({
@@ -11,7 +12,7 @@ export const routes = [
     params: {
       type: optional(Type.Union([Type.Literal('direct'), Type.Literal('private'), Type.Literal('stream'), Type.Literal('channel')]), { default: 'direct' }),
       op: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
-      to: optional(json(Type.Array(Type.Integer()))),
+      to: optional(json(Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST }))),
       stream_id: optional(Type.Integer()),
       topic: optional(Type.String()),
     },

@@ -1,10 +1,15 @@
 // Uploads: POST /api/v1/user_uploads (multipart, one file under any part
 // name) and GET /user_uploads/{realm_id}/{path} (outside /api/v1, as the
-// returned URL names it) for those allowed to read the file.
+// returned URL names it) for those allowed to read the file; GET
+// /api/v1/user_uploads/{realm_id}/{path} mints a temporary URL,
+// /user_uploads/temporary/{token}/{filename}, that needs no credentials.
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { accessAttachment, uploadFile } from '../../actions/upload-file.js'
+import { accessAttachment, readTemporaryUpload, temporaryUploadUrl, uploadFile } from '../../actions/upload-file.js'
 import { fileNotFound } from '../../errors.js'
+import type { Attachment } from '../../db/index.js'
+import type { HandlerExtras } from '../route.js'
+import type { Services } from '../../actions/context.js'
 
 // Shown in the browser; everything else downloads (an uploaded HTML page must never render on our origin).
 const INLINE_TYPES = new Set([
@@ -17,6 +22,18 @@ const INLINE_TYPES = new Set([
 function contentDisposition(type: string, fileName: string): string {
   const kind = INLINE_TYPES.has(type.split(';')[0]?.trim().toLowerCase() ?? '') ? 'inline' : 'attachment'
   return `${kind}; filename*=UTF-8''${encodeURIComponent(fileName)}`
+}
+
+async function sendAttachment(ctx: Services & HandlerExtras, attachment: Attachment): Promise<void> {
+  const file = await ctx.storage.get(attachment.pathId)
+  if (!file) throw fileNotFound()
+  const type = attachment.contentType || file.contentType
+  ctx.reply
+    .header('Content-Type', type)
+    .header('Content-Disposition', contentDisposition(type, attachment.fileName))
+    .header('Cache-Control', 'private, immutable')
+    .header('X-Content-Type-Options', 'nosniff')
+    .send(file.data)
 }
 
 export const routes = [
@@ -36,16 +53,27 @@ export const routes = [
     params: { realm_id: Type.String(), '*': Type.String() },
     handler: async (input, ctx) => {
       if (input.realm_id !== String(ctx.realm.id)) throw fileNotFound()
-      const attachment = await accessAttachment(ctx, `${input.realm_id}/${input['*']}`)
-      const file = await ctx.storage.get(attachment.pathId)
-      if (!file) throw fileNotFound()
-      const type = attachment.contentType || file.contentType
-      ctx.reply
-        .header('Content-Type', type)
-        .header('Content-Disposition', contentDisposition(type, attachment.fileName))
-        .header('Cache-Control', 'private, immutable')
-        .header('X-Content-Type-Options', 'nosniff')
-        .send(file.data)
+      await sendAttachment(ctx, await accessAttachment(ctx, `${input.realm_id}/${input['*']}`))
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/user_uploads/:realm_id/*',
+    params: { realm_id: Type.String(), '*': Type.String() },
+    handler: async (input, ctx) => {
+      if (input.realm_id !== String(ctx.realm.id)) throw fileNotFound()
+      return { url: await temporaryUploadUrl(ctx, `${input.realm_id}/${input['*']}`) }
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/user_uploads/temporary/:token/*',
+    outsideApi: true,
+    raw: true,
+    auth: 'none',
+    params: { token: Type.String(), '*': Type.String() },
+    handler: async (input, ctx) => {
+      await sendAttachment(ctx, await readTemporaryUpload(ctx, input.token))
     },
   }),
 ]

@@ -10,8 +10,12 @@ import { deactivateOwnUser, deactivateUser, reactivateUser } from '../../actions
 import { readAvatar, removeAvatar, uploadAvatar } from '../../actions/avatar.js'
 import { updateBot } from '../../actions/change-bot-owner.js'
 import { fileNotFound } from '../../errors.js'
+import { MAX_SMALL_LIST, MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
-const profileEntry = Type.Object({ id: Type.Integer(), value: Type.Union([Type.String(), Type.Array(Type.Integer()), Type.Null()]) })
+const profileEntry = Type.Object({
+  id: Type.Integer(),
+  value: Type.Union([Type.String(), Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST }), Type.Null()]),
+})
 
 export const routes = [
   route({
@@ -21,7 +25,7 @@ export const routes = [
       user_id: Type.Integer(),
       full_name: optional(Type.String()),
       role: optional(Type.Integer()),
-      profile_data: optional(json(Type.Array(profileEntry))),
+      profile_data: optional(json(Type.Array(profileEntry, { maxItems: MAX_SMALL_LIST }))),
     },
     handler: async (input, ctx) => {
       await updateUser(ctx, input.user_id, { fullName: input.full_name, role: input.role, profileData: input.profile_data })

@@ -7,8 +7,9 @@ import { updateUserGroupMembers, updateUserGroupSubgroups } from '../../actions/
 import { accessUserGroupForRead, requireMemberOrAdmin } from '../../actions/user-groups-access.js'
 import { getGroupMemberIds, getSubgroupIds, getUserGroups } from '../../queries/user-groups.js'
 import { noSuchUser } from '../../errors.js'
+import { MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
-const ids = () => optional(json(Type.Array(Type.Integer())))
+const ids = () => optional(json(Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST })))
 
 export const routes = [
   route({
@@ -25,7 +26,7 @@ export const routes = [
     params: {
       name: Type.String(),
       description: Type.String(),
-      members: json(Type.Array(Type.Integer())),
+      members: json(Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST })),
       subgroups: ids(),
       can_mention_group: optional(json(Type.Integer())),
     },

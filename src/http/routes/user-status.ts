@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { optional } from '../params.js'
+import { reactionTypeParam } from '../../domain/upstream-names.js'
 import { updateUserStatus } from '../../actions/update-user-status.js'
 import { getUserStatus } from '../../queries/user-status.js'
 import { accessUserById } from '../../access/user.js'
@@ -22,7 +23,7 @@ export const routes = [
         statusText: input.status_text,
         emojiName: input.emoji_name,
         emojiCode: input.emoji_code,
-        reactionType: input.reaction_type,
+        reactionType: reactionTypeParam(input.reaction_type, ctx.config.upstreamNames),
         away: input.away,
       })
     },

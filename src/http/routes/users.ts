@@ -1,13 +1,13 @@
 // The user directory: GET /users, GET /users/me, GET /users/{user_id_or_email}, POST /users.
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { optional } from '../params.js'
+import { optional, upstreamAlias } from '../params.js'
 import { createUser } from '../../actions/create-user.js'
 import { getOwnUser, getUser, getUsers } from '../../queries/users.js'
 import { accessUserByEmail, accessUserById } from '../../access/user.js'
 
 const listParams = {
-  client_extavatar: optional(Type.Boolean(), { default: true }),
+  client_extavatar: optional(upstreamAlias(Type.Boolean(), 'client_gravatar'), { default: true }),
   include_custom_profile_fields: optional(Type.Boolean(), { default: false }),
 }
 

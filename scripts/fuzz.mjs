@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// The long run of the route fuzzer (test/support/fuzz.ts): N generated
+// requests (default 20,000) against an in-process app on PGlite (or on
+// ROOST_TEST_DATABASE_URL), printing every 5xx or broken envelope it finds.
+//   npm run fuzz -- [requests] [seed]
+// Needs `npm run build` first (npm run fuzz does it). Exit status 1 when anything was found.
+import fc from 'fast-check'
+
+const runs = Number(process.argv[2] ?? 20_000)
+const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31)
+const { describeRequest, requestArb, sendFuzzRequest, stillServing } = await import('../dist/test/support/fuzz.js')
+const { fuzzTarget } = await import('../dist/test/support/fuzz-app.js')
+
+let teardowns = []
+let target = await fuzzTarget({ teardown: (fn) => teardowns.push(fn) })
+console.log(`fuzzing ${runs} requests, seed ${seed}`)
+const byProblem = new Map()
+const byStatus = new Map()
+let done = 0
+const CHUNK = 500
+for (let start = 0; start < runs; start += CHUNK) {
+  if (start > 0) {
+    // A fresh organization per chunk: generated admin requests deactivate users and archive channels.
+    if (!(await stillServing(target.app))) {
+      console.log('✖ /healthz stopped answering')
+      byProblem.set('healthz', 1)
+      break
+    }
+    for (const fn of teardowns.reverse()) await fn()
+    teardowns = []
+    target = await fuzzTarget({ teardown: (fn) => teardowns.push(fn) })
+  }
+  const { app, ctx } = target
+  const batch = fc.sample(requestArb(ctx), { seed: seed + start, numRuns: Math.min(CHUNK, runs - start) })
+  for (const request of batch) {
+    const outcome = await sendFuzzRequest(app, request)
+    done++
+    byStatus.set(outcome.status, (byStatus.get(outcome.status) ?? 0) + 1)
+    if (outcome.problem) {
+      const key = `${request.route}: ${outcome.problem}`
+      const seen = byProblem.get(key) ?? 0
+      byProblem.set(key, seen + 1)
+      if (seen < 3) console.log(`\n✖ ${key}\n  ${describeRequest(request)}\n  → ${outcome.body}`)
+    }
+  }
+  process.stdout.write(`  ${done} requests, ${[...byProblem.values()].reduce((a, b) => a + b, 0)} problems\n`)
+}
+console.log(`\n${done} requests (seed ${seed}); statuses: ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}; ${byProblem.size} distinct problems`)
+for (const [key, count] of byProblem) console.log(`  ${count}× ${key}`)
+for (const fn of teardowns.reverse()) await fn()
+process.exit(byProblem.size > 0 ? 1 : 0)

@@ -1,0 +1,147 @@
+// The organization settings PATCH /realm changes (upstream 9.0
+// zerver/views/realm.py update_realm, Realm.property_types): their columns,
+// allowed values, who may change them and the event form clients expect.
+import { badValueFor, invalidGiphyRating, invalidLanguage, invalidPolicyValue, invalidVideoChatProvider, textTooLong } from '../errors.js'
+import { isLanguageCode } from './languages.js'
+
+export const MAX_REALM_NAME_LENGTH = 40
+export const MAX_REALM_DESCRIPTION_LENGTH = 1000
+export const MAX_CODE_BLOCK_LANGUAGE_LENGTH = 100
+
+/** The Realm columns a setting may write (kept apart from Prisma's types: domain has no I/O). */
+export type RealmColumn =
+  | 'name' | 'description' | 'webPublicAccessEnabled' | 'orgType'
+  | 'allowMessageEditing' | 'editTopicPolicy' | 'moveMessagesBetweenStreamsPolicy' | 'messageContentEditLimitSeconds'
+  | 'moveMessagesWithinStreamLimitSeconds' | 'moveMessagesBetweenStreamsLimitSeconds' | 'messageContentDeleteLimitSeconds'
+  | 'deleteOwnMessagePolicy' | 'allowEditHistory' | 'mandatoryTopics' | 'messageRetentionDays'
+  | 'wildcardMentionPolicy' | 'inviteToRealmPolicy' | 'inviteToStreamPolicy' | 'userGroupEditPolicy' | 'addCustomEmojiPolicy'
+  | 'createWebPublicStreamPolicy' | 'botCreationPolicy' | 'waitingPeriodThreshold'
+  | 'inviteRequired' | 'emailsRestrictedToDomains' | 'disallowDisposableEmailAddresses' | 'sendWelcomeEmails'
+  | 'nameChangesDisabled' | 'emailChangesDisabled' | 'avatarChangesDisabled' | 'requireUniqueNames'
+  | 'defaultLanguage' | 'videoChatProvider' | 'presenceDisabled' | 'enableReadReceipts' | 'enableGuestUserIndicator'
+  | 'digestEmailsEnabled' | 'digestWeekday' | 'messageContentAllowedInEmailNotifications' | 'defaultCodeBlockLanguage' | 'giphyRating'
+
+export type SettingValue = boolean | number | string | null
+
+export interface RealmSetting {
+  column: RealmColumn
+  /** Only organization owners may change it. */
+  ownerOnly?: boolean
+  /** Sent as `realm` `update_dict` (property "default") rather than `update`, as upstream. */
+  dict?: boolean
+  /** The stored value for a wire value, or throws (wire values are already type-checked). */
+  parse?: (value: SettingValue, name: string) => SettingValue
+}
+
+const oneOf = (allowed: number[]) => (value: SettingValue, name: string): SettingValue => {
+  if (typeof value !== 'number' || !allowed.includes(value)) throw invalidPolicyValue(name)
+  return value
+}
+
+const cappedText = (limit: number, blankAllowed: boolean) => (value: SettingValue, name: string): SettingValue => {
+  const text = String(value)
+  if (Array.from(text).length > limit) throw textTooLong(name, limit)
+  if (!blankAllowed && text.trim() === '') throw badValueFor(name, text)
+  return text
+}
+
+/** "unlimited" → null (no limit); otherwise a positive number of seconds. */
+const limitSeconds = (value: SettingValue, name: string): SettingValue => {
+  if (value === 'unlimited') return null
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || n > 2_147_483_647) throw badValueFor(name, value)
+  return n
+}
+
+/** "unlimited" → -1 (keep forever); otherwise a positive number of days. */
+const retentionDays = (value: SettingValue, name: string): SettingValue => {
+  if (value === 'unlimited') return -1
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0 || n > 2_147_483_647) throw badValueFor(name, value)
+  return n
+}
+
+const bool = (column: RealmColumn, extra: Partial<RealmSetting> = {}): RealmSetting => ({ column, ...extra })
+
+export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
+  name: { column: 'name', parse: cappedText(MAX_REALM_NAME_LENGTH, false) },
+  description: { column: 'description', parse: cappedText(MAX_REALM_DESCRIPTION_LENGTH, true) },
+  enable_spectator_access: bool('webPublicAccessEnabled'),
+  org_type: { column: 'orgType', parse: oneOf([0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100]) },
+  allow_message_editing: bool('allowMessageEditing', { dict: true }),
+  edit_topic_policy: { column: 'editTopicPolicy', dict: true, parse: oneOf([1, 2, 3, 4, 5, 6]) },
+  move_messages_between_streams_policy: { column: 'moveMessagesBetweenStreamsPolicy', parse: oneOf([1, 2, 3, 4, 6]) },
+  message_content_edit_limit_seconds: { column: 'messageContentEditLimitSeconds', dict: true, parse: limitSeconds },
+  move_messages_within_stream_limit_seconds: { column: 'moveMessagesWithinStreamLimitSeconds', parse: limitSeconds },
+  move_messages_between_streams_limit_seconds: { column: 'moveMessagesBetweenStreamsLimitSeconds', parse: limitSeconds },
+  message_content_delete_limit_seconds: { column: 'messageContentDeleteLimitSeconds', parse: limitSeconds },
+  delete_own_message_policy: { column: 'deleteOwnMessagePolicy', parse: oneOf([1, 2, 3, 4, 5]) },
+  allow_edit_history: bool('allowEditHistory'),
+  mandatory_topics: bool('mandatoryTopics'),
+  message_retention_days: { column: 'messageRetentionDays', ownerOnly: true, parse: retentionDays },
+  wildcard_mention_policy: { column: 'wildcardMentionPolicy', parse: oneOf([1, 2, 3, 5, 6, 7]) },
+  invite_to_realm_policy: { column: 'inviteToRealmPolicy', ownerOnly: true, parse: oneOf([1, 2, 3, 4, 6]) },
+  invite_to_stream_policy: { column: 'inviteToStreamPolicy', parse: oneOf([1, 2, 3, 4]) },
+  user_group_edit_policy: { column: 'userGroupEditPolicy', parse: oneOf([1, 2, 3, 4]) },
+  add_custom_emoji_policy: { column: 'addCustomEmojiPolicy', parse: oneOf([1, 2, 3, 4]) },
+  create_web_public_stream_policy: { column: 'createWebPublicStreamPolicy', parse: oneOf([2, 4, 6, 7]) },
+  bot_creation_policy: { column: 'botCreationPolicy', parse: oneOf([1, 2, 3]) },
+  waiting_period_threshold: { column: 'waitingPeriodThreshold' },
+  invite_required: bool('inviteRequired', { ownerOnly: true }),
+  emails_restricted_to_domains: bool('emailsRestrictedToDomains', { ownerOnly: true }),
+  disallow_disposable_email_addresses: bool('disallowDisposableEmailAddresses', { ownerOnly: true }),
+  send_welcome_emails: bool('sendWelcomeEmails'),
+  name_changes_disabled: bool('nameChangesDisabled'),
+  email_changes_disabled: bool('emailChangesDisabled'),
+  avatar_changes_disabled: bool('avatarChangesDisabled'),
+  require_unique_names: bool('requireUniqueNames'),
+  default_language: {
+    column: 'defaultLanguage',
+    parse: (value) => {
+      if (typeof value !== 'string' || !isLanguageCode(value)) throw invalidLanguage(String(value))
+      return value
+    },
+  },
+  video_chat_provider: {
+    column: 'videoChatProvider',
+    parse: (value) => {
+      // Roost offers no call provider but Jitsi Meet (1) and none (0).
+      if (value !== 0 && value !== 1) throw invalidVideoChatProvider(Number(value))
+      return value
+    },
+  },
+  presence_disabled: bool('presenceDisabled'),
+  enable_read_receipts: bool('enableReadReceipts'),
+  enable_guest_user_indicator: bool('enableGuestUserIndicator'),
+  digest_emails_enabled: bool('digestEmailsEnabled'),
+  digest_weekday: { column: 'digestWeekday', parse: oneOf([0, 1, 2, 3, 4, 5, 6]) },
+  message_content_allowed_in_email_notifications: bool('messageContentAllowedInEmailNotifications'),
+  default_code_block_language: { column: 'defaultCodeBlockLanguage', parse: cappedText(MAX_CODE_BLOCK_LANGUAGE_LENGTH, true) },
+  giphy_rating: {
+    column: 'giphyRating',
+    parse: (value) => {
+      if (typeof value !== 'number' || ![0, 1, 2, 3].includes(value)) throw invalidGiphyRating(Number(value))
+      return value
+    },
+  },
+}
+
+/** Group settings: wire name → column, and which groups upstream allows. */
+export interface RealmGroupSetting {
+  column: 'createMultiuseInviteGroupId' | 'canAccessAllUsersGroupId' | 'canCreatePublicChannelGroupId' | 'canCreatePrivateChannelGroupId' | 'directMessageInitiatorGroupId' | 'directMessagePermissionGroupId'
+  ownerOnly?: boolean
+  requireSystemGroup: boolean
+  /** System group names it may not be set to. */
+  forbidden: string[]
+  /** When set, the only system groups allowed. */
+  only?: string[]
+}
+
+export const REALM_GROUP_SETTINGS: Readonly<Record<string, RealmGroupSetting>> = {
+  create_multiuse_invite_group: { column: 'createMultiuseInviteGroupId', ownerOnly: true, requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:everyone'] },
+  can_access_all_users_group: { column: 'canAccessAllUsersGroupId', requireSystemGroup: true, forbidden: [], only: ['role:everyone', 'role:members'] },
+  can_create_public_channel_group: { column: 'canCreatePublicChannelGroupId', requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:nobody', 'role:everyone'] },
+  can_create_private_channel_group: { column: 'canCreatePrivateChannelGroupId', requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:nobody', 'role:everyone'] },
+  direct_message_initiator_group: { column: 'directMessageInitiatorGroupId', requireSystemGroup: false, forbidden: ['role:internet'] },
+  direct_message_permission_group: { column: 'directMessagePermissionGroupId', requireSystemGroup: false, forbidden: ['role:internet'] },
+}

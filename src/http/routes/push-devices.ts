@@ -1,0 +1,40 @@
+// Mobile push registration: POST/DELETE /users/me/apns_device_token (token,
+// appid) and /users/me/android_gcm_reg_id (token).
+import { Type } from 'typebox'
+import { route } from '../route.js'
+import { addPushDevice, PUSH_KIND, removePushDevice } from '../../actions/push-devices.js'
+
+export const routes = [
+  route({
+    method: 'POST',
+    url: '/users/me/apns_device_token',
+    params: { token: Type.String(), appid: Type.String() },
+    handler: async (input, ctx) => {
+      await addPushDevice(ctx, { kind: PUSH_KIND.APNS, token: input.token, appId: input.appid })
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/users/me/apns_device_token',
+    params: { token: Type.String() },
+    handler: async (input, ctx) => {
+      await removePushDevice(ctx, { kind: PUSH_KIND.APNS, token: input.token })
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/users/me/android_gcm_reg_id',
+    params: { token: Type.String() },
+    handler: async (input, ctx) => {
+      await addPushDevice(ctx, { kind: PUSH_KIND.FCM, token: input.token })
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/users/me/android_gcm_reg_id',
+    params: { token: Type.String() },
+    handler: async (input, ctx) => {
+      await removePushDevice(ctx, { kind: PUSH_KIND.FCM, token: input.token })
+    },
+  }),
+]

@@ -1,0 +1,140 @@
+// Prometheus metrics of one node (one registry per app instance: tests build
+// several apps in one process). Hot paths only bump plain numbers or a
+// histogram; counts kept elsewhere (auth cache, queues, bus) and the database
+// reads (scheduled backlog, pool use) are taken when /metrics is scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Config } from './config.js'
+import type { PrismaClient } from './db/index.js'
+import type { Database } from './db/client.js'
+import type { AuthCache } from './db/auth-cache.js'
+import type { BusItem, EventBus } from './events/bus.js'
+import type { EventQueues } from './events/queues/index.js'
+import { countDue } from './scheduler/delivery.js'
+
+export interface MetricSources {
+  config: Config
+  prisma: PrismaClient
+  database: Pick<Database, 'pool'>
+  bus: EventBus
+  events: EventQueues
+  authCache: AuthCache
+  now: () => Date
+}
+
+export class Metrics {
+  readonly registry = new Registry()
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>
+  private readonly published: Counter<'type'>
+  private readonly fanout: Histogram
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry]
+    // Process metrics cost a little (an event-loop monitor, GC observers): only when /metrics is served.
+    if (sources.config.metricsToken) collectDefaultMetrics({ register: this.registry, prefix: 'roost_' })
+    this.httpDuration = new Histogram({
+      name: 'roost_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    })
+    this.published = new Counter({ name: 'roost_events_published_total', help: 'Events published to the bus by this node, by event type.', labelNames: ['type'], registers })
+    this.fanout = new Histogram({
+      name: 'roost_event_fanout_users',
+      help: 'Users an event was published to (fan-out size).',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+      registers,
+    })
+    const { events, authCache, bus } = sources
+    new Gauge({
+      name: 'roost_event_queue_held_polls',
+      help: 'Long-polls (GET /events) held open by this node.',
+      registers,
+      collect() {
+        this.set(events.heldPolls)
+      },
+    })
+    new Counter({
+      name: 'roost_event_queues_registered_total',
+      help: 'Event queues registered through this node.',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(events.registeredQueues)
+      },
+    })
+    new Counter({
+      name: 'roost_events_delivered_total',
+      help: 'Events (heartbeats excluded) handed to clients by this node\'s GET /events answers.',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(events.deliveredEvents)
+      },
+    })
+    new Counter({
+      name: 'roost_bus_errors_total',
+      help: 'Errors of the Redis event bus and queue store (source="bus") and of the authentication cache\'s invalidation listener (source="auth_cache_listener").',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        this.reset()
+        const busErrors = (bus as { errors?: unknown }).errors
+        this.inc({ source: 'bus' }, typeof busErrors === 'number' ? busErrors : 0)
+        this.inc({ source: 'auth_cache_listener' }, authCache.listenerErrors)
+      },
+    })
+    new Counter({
+      name: 'roost_auth_cache_lookups_total',
+      help: 'Authentication lookups (API key, organization) answered from the cache (result="hit") or the database (result="miss").',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset()
+        this.inc({ result: 'hit' }, authCache.hits)
+        this.inc({ result: 'miss' }, authCache.misses)
+      },
+    })
+    new Gauge({
+      name: 'roost_scheduled_messages_due',
+      help: 'Scheduled messages whose time has come and that are neither sent nor failed (the delivery backlog).',
+      registers,
+      async collect() {
+        this.set(await countDue(sources.prisma, sources.now()))
+      },
+    })
+    const pool = sources.database.pool
+    if (pool) {
+      new Gauge({
+        name: 'roost_db_pool_connections',
+        help: 'PostgreSQL connection pool: connections open (state="total"), idle (state="idle"), and queries waiting for one (state="waiting").',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          this.set({ state: 'total' }, pool.totalCount)
+          this.set({ state: 'idle' }, pool.idleCount)
+          this.set({ state: 'waiting' }, pool.waitingCount)
+        },
+      })
+    }
+  }
+
+  /** Counts one bus item (called by the counting bus wrapper). */
+  eventPublished(item: BusItem): void {
+    this.published.inc({ type: item.event.type })
+    this.fanout.observe(item.userIds.length)
+  }
+}
+
+/** The bus as actions see it: every publish is counted, everything else is the node's bus. */
+export function countingBus(bus: EventBus, metrics: Metrics): EventBus {
+  return {
+    publish(item) {
+      metrics.eventPublished(item)
+      return bus.publish(item)
+    },
+    subscribe: (onItem) => bus.subscribe(onItem),
+    check: () => bus.check(),
+    close: () => bus.close(),
+  }
+}

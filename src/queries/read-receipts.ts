@@ -1,0 +1,30 @@
+// GET /messages/{message_id}/read_receipts (upstream views/read_receipts.py):
+// who has read a message the requester can access, when the organization
+// has read receipts on. As upstream, the list leaves out the sender, users
+// who turned send_read_receipts off, deactivated users, users who muted the
+// requester (their reading would reveal the mute) and users the requester
+// muted; it includes bots and historical copies. Ascending user IDs.
+import type { ActionContext } from '../actions/context.js'
+import { Prisma } from '../db/index.js'
+import { accessMessageById } from '../access/message.js'
+import { FLAG_BITS } from '../domain/flags.js'
+import { readReceiptsDisabled } from '../errors.js'
+
+export async function getReadReceipts(ctx: ActionContext, messageId: number): Promise<number[]> {
+  const { message } = await accessMessageById(ctx, messageId)
+  if (!ctx.realm.enableReadReceipts) throw readReceiptsDisabled()
+  const viewer = ctx.user.id
+  const rows = await ctx.prisma.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+    SELECT um.user_id FROM user_message um
+    JOIN user_profile u ON u.id = um.user_id
+    LEFT JOIN user_settings s ON s.user_id = um.user_id
+    WHERE um.message_id = ${message.id}
+      AND (um.flags & ${FLAG_BITS.read}) <> 0
+      AND u.is_active
+      AND COALESCE(s.send_read_receipts, TRUE)
+      AND um.user_id <> ${message.senderId}
+      AND NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = um.user_id AND mu.muted_user_id = ${viewer})
+      AND NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = ${viewer} AND mu.muted_user_id = um.user_id)
+    ORDER BY um.user_id`)
+  return rows.map((r) => r.user_id)
+}

@@ -1,0 +1,280 @@
+// The admin CLI as a real process on a throwaway PostgreSQL database and a
+// Redis key prefix of its own, next to a Roost app over the same database and
+// Redis: what each command prints, its exit code, and what it changed as the
+// API (and a live event queue) sees it.
+import { randomUUID } from 'node:crypto'
+import t from 'tap'
+import { buildApp } from '../../src/app.js'
+import { openDatabase } from '../../src/db/client.js'
+import { createBus, servicesOver } from '../../src/services.js'
+import { throwawayDatabase } from '../support/throwaway-db.js'
+import { testConfig, TEST_REDIS_URL } from '../support/app.js'
+import { anon, as } from '../support/client.js'
+import { expectError, expectSuccess } from '../support/expect.js'
+import { printed, runCli } from './run.js'
+
+t.setTimeout(900_000)
+
+t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
+  const url = await throwawayDatabase(t)
+  const prefix = `test:${randomUUID()}`
+  const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991' }
+  const cli = (args: string[], input?: string) => runCli(args, env, input)
+  const acme = { host: 'acme.localhost' }
+
+  t.test('migrate applies the migrations once', async (t) => {
+    const first = await cli(['migrate'])
+    t.equal(first.code, 0, first.stderr)
+    t.match(first.stdout, /applied \d+ migration\(s\)/)
+    const again = await cli(['migrate'])
+    t.equal(again.code, 0)
+    t.match(again.stdout, 'the database schema is up to date')
+  })
+
+  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false })
+  const database = await openDatabase({ databaseUrl: url })
+  const bus = await createBus(config)
+  const app = await buildApp({ services: servicesOver(config, database, bus) })
+  t.teardown(async () => {
+    await app.close()
+    await bus.close()
+    await database.close()
+  })
+
+  let owner = { deliveryEmail: 'boss@acme.example.com', apiKey: '' }
+  let password = ''
+  let moPassword = ''
+
+  t.test('org create makes the organization and prints its owner credentials', async (t) => {
+    const res = await cli(['org', 'create', '--name', 'Acme', '--subdomain', 'acme', '--owner-email', 'boss@acme.example.com', '--owner-name', 'Bea Boss'])
+    t.equal(res.code, 0, res.stderr)
+    t.match(res.stdout, "created the organization 'Acme' at http://acme.localhost:9991")
+    password = printed(res.stdout, 'owner password')
+    owner = { ...owner, apiKey: printed(res.stdout, 'owner API key') }
+    const settings = expectSuccess(t, await anon(app, acme).get('/server_settings'))
+    t.equal(settings.realm_name, 'Acme')
+    t.equal(settings.realm_url, 'http://acme.localhost:9991')
+    const login = expectSuccess(t, await anon(app, acme).post('/fetch_api_key', { username: owner.deliveryEmail, password }))
+    t.equal(login.api_key, owner.apiKey)
+    const me = expectSuccess(t, await as(app, owner, acme).get('/users/me'))
+    t.match(me, { full_name: 'Bea Boss', role: 100 })
+  })
+
+  t.test('org create refuses bad or taken subdomains and creates nothing', async (t) => {
+    const cases: [string[], RegExp][] = [
+      [['--subdomain', 'acme'], /Subdomain already in use/],
+      [['--subdomain', 'ab'], /length 3 or greater/],
+      [['--subdomain', 'Big_Co'], /lowercase letters, numbers, and '-'s/],
+      [['--subdomain', '-acme'], /cannot start or end with a '-'/],
+      [['--subdomain', 'a'.repeat(41)], /at most 40 characters/],
+      [['--subdomain', 'admins'], /Subdomain reserved/],
+      [['--subdomain', 'fine', '--root'], /exactly one of --subdomain/],
+      [['--subdomain', 'fine2', '--owner-email', 'not-an-email'], /Bad name or username/],
+    ]
+    for (const [extra, message] of cases) {
+      const res = await cli(['org', 'create', '--name', 'Other', '--owner-email', 'o@other.example.com', ...extra])
+      t.equal(res.code, 1, `${extra.join(' ')}: exit code 1`)
+      t.match(res.stderr, message)
+      t.equal(res.stdout, '')
+    }
+    const missing = await cli(['org', 'create', '--name', 'Other', '--subdomain', 'other'])
+    t.equal(missing.code, 2)
+    t.match(missing.stderr, "required option '--owner-email <email>' not specified")
+    const list = await cli(['org', 'list'])
+    t.equal(list.code, 0)
+    t.same(list.stdout.trim().split('\n').slice(1).map((l) => l.split('\t')[0]), ['acme'])
+  })
+
+  t.test('org create --invite prints a working owner invitation link instead of a password', async (t) => {
+    const res = await cli(['org', 'create', '--name', 'Beta Org', '--subdomain', 'beta-org', '--owner-email', 'lead@beta.example.com', '--invite'])
+    t.equal(res.code, 0, res.stderr)
+    const link = res.stdout.split('\n').find((l) => l.includes('/join/')) ?? ''
+    t.match(link, /^http:\/\/beta-org\.localhost:9991\/join\/[a-z0-9]{24}$/)
+    t.notMatch(res.stdout, /password/)
+    const page = await app.inject({ method: 'GET', url: new URL(link).pathname, headers: { host: 'beta-org.localhost' } })
+    t.equal(page.statusCode, 200)
+    t.match(page.body, 'lead@beta.example.com')
+    const joined = await app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      headers: { host: 'beta-org.localhost', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'full_name=Lee+Lead&password=lead-password-1',
+    })
+    t.ok(joined.statusCode < 400, joined.body.slice(0, 200))
+    const login = expectSuccess(t, await anon(app, { host: 'beta-org.localhost' }).post('/fetch_api_key', { username: 'lead@beta.example.com', password: 'lead-password-1' }))
+    const me = expectSuccess(t, await as(app, { deliveryEmail: 'lead@beta.example.com', apiKey: login.api_key as string }, { host: 'beta-org.localhost' }).get('/users/me'))
+    t.equal(me.role, 100, 'the invitation makes an owner')
+  })
+
+  t.test('org list shows every organization with its URL and people', async (t) => {
+    const res = await cli(['org', 'list'])
+    t.equal(res.code, 0)
+    t.same(res.stdout.trim().split('\n'), [
+      'subdomain\turl\tusers\tname',
+      'acme\thttp://acme.localhost:9991\t1\tAcme',
+      'beta-org\thttp://beta-org.localhost:9991\t1\tBeta Org',
+    ])
+  })
+
+  /** The owner's queue of realm_user events, registered through the API. */
+  async function ownerQueue(): Promise<{ queueId: string; events: () => Promise<Record<string, unknown>[]> }> {
+    const reg = expectSuccess(t, await as(app, owner, acme).post('/register', { event_types: ['realm_user'] }))
+    const queueId = reg.queue_id as string
+    return {
+      queueId,
+      events: async () => expectSuccess(t, await as(app, owner, acme).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true })).events,
+    }
+  }
+
+  let newUserId = 0
+  t.test('user create adds a person with a role, and the running server tells the others', async (t) => {
+    const queue = await ownerQueue()
+    const res = await cli(['user', 'create', '--org', 'acme', '--email', 'mo@acme.example.com', '--name', 'Mo Moderator', '--role', 'moderator'])
+    t.equal(res.code, 0, res.stderr)
+    t.match(res.stdout, /created mo@acme\.example\.com \(user ID \d+, moderator\) in 'Acme'/)
+    moPassword = printed(res.stdout, 'password')
+    expectSuccess(t, await anon(app, acme).post('/fetch_api_key', { username: 'mo@acme.example.com', password: moPassword }))
+    const users = expectSuccess(t, await as(app, owner, acme).get('/users')).members as { email: string; role: number; user_id: number }[]
+    const mo = users.find((u) => u.email === 'mo@acme.example.com')
+    t.equal(mo?.role, 300)
+    newUserId = mo?.user_id ?? 0
+    t.match(await queue.events(), [{ type: 'realm_user', op: 'add', person: { user_id: newUserId, role: 300, full_name: 'Mo Moderator' } }])
+  })
+
+  t.test('user create refuses bad input', async (t) => {
+    const taken = await cli(['user', 'create', '--org', 'acme', '--email', 'mo@acme.example.com', '--name', 'Again'])
+    t.equal(taken.code, 1)
+    t.match(taken.stderr, "Email 'mo@acme.example.com' already in use")
+    const noOrg = await cli(['user', 'create', '--org', 'nowhere', '--email', 'x@acme.example.com', '--name', 'Xavier'])
+    t.equal(noOrg.code, 1)
+    t.match(noOrg.stderr, "no organization with the subdomain 'nowhere'")
+    const root = await cli(['user', 'create', '--email', 'x@acme.example.com', '--name', 'Xavier'])
+    t.equal(root.code, 1)
+    t.match(root.stderr, 'no organization at the root (http://localhost:9991); pass --org <subdomain>')
+    const badRole = await cli(['user', 'create', '--org', 'acme', '--email', 'x@acme.example.com', '--name', 'Xavier', '--role', 'king'])
+    t.equal(badRole.code, 2)
+    t.match(badRole.stderr, "'king' is not a role: owner, admin, moderator, member or guest")
+    const badName = await cli(['user', 'create', '--org', 'acme', '--email', 'x@acme.example.com', '--name', 'X'])
+    t.equal(badName.code, 1)
+    t.match(badName.stderr, 'Name too short!')
+    const users = expectSuccess(t, await as(app, owner, acme).get('/users')).members as { email: string }[]
+    t.notOk(users.some((u) => u.email === 'x@acme.example.com'), 'nothing was created')
+  })
+
+  t.test('user set-role changes the role through the action (events, last-owner rule)', async (t) => {
+    const queue = await ownerQueue()
+    const res = await cli(['user', 'set-role', '--org', 'acme', 'MO@acme.example.com', 'admin'])
+    t.equal(res.code, 0, res.stderr)
+    t.match(res.stdout, 'mo@acme.example.com: moderator → admin')
+    t.equal(expectSuccess(t, await as(app, owner, acme).get(`/users/${newUserId}`)).user.role, 200)
+    t.match(await queue.events(), [{ type: 'realm_user', op: 'update', person: { user_id: newUserId, role: 200 } }])
+    const lastOwner = await cli(['user', 'set-role', '--org', 'acme', 'boss@acme.example.com', 'member'])
+    t.equal(lastOwner.code, 1)
+    t.match(lastOwner.stderr, /owner/i)
+    const unknown = await cli(['user', 'set-role', '--org', 'acme', 'ghost@acme.example.com', 'admin'])
+    t.equal(unknown.code, 1)
+    t.match(unknown.stderr, "no user with the email 'ghost@acme.example.com' in the organization 'Acme'")
+  })
+
+  t.test('user reset-password sets the password read from standard input', async (t) => {
+    const res = await cli(['user', 'reset-password', '--org', 'acme', 'mo@acme.example.com', '--password-stdin'], 'brand-new-secret\n')
+    t.equal(res.code, 0, res.stderr)
+    t.notMatch(res.stdout, 'brand-new-secret')
+    expectSuccess(t, await anon(app, acme).post('/fetch_api_key', { username: 'mo@acme.example.com', password: 'brand-new-secret' }))
+    const generated = await cli(['user', 'reset-password', '--org', 'acme', 'mo@acme.example.com'])
+    moPassword = printed(generated.stdout, 'password')
+    expectError(t, await anon(app, acme).post('/fetch_api_key', { username: 'mo@acme.example.com', password: 'brand-new-secret' }), { code: 'AUTHENTICATION_FAILED', status: 401 })
+    expectSuccess(t, await anon(app, acme).post('/fetch_api_key', { username: 'mo@acme.example.com', password: moPassword }))
+    const weak = await cli(['user', 'reset-password', '--org', 'acme', 'mo@acme.example.com', '--password-stdin'], 'abc')
+    t.equal(weak.code, 1)
+    t.match(weak.stderr, 'The password is too weak.')
+  })
+
+  t.test('user regenerate-api-key replaces the key at once', async (t) => {
+    const before = expectSuccess(t, await anon(app, acme).post('/fetch_api_key', { username: owner.deliveryEmail, password })).api_key as string
+    const res = await cli(['user', 'regenerate-api-key', '--org', 'acme', owner.deliveryEmail])
+    t.equal(res.code, 0, res.stderr)
+    const key = printed(res.stdout, 'API key')
+    t.match(key, /^[A-Za-z0-9]{32}$/)
+    t.not(key, before)
+    expectError(t, await as(app, { deliveryEmail: owner.deliveryEmail, apiKey: before }, acme).get('/users/me'), { code: 'UNAUTHORIZED', status: 401 })
+    owner = { ...owner, apiKey: key }
+    expectSuccess(t, await as(app, owner, acme).get('/users/me'))
+  })
+
+  t.test('user deactivate and reactivate', async (t) => {
+    const queue = await ownerQueue()
+    const off = await cli(['user', 'deactivate', '--org', 'acme', 'mo@acme.example.com'])
+    t.equal(off.code, 0, off.stderr)
+    t.match(off.stdout, 'deactivated mo@acme.example.com')
+    t.equal(expectSuccess(t, await as(app, owner, acme).get(`/users/${newUserId}`)).user.is_active, false)
+    expectError(t, await anon(app, acme).post('/fetch_api_key', { username: 'mo@acme.example.com', password: moPassword }), { code: 'USER_DEACTIVATED', status: 401 })
+    const again = await cli(['user', 'deactivate', '--org', 'acme', 'mo@acme.example.com'])
+    t.equal(again.code, 1)
+    t.match(again.stderr, 'User is deactivated')
+    const lastOwner = await cli(['user', 'deactivate', '--org', 'acme', owner.deliveryEmail])
+    t.equal(lastOwner.code, 1)
+    const on = await cli(['user', 'reactivate', '--org', 'acme', 'mo@acme.example.com'])
+    t.equal(on.code, 0, on.stderr)
+    t.equal(expectSuccess(t, await as(app, owner, acme).get(`/users/${newUserId}`)).user.is_active, true)
+    const active = await cli(['user', 'reactivate', '--org', 'acme', 'mo@acme.example.com'])
+    t.equal(active.code, 1)
+    t.match(active.stderr, 'User is already active')
+    t.match(await queue.events(), [
+      { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_active: false } },
+      { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_active: true } },
+    ])
+  })
+
+  t.test("queue list and queue drop act on the user's live queues in Redis", async (t) => {
+    const queue = await ownerQueue()
+    const list = await cli(['queue', 'list', '--org', 'acme', owner.deliveryEmail])
+    t.equal(list.code, 0, list.stderr)
+    const row = list.stdout.split('\n').find((l) => l.startsWith(queue.queueId))
+    t.match(row, /\t600\trealm_user$/)
+    const drop = await cli(['queue', 'drop', '--org', 'acme', owner.deliveryEmail, queue.queueId])
+    t.equal(drop.code, 0, drop.stderr)
+    expectError(t, await as(app, owner, acme).get('/events', { queue_id: queue.queueId, last_event_id: -1, dont_block: true }), { code: 'BAD_EVENT_QUEUE_ID', status: 400 })
+    const after = await cli(['queue', 'list', '--org', 'acme', owner.deliveryEmail])
+    t.notMatch(after.stdout, queue.queueId)
+    const gone = await cli(['queue', 'drop', '--org', 'acme', owner.deliveryEmail, queue.queueId])
+    t.equal(gone.code, 1)
+    t.match(gone.stderr, `has no event queue '${queue.queueId}'`)
+    const other = await ownerQueue()
+    const notHis = await cli(['queue', 'drop', '--org', 'acme', 'mo@acme.example.com', other.queueId])
+    t.equal(notHis.code, 1, "another user's queue is not dropped")
+    t.same(await other.events(), [])
+  })
+
+  t.test('config prints the effective configuration with secrets masked', async (t) => {
+    const res = await runCli(['config'], {
+      DATABASE_URL: 'postgresql://roost:db-secret@db.internal:5432/roost',
+      REDIS_URL: 'redis://:redis-secret@redis.internal:6379',
+      SMTP_URL: 'smtps://mailer:smtp-secret@mail.example.com',
+      S3_ENDPOINT: 'http://s3.internal', S3_BUCKET: 'b', S3_REGION: 'r', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 's3-secret',
+      BOOTSTRAP_OWNER_EMAIL: 'o@example.com', BOOTSTRAP_OWNER_PASSWORD: 'boot-secret',
+    })
+    t.equal(res.code, 0, res.stderr)
+    t.notMatch(res.stdout, /-secret/)
+    const shown = JSON.parse(res.stdout)
+    t.equal(shown.databaseUrl, 'postgresql://roost:***@db.internal:5432/roost')
+    t.equal(shown.redisUrl, 'redis://:***@redis.internal:6379')
+    t.equal(shown.smtpUrl, 'smtps://mailer:***@mail.example.com')
+    t.match(shown.s3, { accessKeyId: 'AKID', secretAccessKey: '***', bucket: 'b' })
+    t.equal(shown.bootstrap.ownerPassword, '***')
+    const bad = await runCli(['config'], { PORT: 'ninety' })
+    t.equal(bad.code, 1)
+    t.match(bad.stderr, 'configuration error: PORT must be an integer')
+  })
+
+  t.test('unknown commands and options are usage errors', async (t) => {
+    for (const args of [['frobnicate'], ['user', 'create', '--org', 'acme', '--colour', 'red'], ['user', 'set-role', '--org', 'acme', 'boss@acme.example.com']]) {
+      const res = await cli(args)
+      t.equal(res.code, 2, args.join(' '))
+      t.match(res.stderr, /error: /)
+    }
+    const help = await cli(['--help'])
+    t.equal(help.code, 0)
+    for (const command of ['org', 'user', 'queue', 'migrate', 'config']) t.match(help.stdout, command)
+  })
+})

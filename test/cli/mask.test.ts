@@ -1,0 +1,28 @@
+// maskSecrets: every secret-looking field and URL password, whatever the configuration holds.
+import t from 'tap'
+import { maskSecrets } from '../../src/cli/mask.js'
+
+t.test('masks fields named like secrets and URL passwords, keeps the rest', async (t) => {
+  t.same(
+    maskSecrets({
+      port: 9991,
+      databaseUrl: 'postgresql://u:p@h/db',
+      redisUrl: 'redis://h:6379',
+      metricsToken: 'tok',
+      unsetToken: undefined,
+      smtp: { url: 'smtp://a:b@mail', password: 'pw' },
+      s3: { accessKeyId: 'id', secretAccessKey: 'sk' },
+      origins: ['https://a.example', 'https://u:pw@b.example'],
+    }),
+    {
+      port: 9991,
+      databaseUrl: 'postgresql://u:***@h/db',
+      redisUrl: 'redis://h:6379',
+      metricsToken: '***',
+      unsetToken: null,
+      smtp: { url: 'smtp://a:***@mail', password: '***' },
+      s3: { accessKeyId: 'id', secretAccessKey: '***' },
+      origins: ['https://a.example', 'https://u:***@b.example/'],
+    },
+  )
+})

@@ -1,0 +1,120 @@
+// checkStateAfter(t, app, user, fn): "register state + applied events =
+// fresh register" (upstream's verify_action). Registers a queue for every
+// event type, runs fn, fetches the queue's events (each checked against its
+// schema), applies them with the client model of apply-event.ts, registers
+// again and asserts the two states are deeply equal. It does so for two
+// clients at once: a modern one (all capabilities, include_subscribers,
+// slim_presence, client_extavatar) and a legacy one (no capabilities),
+// so both the modern and the legacy event forms are checked.
+//
+// Keys that legitimately differ between two registrations, and only those:
+// * queue_id, last_event_id: the new queue's own;
+// * server_timestamp: the server's clock when presence was read;
+// * presence_last_update_id: may move when fn's requests touch presence.
+import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import type { User } from '../../src/db/index.js'
+import { as, type Params } from './client.js'
+import { bodyOf } from './expect.js'
+import { checkEventSchemas, MODERN_CAPABILITIES, type CapturedEvent } from './events.js'
+import { applyEvents, type DeliveredEvent, type RegisterState } from './apply-event.js'
+
+export type StateCheckTap = Pick<Test, 'same' | 'ok'>
+
+export interface StateCheckOptions {
+  /** Further register keys left out of the comparison, each with the reason (shown in the assertion's name). */
+  ignore?: Record<string, string>
+  /** Event types fn must produce for the modern client (a check that the scenario did something). */
+  expectTypes?: string[]
+}
+
+const ALWAYS_IGNORED = ['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id']
+
+interface Variant {
+  name: string
+  params: Params
+  includeSubscribers: boolean
+  userListIncomplete: boolean
+}
+
+const VARIANTS: Variant[] = [
+  {
+    name: 'modern client',
+    params: { client_capabilities: MODERN_CAPABILITIES, include_subscribers: true, slim_presence: true, client_extavatar: true, apply_markdown: true },
+    includeSubscribers: true,
+    userListIncomplete: MODERN_CAPABILITIES.user_list_incomplete,
+  },
+  {
+    name: 'legacy client',
+    params: { client_capabilities: {}, include_subscribers: false, slim_presence: false, client_extavatar: false, apply_markdown: false },
+    includeSubscribers: false,
+    userListIncomplete: false,
+  },
+]
+
+type Person = Pick<User, 'id' | 'deliveryEmail' | 'apiKey'>
+
+async function register(app: FastifyInstance, user: Person, params: Params): Promise<RegisterState> {
+  const body = bodyOf(await as(app, user).post('/register', params))
+  if (body.result !== 'success') throw new Error(`register failed: ${JSON.stringify(body)}`)
+  return body
+}
+
+async function drain(app: FastifyInstance, user: Person, queueId: string, lastEventId: number): Promise<CapturedEvent[]> {
+  const body = bodyOf(await as(app, user).get('/events', { queue_id: queueId, last_event_id: lastEventId, dont_block: true }))
+  if (body.result !== 'success') throw new Error(`GET /events failed: ${JSON.stringify(body)}`)
+  return body.events as CapturedEvent[]
+}
+
+/**
+ * The state without the ignored keys, its channel lists in stream_id order:
+ * they are sets (register sorts them by name, events append), as upstream's
+ * verify_action treats them.
+ */
+function withoutIgnored(state: RegisterState, ignored: string[]): RegisterState {
+  const out: RegisterState = { ...state }
+  for (const key of ignored) delete out[key]
+  for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) {
+    const value = out[key]
+    if (Array.isArray(value)) out[key] = [...(value as { stream_id: number }[])].sort((a, b) => a.stream_id - b.stream_id)
+  }
+  return out
+}
+
+/**
+ * Runs fn between two registrations of `user` and asserts, for each client
+ * variant, that the first state with the events applied equals the second.
+ * Returns the modern client's events.
+ */
+export async function checkStateAfter(
+  t: StateCheckTap,
+  app: FastifyInstance,
+  user: Person,
+  fn: () => Promise<unknown>,
+  options: StateCheckOptions = {},
+): Promise<CapturedEvent[]> {
+  const before = await Promise.all(VARIANTS.map((v) => register(app, user, v.params)))
+  await fn()
+  // Actions publish after their commit, before answering; the in-process bus delivers on a microtask.
+  await new Promise((resolve) => setImmediate(resolve))
+  const events = await Promise.all(VARIANTS.map((_, i) => drain(app, user, String(before[i]?.queue_id), Number(before[i]?.last_event_id))))
+  const after = await Promise.all(VARIANTS.map((v) => register(app, user, v.params)))
+  const ignored = [...ALWAYS_IGNORED, ...Object.keys(options.ignore ?? {})]
+  const note = options.ignore ? ` (ignoring ${Object.entries(options.ignore).map(([k, why]) => `${k}: ${why}`).join('; ')})` : ''
+  VARIANTS.forEach((variant, i) => {
+    const delivered = (events[i] ?? []).filter((e) => e.type !== 'heartbeat')
+    checkEventSchemas(delivered)
+    const applied = applyEvents(before[i] as RegisterState, delivered as DeliveredEvent[], {
+      userId: user.id,
+      includeSubscribers: variant.includeSubscribers,
+      userListIncomplete: variant.userListIncomplete,
+    })
+    t.same(withoutIgnored(applied, ignored), withoutIgnored(after[i] as RegisterState, ignored), `${variant.name}: register state + ${delivered.length} events = fresh register${note}`)
+  })
+  await Promise.all(
+    [...before, ...after].map((state) => as(app, user).delete('/events', { queue_id: String(state.queue_id) })),
+  )
+  const modern = (events[0] ?? []).filter((e) => e.type !== 'heartbeat')
+  for (const type of options.expectTypes ?? []) t.ok(modern.some((e) => e.type === type), `a ${type} event was sent`)
+  return modern
+}
