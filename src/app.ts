@@ -1,5 +1,5 @@
 // buildApp(): plugins, the route table under /api/v1, 405s and the error handler.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import cors from '@fastify/cors'
@@ -39,8 +39,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false }:
     // X-Forwarded-For is believed only from these (TRUSTED_PROXIES); request.ip is then the client's.
     trustProxy: services.config.trustedProxies.length > 0 ? services.config.trustedProxies : false,
     // One line per request, with user and organization (http/observability.ts), instead of Fastify's two.
-    disableRequestLogging: true,
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     // Bad URLs, over-long path segments and header overflow answer in the error envelope too.
     frameworkErrors,
     clientErrorHandler,

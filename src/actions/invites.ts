@@ -3,13 +3,14 @@
 // invites_changed to the realm's administrators and the inviter, whose
 // clients refetch GET /invites. Mails go out after the commit.
 import { randomBytes } from 'node:crypto'
+import { requireMemberOrAdmin } from '../access/member-or-admin.js'
 import type { Invitation, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { accessStreamById } from '../access/stream.js'
 import { isValidEmail } from '../access/user.js'
-import { hasPolicyPermission, isAdmin, isGuest, isOwner, isRole, ROLE } from '../domain/roles.js'
+import { hasPolicyPermission, isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
 import {
   accountTooNewToInvite,
   badRequest,
@@ -21,7 +22,6 @@ import {
   mustBeOwner,
   noInviteeEmails,
   noSuchInvitation,
-  notAllowedForGuests,
 } from '../errors.js'
 import { isUserInGroup } from '../queries/group-membership.js'
 import { INVITE_STATUS, inviteLinkUrl } from '../queries/invites.js'
@@ -127,12 +127,8 @@ function addressProblem(realm: Realm, email: string, allowedDomains: string[]): 
   return null
 }
 
-function requireMayInvite(ctx: ActionContext): void {
-  if (isGuest(ctx.user.role)) throw notAllowedForGuests()
-}
-
 export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): Promise<void> {
-  requireMayInvite(ctx)
+  requireMemberOrAdmin(ctx)
   if (!hasPolicyPermission(ctx.realm.inviteToRealmPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
   if (input.inviteeEmails.trim() === '') throw noInviteeEmails()
   checkInviteAs(ctx.user, input.inviteAs)
@@ -229,7 +225,7 @@ export async function sendInvitationMail(ctx: ActionContext, row: Invitation): P
 }
 
 export async function createMultiuseInvite(ctx: ActionContext, input: InviteOptions): Promise<string> {
-  requireMayInvite(ctx)
+  requireMemberOrAdmin(ctx)
   const groupId = ctx.realm.createMultiuseInviteGroupId
   const allowed = groupId === null ? isAdmin(ctx.user.role) : await isUserInGroup(ctx.prisma, ctx.realm.id, ctx.user.id, groupId)
   if (!allowed) throw insufficientPermission()
@@ -270,6 +266,7 @@ async function pendingInvitation(ctx: ActionContext, id: number): Promise<Invita
 }
 
 export async function revokeInvitation(ctx: ActionContext, id: number): Promise<void> {
+  requireMemberOrAdmin(ctx)
   const row = await pendingInvitation(ctx, id)
   await inTransaction(ctx, async (tx, emit) => {
     const { count } = await tx.invitation.updateMany({ where: { id, status: INVITE_STATUS.PENDING }, data: { status: INVITE_STATUS.REVOKED } })
@@ -279,6 +276,7 @@ export async function revokeInvitation(ctx: ActionContext, id: number): Promise<
 }
 
 export async function revokeMultiuseInvite(ctx: ActionContext, id: number): Promise<void> {
+  requireMemberOrAdmin(ctx)
   const row = await ctx.prisma.multiuseInvite.findFirst({ where: { id, realmId: ctx.realm.id } })
   if (!row) throw noSuchInvitation()
   checkMayManage(ctx, row.referredById, row.inviteAs)
@@ -290,6 +288,7 @@ export async function revokeMultiuseInvite(ctx: ActionContext, id: number): Prom
 }
 
 export async function resendInvitation(ctx: ActionContext, id: number): Promise<void> {
+  requireMemberOrAdmin(ctx)
   const row = await pendingInvitation(ctx, id)
   await checkDailyLimit(ctx, 1)
   const updated = await inTransaction(ctx, async (tx, emit) => {

@@ -3,14 +3,9 @@
 // below moderator, only groups the user is a direct member of.
 import type { Tx, UserGroup } from '../db/index.js'
 import type { ActionContext, TxContext } from './context.js'
-import { hasPolicyPermission, isGuest, isModeratorOrAbove } from '../domain/roles.js'
-import { botRequestsNotAccepted, insufficientPermission, invalidUserGroup, notAllowedForGuests } from '../errors.js'
-
-/** Upstream's require_member_or_admin. */
-export function requireMemberOrAdmin(ctx: TxContext): void {
-  if (isGuest(ctx.user.role)) throw notAllowedForGuests()
-  if (ctx.user.isBot) throw botRequestsNotAccepted()
-}
+import { hasPolicyPermission, isModeratorOrAbove } from '../domain/roles.js'
+import { insufficientPermission, invalidUserGroup } from '../errors.js'
+import { requireMemberOrAdmin } from '../access/member-or-admin.js'
 
 /** Upstream's require_user_group_edit_permission: may the user edit user groups at all? */
 export function requireGroupEditPermission(ctx: TxContext): void {

@@ -151,10 +151,12 @@ t.test('one wake-up carries each event variant once; every woken queue gets its 
   const unread = { flags: [] }
   await b.queues.append({ realmId: 1, userIds: users, event: { type: 'message', message }, perUser: { 1: { flags: ['read'] }, 2: unread, 3: unread }, origin: 'b' })
   const answers = await withTimeout(Promise.all(polls))
+  // These queues did not ask for rendered content: they get the Markdown source.
+  const delivered = { id: 5, type: 'stream', content: 'hi', content_type: 'text/x-markdown' }
   t.same(answers, [
-    [{ id: 1, type: 'message', message, flags: ['read'] }],
-    [{ id: 0, type: 'message', message, flags: [] }],
-    [{ id: 0, type: 'message', message, flags: [] }],
+    [{ id: 1, type: 'message', message: delivered, flags: ['read'] }],
+    [{ id: 0, type: 'message', message: delivered, flags: [] }],
+    [{ id: 0, type: 'message', message: delivered, flags: [] }],
   ])
   t.equal(scripts(), 0, 'no read of the queues')
   await new Promise((resolve) => setTimeout(resolve, 50))

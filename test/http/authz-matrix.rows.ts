@@ -280,7 +280,14 @@ export const MATRIX: Record<string, Row[]> = {
   'POST /users/me/presence': [{ target: 'own', request: () => ({ path: '/users/me/presence', params: { status: 'active' } }), allow: HUMANS, denyFor: { bot: NOT_FOR_BOTS } }],
   'GET /realm/presence': [{ target: 'none', request: () => ({ path: '/realm/presence' }), allow: ALL }],
   'GET /users/:user_id/presence': [
-    { target: 'other', request: (w) => ({ path: `/users/${w.fx.users.otherMember.id}/presence` }), allow: ALL },
+    {
+      target: 'other',
+      request: async (w) => {
+        await ok(await as(w.app, w.fx.users.otherMember, w.fx).post('/users/me/presence', { status: 'active' }))
+        return { path: `/users/${w.fx.users.otherMember.id}/presence` }
+      },
+      allow: ALL,
+    },
     { target: 'foreign', request: (w) => ({ path: `/users/${w.foreign.users.member.id}/presence` }), allow: NOBODY, deny: NO_SUCH_USER },
   ],
   'GET /users/me/alert_words': [{ target: 'own', request: () => ({ path: '/users/me/alert_words' }), allow: ALL }],
@@ -369,7 +376,8 @@ export const MATRIX: Record<string, Row[]> = {
         path: '/scheduled_messages',
         params: { type: 'stream', to: w.fx.streams.secret.id, topic: 'later', content: 'later', scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 },
       }),
-      allow: NOBODY,
+      // As for POST /messages: the matrix bot's owner is in `secret`.
+      allow: ['bot'],
     },
   ],
   'PATCH /scheduled_messages/:scheduled_message_id': [
@@ -615,7 +623,8 @@ export const MATRIX: Record<string, Row[]> = {
     },
   ],
   'POST /invites/multiuse': [
-    { target: 'none', request: () => ({ path: '/invites/multiuse', params: {} }), allow: ADMINS, deny: MUST_BE_ADMIN, denyFor: MEMBERS_OR_ADMINS_ONLY },
+    // Upstream: create_multiuse_invite_group (admins by default), else "Insufficient permission".
+    { target: 'none', request: () => ({ path: '/invites/multiuse', params: {} }), allow: ADMINS, deny: INSUFFICIENT, denyFor: MEMBERS_OR_ADMINS_ONLY },
   ],
   'DELETE /invites/:invite_id': [
     { target: 'other', request: async (w) => ({ path: `/invites/${await inviteOf(w, w.fx.users.otherMember)}` }), allow: ADMINS, deny: MUST_BE_ADMIN, denyFor: MEMBERS_OR_ADMINS_ONLY },
@@ -623,7 +632,7 @@ export const MATRIX: Record<string, Row[]> = {
       target: 'foreign',
       request: async (w) => ({ path: `/invites/${await inviteOf(w, w.foreign.users.owner, w.foreign)}` }),
       allow: NOBODY,
-      deny: { status: 404, code: 'BAD_REQUEST', msg: 'No such invitation' },
+      deny: bad('No such invitation'),
       denyFor: MEMBERS_OR_ADMINS_ONLY,
     },
   ],
@@ -646,12 +655,13 @@ export const MATRIX: Record<string, Row[]> = {
   ],
   'PATCH /streams/:stream_id': [
     { target: 'none', request: (w) => ({ path: `/streams/${w.fx.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: MUST_BE_ADMIN },
-    { target: 'private', request: (w) => ({ path: `/streams/${w.fx.streams.secret.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: MUST_BE_ADMIN },
-    { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: NOBODY, deny: MUST_BE_ADMIN, denyFor: adminFirst(INVALID_CHANNEL_ID) },
+    // Upstream's access_stream_for_delete_or_update: a private channel a non-admin has not joined, or another organization's, is an invalid ID.
+    { target: 'private', request: (w) => ({ path: `/streams/${w.fx.streams.secret.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: INVALID_CHANNEL_ID },
+    { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: NOBODY, deny: INVALID_CHANNEL_ID },
   ],
   'DELETE /streams/:stream_id': [
     { target: 'none', request: async (w) => ({ path: `/streams/${await channelOf(w)}` }), allow: ADMINS, deny: MUST_BE_ADMIN },
-    { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}` }), allow: NOBODY, deny: MUST_BE_ADMIN, denyFor: adminFirst(INVALID_CHANNEL_ID) },
+    { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}` }), allow: NOBODY, deny: INVALID_CHANNEL_ID },
   ],
   'GET /default_streams': [{ target: 'none', request: () => ({ path: '/default_streams' }), allow: ALL }],
   'POST /default_streams': [

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { createMultiuseInvite, inviteUsers, resendInvitation, revokeInvitation, revokeMultiuseInvite } from '../../actions/invites.js'
+import { requireMemberOrAdmin } from '../../access/member-or-admin.js'
 import { getInvites } from '../../queries/invites.js'
 import { ROLE } from '../../domain/roles.js'
 import { MAX_CHANNELS_PER_REQUEST } from '../../domain/limits.js'
@@ -17,7 +18,10 @@ export const routes = [
   route({
     method: 'GET',
     url: '/invites',
-    handler: async (_input, ctx) => ({ invites: await getInvites(ctx) }),
+    handler: async (_input, ctx) => {
+      requireMemberOrAdmin(ctx)
+      return { invites: await getInvites(ctx) }
+    },
   }),
   route({
     method: 'POST',
