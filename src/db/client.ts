@@ -36,6 +36,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string
   /** PGlite in memory (tests); ignored when databaseUrl is set. */
   inMemory?: boolean
+  /** Start the in-memory PGlite from this data-directory image (see dumpPGlite) instead of an empty cluster. */
+  pgliteImage?: Blob
 }
 
 /** Thrown for a bad DATABASE_URL or an unreachable database; names the variable. */
@@ -43,7 +45,15 @@ export class DatabaseConfigError extends Error {}
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl !== undefined && opts.databaseUrl !== '') return openPostgres(opts.databaseUrl)
-  return openPGlite(opts.inMemory === true ? undefined : path.join(opts.dataDir ?? './data', 'db'))
+  if (opts.inMemory === true) return openPGlite(undefined, opts.pgliteImage)
+  return openPGlite(path.join(opts.dataDir ?? './data', 'db'))
+}
+
+/** An image of an in-memory PGlite database's data directory, for openDatabase's pgliteImage. */
+export async function dumpPGlite(db: Database): Promise<Blob> {
+  const driver = drivers.get(db)
+  if (driver?.kind !== 'pglite') throw new Error('dumpPGlite: not a PGlite database')
+  return driver.mutex.run(() => driver.pglite.dumpDataDir('none'))
 }
 
 /**
@@ -65,9 +75,9 @@ function yieldBetweenStatements(pglite: PGlite): void {
   }
 }
 
-async function openPGlite(dir: string | undefined): Promise<Database> {
+async function openPGlite(dir: string | undefined, image?: Blob): Promise<Database> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
-  const pglite = new PGlite(dir ?? 'memory://')
+  const pglite = new PGlite(dir ?? 'memory://', image ? { loadDataDir: image } : {})
   await pglite.waitReady
   yieldBetweenStatements(pglite)
   const writes = new LocalWrites()

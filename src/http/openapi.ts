@@ -3,7 +3,7 @@
 // (TypeBox schemas are JSON Schema, which 3.1 uses as is). Served at
 // /api/v1/openapi.json.
 import { Type, type TSchema } from 'typebox'
-import { ALIAS_MARK, JSON_MARK } from './params.js'
+import { ALIAS_MARK, JSON_MARK, PARSING_MARK_PREFIX } from './params.js'
 import type { AuthMode, Route } from './route.js'
 import { SERVICE_VERSION } from '../version.js'
 
@@ -11,7 +11,7 @@ type Json = Record<string, unknown>
 
 /** A plain JSON copy of a schema, without TypeBox's hidden keys or Roost's parsing marks. */
 function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === JSON_MARK || key === ALIAS_MARK ? undefined : value))) as Json
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key.startsWith(PARSING_MARK_PREFIX) ? undefined : value))) as Json
 }
 
 /** `/users/:user_id` → `/users/{user_id}`, and the names of its path parameters. */

@@ -4,6 +4,8 @@ import { Type, type TSchema, type TOptional } from 'typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { ApiError, badRequest, confusingParameters, invalidJson, missingArgument, tooManyItems } from '../errors.js'
 
+/** Every parsing mark below starts with this; the OpenAPI description leaves them out. */
+export const PARSING_MARK_PREFIX = 'x-roost-'
 export const JSON_MARK = 'x-roost-json'
 export const ALIAS_MARK = 'x-roost-alias'
 const UPSTREAM_ALIAS_MARK = 'x-roost-upstream-alias'

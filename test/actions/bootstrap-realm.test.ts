@@ -6,13 +6,14 @@ import { servicesOver } from '../../src/services.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { loadConfig } from '../../src/config.js'
 import { verifyPassword } from '../../src/actions/user-rows.js'
+import { migratedPGlite } from '../support/pglite-image.js'
 import { throwawayDatabase, type Teardown } from '../support/throwaway-db.js'
 
 async function freshDatabase(t: Teardown, kind: 'pglite' | 'postgres'): Promise<{ db: Database; url?: string }> {
   const url = kind === 'postgres' ? await throwawayDatabase(t) : undefined
-  const db = await openDatabase({ databaseUrl: url, inMemory: kind === 'pglite' })
+  const db = url === undefined ? await migratedPGlite() : await openDatabase({ databaseUrl: url })
   t.teardown(() => db.close())
-  await applyMigrations(db)
+  if (url !== undefined) await applyMigrations(db)
   return { db, url }
 }
 

@@ -9,6 +9,7 @@ import path from 'node:path'
 import t from 'tap'
 import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
+import { emptyPGlite } from '../support/pglite-image.js'
 import { throwawayDatabase } from '../support/throwaway-db.js'
 
 
@@ -55,7 +56,7 @@ t.test('the committed migrations are found from the package root', async (t) => 
 })
 
 t.test('in-memory PGlite', async (t) => {
-  const db = await openDatabase({ inMemory: true })
+  const db = await emptyPGlite()
   t.teardown(() => db.close())
   const all = (await readMigrations(defaultMigrationsDir())).map((m) => m.name)
 
@@ -123,7 +124,7 @@ t.test('in-memory PGlite', async (t) => {
   })
 
   t.test('concurrent runs on one database are serialized', async (t) => {
-    const fresh = await openDatabase({ inMemory: true })
+    const fresh = await emptyPGlite()
     t.teardown(() => fresh.close())
     const [a, b] = await Promise.all([applyMigrations(fresh), applyMigrations(fresh)])
     t.same([...a, ...b].sort(), all)
@@ -144,7 +145,7 @@ t.test('PGlite on disk keeps its migrations across reopening', async (t) => {
 })
 
 t.test('a failing migration leaves nothing behind and stops the run', async (t) => {
-  const db = await openDatabase({ inMemory: true })
+  const db = await emptyPGlite()
   t.teardown(() => db.close())
   const dir = await tempMigrations(t, {
     '20000101000000_ok': 'CREATE TABLE a (id int);',
@@ -160,7 +161,7 @@ t.test('a failing migration leaves nothing behind and stops the run', async (t) 
 })
 
 t.test('a migration edited after it was applied is reported, not re-applied', async (t) => {
-  const db = await openDatabase({ inMemory: true })
+  const db = await emptyPGlite()
   t.teardown(() => db.close())
   const before = await tempMigrations(t, { '20000101000000_one': 'CREATE TABLE a (id int);' })
   await applyMigrations(db, undefined, { migrationsDir: before })

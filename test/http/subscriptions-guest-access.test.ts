@@ -97,6 +97,7 @@ t.test('restricted guests and subscription changes', async (t) => {
           date_joined: sam.dateJoined.toISOString().replace(/Z$/, '+00:00'),
           delivery_email: sam.deliveryEmail,
           avatar_url: (await asGuestSees(sam)).avatar_url,
+          bot_type: null,
           profile_data: { [String(phone)]: { value: '555', rendered_value: '<p>555</p>' } },
         },
       },

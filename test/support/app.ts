@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations } from '../../src/db/migrate.js'
+import { migratedPGlite } from './pglite-image.js'
 import type { Realm, Stream, User } from '../../src/db/index.js'
 import type { Services } from '../../src/actions/context.js'
 import { createRealm } from '../../src/actions/create-realm.js'
@@ -29,7 +30,8 @@ let shared: Promise<Database> | undefined
 
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
-    const db = await openDatabase({ databaseUrl: TEST_DATABASE_URL, inMemory: !TEST_DATABASE_URL })
+    if (!TEST_DATABASE_URL) return migratedPGlite()
+    const db = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
     await applyMigrations(db)
     return db
   })()
