@@ -10,6 +10,7 @@ import { DatabaseConfigError } from '../db/client.js'
 import type { ActionContext } from '../actions/context.js'
 import type { Realm, User } from '../db/index.js'
 import { ROLE } from '../domain/roles.js'
+import { idMatchingLower } from '../db/exact-match.js'
 
 /** A failure the operator can fix: printed as `roost: <message>`, exit code 1. */
 export class CliError extends Error {
@@ -75,10 +76,12 @@ export async function findOrganization(services: NodeServices, subdomain: string
 /** A user of the organization by email address (exact, case-insensitive), bots included. */
 export async function findUser(ctx: ActionContext, email: string): Promise<User> {
   const wanted = email.trim()
-  const user = await ctx.prisma.user.findFirst({
-    where: { realmId: ctx.realm.id, OR: [{ deliveryEmail: { equals: wanted, mode: 'insensitive' } }, { email: { equals: wanted, mode: 'insensitive' } }] },
-    orderBy: { id: 'asc' },
-  })
+  const scope = { realm_id: ctx.realm.id }
+  const ids = [
+    await idMatchingLower(ctx.prisma, 'user_delivery_email', scope, wanted),
+    await idMatchingLower(ctx.prisma, 'user_email', scope, wanted),
+  ].filter((id) => id !== undefined)
+  const user = ids.length === 0 ? null : await ctx.prisma.user.findUnique({ where: { id: Math.min(...ids) } })
   if (!user) throw new CliError(`no user with the email '${wanted}' in the organization '${ctx.realm.name}'`)
   return user
 }
