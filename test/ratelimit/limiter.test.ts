@@ -2,7 +2,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { MemoryRateLimiter, decide, type RateLimiter } from '../../src/ratelimit/limiter.js'
 import { RedisRateLimiter } from '../../src/ratelimit/redis-limiter.js'
-import { TEST_REDIS_URL } from '../support/app.js'
+import { TEST_REDIS_URL } from '../support/config.js'
 
 const rules = [{ windowSeconds: 10, maxCalls: 3 }]
 

@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
-import { loadConfig, type Config } from '../../src/config.js'
+import type { Config } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations } from '../../src/db/migrate.js'
 import { migratedPGlite } from './pglite-image.js'
+import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig } from './config.js'
 import type { Realm, Stream, User } from '../../src/db/index.js'
 import type { Services } from '../../src/actions/context.js'
 import { createRealm } from '../../src/actions/create-realm.js'
@@ -22,9 +23,7 @@ export interface Tap {
   teardown(fn: () => unknown): void
 }
 
-/** PostgreSQL when ROOST_TEST_DATABASE_URL is set (the CI's second pass), else in-memory PGlite. */
-export const TEST_DATABASE_URL = process.env.ROOST_TEST_DATABASE_URL || undefined
-export const TEST_REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+export { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig } from './config.js'
 
 let shared: Promise<Database> | undefined
 
@@ -38,9 +37,6 @@ export function testDatabase(): Promise<Database> {
   return shared
 }
 
-export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off' }), databaseUrl: TEST_DATABASE_URL, ...overrides }
-}
 
 export type FixtureRole = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot' | 'otherMember'
 
