@@ -6,14 +6,25 @@
 // files that both miss write the same bytes, each through its own file.
 import { createHash, randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import path from 'node:path'
 import { dumpPGlite, openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
 
 const CACHE_DIR = path.join(os.tmpdir(), 'roost-test-pglite')
-const PGLITE_VERSION = (createRequire(import.meta.url)('@electric-sql/pglite/package.json') as { version: string }).version
+
+/** The installed PGlite's version (its package.json, found above its entry point: the package exports no ./package.json). */
+function pgliteVersion(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')))
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    if (path.dirname(dir) === dir) throw new Error('cannot find the package.json of @electric-sql/pglite')
+    dir = path.dirname(dir)
+  }
+  return (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version
+}
+const PGLITE_VERSION = pgliteVersion()
 
 const keyOf = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16)
 
