@@ -2,10 +2,13 @@
 // The runner behind `npm test` (which builds first). Runs the compiled tests
 // under dist/test with tap, in phases:
 //
-//   unit      every test except test/cluster and test/e2e, on in-memory PGlite
-//   postgres  again on PostgreSQL (ROOST_TEST_DATABASE_URL, a fresh roost_test
+//   unit      every test except test/cluster, test/failure, test/e2e and
+//             test/authz, on in-memory PGlite
+//   postgres  on PostgreSQL (ROOST_TEST_DATABASE_URL, a fresh roost_test
 //             database): those of the unit phase that use the test database,
-//             i.e. import test/support/app.js (the API tests)
+//             i.e. import test/support/app.js (the API tests), again; and the
+//             authorization matrix (test/authz), which runs only here: it
+//             checks the routes' rules, which do not depend on the database
 //   cluster   test/cluster: several nodes sharing PostgreSQL and Redis
 //   failure   test/failure: three server processes on a PostgreSQL and a Redis
 //             the tests start, stop, kill and slow down themselves (one file
@@ -42,11 +45,12 @@ const all = sourceTests()
 const isCluster = under('cluster')
 const isE2e = under('e2e')
 const isFailure = under('failure')
+const isAuthz = under('authz')
 const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const phases = {
-  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f)), env: withoutDb },
+  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f)), env: withoutDb },
   postgres: {
     files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && usesDatabase(f)),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },

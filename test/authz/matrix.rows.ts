@@ -1,6 +1,6 @@
 // The authorization matrix as data: for each route of the route table
 // ("METHOD /url" exactly as declared), rows of (target, request, roles
-// allowed, answer to the others). authz-matrix.test.ts runs every row as each
+// allowed, answer to the others). matrix.ts runs every row as each
 // of ROLES, each time with a fresh caller of that role, and adds the rows that
 // follow from the route's auth mode (no credentials, deactivated caller,
 // another organization's credentials).

@@ -3,8 +3,8 @@
 // a deactivated user, no credentials) on every kind of target (own, another
 // user's, a private channel not joined, another organization's), answers
 // exactly what upstream allows. The expectations are data, in
-// authz-matrix.rows.ts; this module only runs them (split over the
-// authz-matrix-<n>.test.ts files so each stays within the test timeout). A
+// matrix.rows.ts; this module only runs them (split over the
+// matrix-<n>.test.ts files so each stays within the test timeout). A
 // route without rows fails.
 //
 // Rows derived for every route from its auth mode:
@@ -22,7 +22,7 @@ import { anon, as } from '../support/client.js'
 import { bodyOf } from '../support/expect.js'
 import { allRoutes } from '../../src/http/routes/index.js'
 import { ROLE } from '../../src/domain/roles.js'
-import { MATRIX, ROLES, routeKey, type Expect, type Role, type World } from './authz-matrix.rows.js'
+import { MATRIX, ROLES, routeKey, type Expect, type Role, type World } from './matrix.rows.js'
 import type { User } from '../../src/db/index.js'
 
 const ROLE_VALUE: Record<Exclude<Role, 'bot'>, number> = {

@@ -1,0 +1,4 @@
+// Shard 6 of 8 of the authorization matrix (matrix.ts).
+import { runAuthorizationMatrix } from './matrix.js'
+
+runAuthorizationMatrix(5, 8)

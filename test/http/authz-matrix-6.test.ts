@@ -1,4 +1,0 @@
-// Shard 6 of 8 of the authorization matrix (authz-matrix.ts).
-import { runAuthorizationMatrix } from './authz-matrix.js'
-
-runAuthorizationMatrix(5, 8)
