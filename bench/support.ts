@@ -45,7 +45,8 @@ export async function startChild(script: string, env: Record<string, string>, no
   const port = await freePort()
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/bench', `${script}.js`)], {
     cwd: ROOT,
-    env: { ...process.env, RATE_LIMITING: 'off', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', ...env },
+    // Benchmarks hold thousands of queues of one user: EVENT_QUEUES_PER_USER at its maximum.
+    env: { ...process.env, RATE_LIMITING: 'off', LOG_LEVEL: 'warn', EVENT_QUEUES_PER_USER: '10000', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
   children.push(child)

@@ -248,6 +248,8 @@ export async function startNode(t: Tap, name: string, options: NodeOptions): Pro
     BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
     RATE_LIMITING: 'off',
     LOG_LEVEL: 'warn',
+    // The tests hold thousands of queues of one user (the owner); the default cap (50) would drop them.
+    EVENT_QUEUES_PER_USER: '10000',
     ...options.env,
   }
   delete env.EXTERNAL_URL
