@@ -57,9 +57,10 @@ t.test('text parameters', async (t) => {
     t.same(Object.values(body.subscribed), [['slash\\']])
   })
 
-  // Channel names are matched with ILIKE there, where a trailing "\" is an invalid pattern: a 500 until exact matching lands.
-  t.test('looking a channel up by a name ending in a backslash', { todo: 'exact channel-name matching (sec-bounded)' }, async (t) => {
-    expectSuccess(t, await as(app, member).get('/get_stream_id', { stream: 'slash\\' }))
+  // Channel names were matched with ILIKE, where a trailing "\" is an invalid pattern (a 500); now exactly.
+  t.test('looking a channel up by a name ending in a backslash', async (t) => {
+    t.match(expectSuccess(t, await as(app, member).get('/get_stream_id', { stream: 'slash\\' })), { stream_id: Number })
+    expectError(t, await as(app, member).get('/get_stream_id', { stream: 'slash%' }), { code: 'BAD_REQUEST', msg: "Invalid channel name 'slash%'" })
   })
 })
 

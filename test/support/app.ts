@@ -2,6 +2,7 @@
 // (owner, admin, moderator, member, guest, bot; two channels). Files run in
 // parallel; each test makes its own realm, so nothing needs cleaning up.
 import { randomUUID } from 'node:crypto'
+import tap from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import type { Config } from '../../src/config.js'
@@ -29,7 +30,12 @@ let shared: Promise<Database> | undefined
 
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
-    if (!TEST_DATABASE_URL) return migratedPGlite()
+    if (!TEST_DATABASE_URL) {
+      // A PGlite started from an image keeps the process alive until closed: close it once every test of the file is done.
+      const db = await migratedPGlite()
+      tap.teardown(() => db.close())
+      return db
+    }
     const db = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
     await applyMigrations(db)
     return db
