@@ -121,7 +121,9 @@ for (const name of selected) {
   }
   // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
   let summary
-  const args = [...(phase.tapArgs ?? []), ...compiled]
+  // ROOST_TEST_REPORTER=tap: tap's full output (names every failing file and assertion as it happens).
+  const reporter = process.env.ROOST_TEST_REPORTER ? [`--reporter=${process.env.ROOST_TEST_REPORTER}`] : []
+  const args = [...reporter, ...(phase.tapArgs ?? []), ...compiled]
   // 5,000 held polls are 5,000 sockets in the test process: raise the soft open-files limit as far as allowed.
   const [command, commandArgs] = phase.raiseOpenFiles
     ? ['sh', ['-c', 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', tap, ...args]]
