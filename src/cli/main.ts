@@ -19,6 +19,8 @@ import { ROLE } from '../domain/roles.js'
 import { CliError, findOrganization, findUser, operatorContext, readConfig, withServices } from './session.js'
 import { maskSecrets } from './mask.js'
 import { SERVICE_VERSION } from '../version.js'
+import type { ActionContext } from '../actions/context.js'
+import type { User } from '../db/index.js'
 
 const ROLE_NAMES: Record<string, number> = {
   owner: ROLE.OWNER,
@@ -169,44 +171,28 @@ export function buildProgram(): Command {
         if (generated) out(`password: ${password}`)
       })
     })
-  user
-    .command('regenerate-api-key')
-    .description('replace the API key (the old one stops working at once) and print the new one')
-    .addOption(orgOption())
-    .argument('<email>', "the user's email address")
-    .exitOverride()
-    .action(async (email: string, opts: { org?: string }) => {
-      await inOrg(opts, async (ctx) => {
-        const target = await findUser(ctx, email)
-        out(`API key: ${await regenerateApiKey(ctx, target.id)}`)
+  /** `roost user <name> [--org] <email>`: runs `act` on that user of the organization. */
+  const onUser = (name: string, description: string, act: (ctx: ActionContext, target: User) => Promise<void>) =>
+    user
+      .command(name)
+      .description(description)
+      .addOption(orgOption())
+      .argument('<email>', "the user's email address")
+      .exitOverride()
+      .action(async (email: string, opts: { org?: string }) => {
+        await inOrg(opts, async (ctx) => act(ctx, await findUser(ctx, email)))
       })
-    })
-  user
-    .command('deactivate')
-    .description('deactivate a user (and the bots it owns)')
-    .addOption(orgOption())
-    .argument('<email>', "the user's email address")
-    .exitOverride()
-    .action(async (email: string, opts: { org?: string }) => {
-      await inOrg(opts, async (ctx) => {
-        const target = await findUser(ctx, email)
-        await deactivateUser(ctx, target.id)
-        out(`deactivated ${target.deliveryEmail}`)
-      })
-    })
-  user
-    .command('reactivate')
-    .description('reactivate a deactivated user')
-    .addOption(orgOption())
-    .argument('<email>', "the user's email address")
-    .exitOverride()
-    .action(async (email: string, opts: { org?: string }) => {
-      await inOrg(opts, async (ctx) => {
-        const target = await findUser(ctx, email)
-        await reactivateUser(ctx, target.id)
-        out(`reactivated ${target.deliveryEmail}`)
-      })
-    })
+  onUser('regenerate-api-key', 'replace the API key (the old one stops working at once) and print the new one', async (ctx, target) => {
+    out(`API key: ${await regenerateApiKey(ctx, target.id)}`)
+  })
+  onUser('deactivate', 'deactivate a user (and the bots it owns)', async (ctx, target) => {
+    await deactivateUser(ctx, target.id)
+    out(`deactivated ${target.deliveryEmail}`)
+  })
+  onUser('reactivate', 'reactivate a deactivated user', async (ctx, target) => {
+    await reactivateUser(ctx, target.id)
+    out(`reactivated ${target.deliveryEmail}`)
+  })
 
   const queue = program.command('queue').description("a user's event queues").exitOverride()
   queue
