@@ -52,7 +52,7 @@ const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const phases = {
   unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f)), env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && usesDatabase(f)),
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && (usesDatabase(f) || isAuthz(f))),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
