@@ -17,14 +17,16 @@ import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
 import { buildApp } from '../src/app.js'
-import { createBus, servicesOver } from '../src/services.js'
+import { servicesOver } from '../src/services.js'
+import { openBackends } from '../src/backends/index.js'
 import { bootstrapRealm } from '../src/actions/bootstrap-realm.js'
 import { clock, memoryAfterGc } from './support.js'
 
 const config = loadConfig()
 const database = await openDatabase({ databaseUrl: config.databaseUrl })
 await applyMigrations(database)
-const bus = await createBus(config, { redisPrefix: process.env.BENCH_REDIS_PREFIX ?? 'roost-bench' })
+const backends = await openBackends(config, { redisPrefix: process.env.BENCH_REDIS_PREFIX ?? 'roost-bench' })
+const bus = backends.bus
 if (process.env.BENCH_REPORT_PUBLISH === '1') {
   const publish = bus.publish.bind(bus)
   bus.publish = async (item) => {
@@ -35,7 +37,7 @@ if (process.env.BENCH_REPORT_PUBLISH === '1') {
     return publish(item)
   }
 }
-const services = servicesOver(config, database, bus)
+const services = servicesOver(config, database, backends)
 await bootstrapRealm(services)
 const app = await buildApp({ services, logger: { level: process.env.LOG_LEVEL ?? 'warn' } })
 const writes: Array<[number, number]> = []
@@ -81,7 +83,7 @@ process.on('SIGTERM', () => {
   services.events.drain()
   void app
     .close()
-    .then(() => bus.close())
+    .then(() => backends.close())
     .then(() => database.close())
     .finally(() => process.exit(0))
 })

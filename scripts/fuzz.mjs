@@ -8,6 +8,9 @@ import fc from 'fast-check'
 
 const runs = Number(process.argv[2] ?? 20_000)
 const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31)
+// The support modules import tap (for the test database's teardown); its 30 s
+// default timeout would end a long run midway.
+process.env.TAP_TIMEOUT = '0'
 const { describeRequest, requestArb, sendFuzzRequest, stillServing } = await import('../dist/test/support/fuzz.js')
 const { fuzzTarget } = await import('../dist/test/support/fuzz-app.js')
 

@@ -13,9 +13,18 @@
 //   failure   test/failure: three server processes on a PostgreSQL and a Redis
 //             the tests start, stop, kill and slow down themselves (one file
 //             at a time; the open-files limit raised for the reconnect storm)
+//   topology  test/topology: a Redis Cluster (3 masters + 3 replicas) and a
+//             Sentinel setup the tests start from redis-server: the bus,
+//             presence and rate-limiter contracts on them, a cluster master
+//             killed, a Sentinel failover, startup errors (one file at a time)
 //   e2e       test/e2e: the real server process, driven over HTTP
+//   sentinel  test/cluster again, its nodes reaching Redis through Sentinel
+//             (a master, a replica and three Sentinels started for the phase
+//             by scripts/redis-topology.mjs)
+//   redis-cluster  test/cluster on a Redis Cluster of 3 masters + 3 replicas
+//             (started for the phase by scripts/redis-topology.mjs)
 //
-//   node scripts/test.mjs [phase …]      (default: all five, in that order)
+//   node scripts/test.mjs [phase …]      (default: all, in that order)
 //
 // Only tests whose TypeScript source still exists are run, so a stale file
 // left in dist/ by a deleted test never runs. Every phase runs even when an
@@ -46,13 +55,15 @@ const isCluster = under('cluster')
 const isE2e = under('e2e')
 const isFailure = under('failure')
 const isAuthz = under('authz')
+const isTopology = under('topology')
 const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
+const clusterDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {})
 const phases = {
-  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f)), env: withoutDb },
+  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f)), env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && (usesDatabase(f) || isAuthz(f))),
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isTopology(f) && (usesDatabase(f) || isAuthz(f))),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
@@ -60,11 +71,35 @@ const phases = {
     files: all.filter(isCluster),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
     // Also when run alone (`node scripts/test.mjs cluster`), before any postgres phase made the database.
-    before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {}),
+    before: clusterDb,
   },
   // Each file starts its own processes; one at a time keeps them from starving each other of CPU.
   failure: { files: all.filter(isFailure), env: withoutDb, tapArgs: ['--jobs=1', '--timeout=900'], raiseOpenFiles: true },
+  // Each file starts its own Redis servers (6 for the cluster, 5 for Sentinel); one at a time.
+  topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, tapArgs: ['--jobs=1', '--timeout=600'] },
   e2e: { files: all.filter(isE2e), env: withoutDb },
+  sentinel: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
+  'redis-cluster': { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
+}
+
+/** Starts scripts/redis-topology.mjs; resolves with its environment for the tests and a stop function. */
+function startRedisTopology(kind) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts/redis-topology.mjs'), kind], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk.toString()
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (!line) return
+      const stop = () =>
+        new Promise((done) => {
+          child.once('close', done)
+          child.stdin.end()
+        })
+      resolve({ env: JSON.parse(line), stop })
+    })
+    child.on('close', (code) => reject(new Error(`redis-topology ${kind} exited with ${code}`)))
+  })
 }
 
 function run(command, args, env, onLine) {
@@ -96,7 +131,7 @@ for (const name of requested) {
     process.exit(2)
   }
 }
-const selected = requested.length > 0 ? requested : Object.keys(phases)
+const selected = requested.length > 0 ? requested : Object.keys(phases).filter((name) => !phases[name].optional)
 const tap = path.join(root, 'node_modules/.bin/tap')
 const totals = { pass: 0, fail: 0 }
 const failedPhases = []
@@ -128,10 +163,22 @@ for (const name of selected) {
   const [command, commandArgs] = phase.raiseOpenFiles
     ? ['sh', ['-c', 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', tap, ...args]]
     : [tap, args]
-  const code = await run(command, commandArgs, phase.env, (line) => {
+  let topology
+  if (phase.redisTopology) {
+    try {
+      topology = await startRedisTopology(phase.redisTopology)
+    } catch (error) {
+      console.error(`test: ${error.message}`)
+      failedPhases.push(name)
+      totals.fail += 1
+      continue
+    }
+  }
+  const code = await run(command, commandArgs, { ...phase.env, ...topology?.env }, (line) => {
     const m = /^# \{ (total: \d+.*) \}\s*$/.exec(line.trim())
     if (m) summary = Object.fromEntries(m[1].split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))
   })
+  await topology?.stop()
   if (summary) {
     totals.pass += summary.pass ?? 0
     totals.fail += summary.fail ?? 0

@@ -1,5 +1,5 @@
 // buildApp(): plugins, the route table under /api/v1, 405s and the error handler.
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import cors from '@fastify/cors'
@@ -25,13 +25,15 @@ export interface BuildAppOptions {
   services: Services
   routes?: Route[]
   logger?: FastifyServerOptions['logger']
+  /** A logger made beforehand (the server's, shared with the backends); wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger
 }
 
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
 
-export async function buildApp({ services, routes = allRoutes, logger = false }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, routes = allRoutes, logger = false, loggerInstance }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    ...(loggerInstance ? { loggerInstance } : { logger }),
     // JSON and urlencoded bodies; multipart bodies (uploads) are bounded by the multipart limits below.
     bodyLimit: MAX_REQUEST_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },

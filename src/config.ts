@@ -1,12 +1,19 @@
 // Environment → typed configuration, read once at startup. A bad value stops
 // startup with a message naming the variable and what it expects.
+import { createPrivateKey } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 
 export interface Config {
   port: number
   host: string
   databaseUrl: string | undefined
+  /** REDIS_URL: one Redis server. At most one of redisUrl, redisClusterNodes and redisSentinel is set. */
   redisUrl: string | undefined
+  /** REDIS_CLUSTER_NODES: some (or all) nodes of a Redis Cluster; the rest are discovered. */
+  redisClusterNodes: HostPort[] | undefined
+  /** REDIS_SENTINELS + REDIS_SENTINEL_MASTER: a master and its replicas watched by Sentinel. */
+  redisSentinel: { sentinels: HostPort[]; masterName: string } | undefined
   /** Prefix of every Redis key and channel (REDIS_PREFIX): deployments sharing one Redis use different ones. */
   redisPrefix: string
   dataDir: string
@@ -20,6 +27,12 @@ export interface Config {
   maxFileUploadSizeMib: number
   invitationLinkValidityMinutes: number
   smtpUrl: string | undefined
+  /** Web Push (VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT); unset → no Web Push sender. */
+  webPush: { publicKey: string; privateKey: string; subject: string } | undefined
+  /** FCM HTTP v1 (FCM_SERVICE_ACCOUNT_FILE, FCM_ENDPOINT); unset → no FCM sender. */
+  fcm: FcmConfig | undefined
+  /** APNs token auth (APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC, APNS_ENDPOINT); unset → no APNs sender. */
+  apns: ApnsConfig | undefined
   s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string } | undefined
   rateLimiting: boolean
   /** Pending-connection queue of the listening socket (the kernel caps it at net.core.somaxconn). */
@@ -33,6 +46,11 @@ export interface Config {
   /** Addresses / CIDRs of proxies whose X-Forwarded-For is believed; empty → none. */
   trustedProxies: string[]
   logLevel: LogLevel
+}
+
+export interface HostPort {
+  host: string
+  port: number
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -148,11 +166,134 @@ function bootstrap(env: Env): Config['bootstrap'] {
   return { realmName: env.BOOTSTRAP_REALM_NAME || undefined, ownerEmail: email || undefined, ownerPassword: password || undefined }
 }
 
+/** `host:port,host:port,…` (IPv6 addresses in brackets: `[::1]:7000`). */
+function hostPorts(env: Env, name: string): HostPort[] | undefined {
+  const entries = list(env, name)
+  if (entries.length === 0) return undefined
+  return entries.map((entry) => {
+    const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry)
+    const port = Number(m?.[3])
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`${name} must be a comma-separated list of host:port, got '${entry}'`)
+    return { host: (m[1] ?? m[2]) as string, port }
+  })
+}
+
+/** Exactly one way to reach Redis, or none (the in-process bus). */
+function redisTopology(env: Env): Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'> {
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:'])
+  const redisClusterNodes = hostPorts(env, 'REDIS_CLUSTER_NODES')
+  const sentinels = hostPorts(env, 'REDIS_SENTINELS')
+  const masterName = env.REDIS_SENTINEL_MASTER?.trim() || undefined
+  const given = [redisUrl && 'REDIS_URL', redisClusterNodes && 'REDIS_CLUSTER_NODES', sentinels && 'REDIS_SENTINELS'].filter((n): n is string => Boolean(n))
+  if (given.length > 1) throw new ConfigError(`${given.join(' and ')} are alternatives: set only one of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS`)
+  if (sentinels && !masterName) throw new ConfigError('REDIS_SENTINEL_MASTER must be set with REDIS_SENTINELS (the name of the master the Sentinels watch)')
+  if (masterName && !sentinels) throw new ConfigError('REDIS_SENTINELS must be set with REDIS_SENTINEL_MASTER (host:port,… of the Sentinels)')
+  if (masterName && !/^[A-Za-z0-9_.:-]{1,128}$/.test(masterName)) throw new ConfigError(`REDIS_SENTINEL_MASTER must be a master name (letters, digits, '_', '.', ':' or '-'), got '${masterName}'`)
+  return { redisUrl, redisClusterNodes, redisSentinel: sentinels && masterName ? { sentinels, masterName } : undefined }
+}
+
 function redisPrefix(env: Env): string {
   const raw = env.REDIS_PREFIX
   if (raw === undefined || raw === '') return 'roost'
   if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(raw)) throw new ConfigError(`REDIS_PREFIX must be 1–64 letters, digits, '_', '.', ':' or '-', got '${raw}'`)
   return raw
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+
+/** VAPID keys as web-push prints them: base64url, a 65-byte uncompressed P-256 public key and a 32-byte private key. */
+function webPushConfig(env: Env): Config['webPush'] {
+  const publicKey = env.VAPID_PUBLIC_KEY?.trim()
+  const privateKey = env.VAPID_PRIVATE_KEY?.trim()
+  const subject = env.VAPID_SUBJECT?.trim()
+  if (!publicKey && !privateKey && !subject) return undefined
+  if (!publicKey) throw new ConfigError('VAPID_PUBLIC_KEY must be set with VAPID_PRIVATE_KEY and VAPID_SUBJECT')
+  if (!privateKey) throw new ConfigError('VAPID_PRIVATE_KEY must be set with VAPID_PUBLIC_KEY and VAPID_SUBJECT')
+  if (!subject) throw new ConfigError('VAPID_SUBJECT must be set (a mailto: or https: URL) with the VAPID keys')
+  const decoded = (v: string) => (BASE64URL.test(v) ? Buffer.from(v, 'base64url') : Buffer.alloc(0))
+  const pub = decoded(publicKey)
+  if (pub.length !== 65 || pub[0] !== 4) throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key (65 bytes)')
+  if (decoded(privateKey).length !== 32) throw new ConfigError('VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key (32 bytes)')
+  if (!/^(mailto:|https:\/\/)/.test(subject)) throw new ConfigError(`VAPID_SUBJECT must be a mailto: or https: URL, got '${subject}'`)
+  return { publicKey, privateKey, subject }
+}
+
+export interface FcmConfig {
+  projectId: string
+  clientEmail: string
+  /** PEM of the service account's RSA key. */
+  privateKey: string
+  /** OAuth2 token endpoint (the service account's token_uri). */
+  tokenUri: string
+  /** Base URL of the FCM API (FCM_ENDPOINT, default https://fcm.googleapis.com). */
+  endpoint: string
+}
+
+/** A Google service-account JSON key file, read and checked once at startup. */
+function fcmConfig(env: Env): FcmConfig | undefined {
+  const file = env.FCM_SERVICE_ACCOUNT_FILE?.trim()
+  if (!file) {
+    if (env.FCM_ENDPOINT) throw new ConfigError('FCM_ENDPOINT is set but FCM_SERVICE_ACCOUNT_FILE is not')
+    return undefined
+  }
+  let parsed: Record<string, unknown>
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+  } catch (error) {
+    throw new ConfigError(`FCM_SERVICE_ACCOUNT_FILE: cannot read a JSON service-account key from '${file}' (${error instanceof Error ? error.message : String(error)})`)
+  }
+  const field = (name: string) => {
+    const value = parsed[name]
+    if (typeof value !== 'string' || value === '') throw new ConfigError(`FCM_SERVICE_ACCOUNT_FILE: '${file}' lacks the service account's ${name}`)
+    return value
+  }
+  const privateKey = field('private_key')
+  try {
+    createPrivateKey(privateKey)
+  } catch {
+    throw new ConfigError(`FCM_SERVICE_ACCOUNT_FILE: the private_key in '${file}' is not a valid PEM key`)
+  }
+  const tokenUri = typeof parsed.token_uri === 'string' && parsed.token_uri ? parsed.token_uri : 'https://oauth2.googleapis.com/token'
+  const endpoint = (url(env, 'FCM_ENDPOINT', ['https:', 'http:']) ?? 'https://fcm.googleapis.com').replace(/\/+$/, '')
+  return { projectId: field('project_id'), clientEmail: field('client_email'), privateKey, tokenUri, endpoint }
+}
+
+export interface ApnsConfig {
+  /** PEM of the .p8 signing key (EC P-256). */
+  key: string
+  keyId: string
+  teamId: string
+  /** The app's bundle ID, for devices registered without an appid. */
+  topic: string | undefined
+  /** https://api.push.apple.com (production) or api.sandbox.push.apple.com, or a test server. */
+  endpoint: string
+}
+
+function apnsConfig(env: Env): ApnsConfig | undefined {
+  const file = env.APNS_KEY_FILE?.trim()
+  const keyId = env.APNS_KEY_ID?.trim()
+  const teamId = env.APNS_TEAM_ID?.trim()
+  if (!file && !keyId && !teamId) {
+    if (env.APNS_TOPIC || env.APNS_ENDPOINT) throw new ConfigError('APNS_TOPIC and APNS_ENDPOINT need APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID')
+    return undefined
+  }
+  if (!file) throw new ConfigError('APNS_KEY_FILE must be set with APNS_KEY_ID and APNS_TEAM_ID')
+  if (!keyId || !/^[A-Z0-9]{10}$/.test(keyId)) throw new ConfigError(`APNS_KEY_ID must be the 10-character key ID, got '${keyId ?? ''}'`)
+  if (!teamId || !/^[A-Z0-9]{10}$/.test(teamId)) throw new ConfigError(`APNS_TEAM_ID must be the 10-character team ID, got '${teamId ?? ''}'`)
+  let key: string
+  try {
+    key = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new ConfigError(`APNS_KEY_FILE: cannot read '${file}' (${error instanceof Error ? error.message : String(error)})`)
+  }
+  try {
+    const parsed = createPrivateKey(key)
+    if (parsed.asymmetricKeyType !== 'ec' || parsed.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not P-256')
+  } catch {
+    throw new ConfigError(`APNS_KEY_FILE: '${file}' is not a P-256 private key in PEM (.p8)`)
+  }
+  const endpoint = (url(env, 'APNS_ENDPOINT', ['https:']) ?? 'https://api.push.apple.com').replace(/\/+$/, '')
+  return { key, keyId, teamId, topic: env.APNS_TOPIC?.trim() || undefined, endpoint }
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -162,7 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    ...redisTopology(env),
     redisPrefix: redisPrefix(env),
     dataDir: env.DATA_DIR || './data',
     externalUrl,
@@ -174,6 +315,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE', 25, 0),
     invitationLinkValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    webPush: webPushConfig(env),
+    fcm: fcmConfig(env),
+    apns: apnsConfig(env),
     s3: s3Config(env),
     rateLimiting: onOff(env, 'RATE_LIMITING', true),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', DEFAULT_LISTEN_BACKLOG, 1, 1_000_000),

@@ -10,12 +10,14 @@ import type { AuthCache } from './db/auth-cache.js'
 import type { BusItem, EventBus } from './events/bus.js'
 import type { EventQueues } from './events/queues/index.js'
 import { countDue } from './scheduler/delivery.js'
+import { countPendingMissedMessageEmails, countPendingPushNotifications } from './notifications/enqueue.js'
 
 export interface MetricSources {
   config: Config
   prisma: PrismaClient
   database: Pick<Database, 'pool'>
-  bus: EventBus
+  /** Errors of the backends' background work (Redis subscriptions, queue clean-up). */
+  backendErrors: () => number
   events: EventQueues
   authCache: AuthCache
   now: () => Date
@@ -26,6 +28,9 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>
   private readonly published: Counter<'type'>
   private readonly fanout: Histogram
+  /** Missed-message emails the mail server did not accept (each is retried later). */
+  readonly missedMessageEmailFailures: Counter
+  readonly pushNotificationFailures: Counter
 
   constructor(sources: MetricSources) {
     const registers = [this.registry]
@@ -45,7 +50,7 @@ export class Metrics {
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
       registers,
     })
-    const { events, authCache, bus } = sources
+    const { events, authCache, backendErrors } = sources
     new Gauge({
       name: 'roost_event_queue_held_polls',
       help: 'Long-polls (GET /events) held open by this node.',
@@ -79,8 +84,7 @@ export class Metrics {
       registers,
       collect() {
         this.reset()
-        const busErrors = (bus as { errors?: unknown }).errors
-        this.inc({ source: 'bus' }, typeof busErrors === 'number' ? busErrors : 0)
+        this.inc({ source: 'bus' }, backendErrors())
         this.inc({ source: 'auth_cache_listener' }, authCache.listenerErrors)
       },
     })
@@ -102,6 +106,32 @@ export class Metrics {
       async collect() {
         this.set(await countDue(sources.prisma, sources.now()))
       },
+    })
+    new Gauge({
+      name: 'roost_missed_message_emails_pending',
+      help: 'Missed-message email notifications stored and not yet sent (waiting for their batching period, claimed, or waiting to be retried).',
+      registers,
+      async collect() {
+        this.set(await countPendingMissedMessageEmails(sources.prisma))
+      },
+    })
+    this.missedMessageEmailFailures = new Counter({
+      name: 'roost_missed_message_email_failures_total',
+      help: 'Missed-message emails this node failed to hand to the mail server (each stays queued and is retried with backoff).',
+      registers,
+    })
+    new Gauge({
+      name: 'roost_push_notifications_pending',
+      help: 'Push notifications stored and not yet sent (due, claimed, or waiting to be retried).',
+      registers,
+      async collect() {
+        this.set(await countPendingPushNotifications(sources.prisma))
+      },
+    })
+    this.pushNotificationFailures = new Counter({
+      name: 'roost_push_notification_failures_total',
+      help: 'Push notifications this node failed to hand to a push provider (each stays queued and is retried with backoff).',
+      registers,
     })
     const pool = sources.database.pool
     if (pool) {

@@ -3,9 +3,13 @@ import { mkdirSync } from 'node:fs'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openServices } from './services.js'
 import { buildApp } from './app.js'
+import { pino } from 'pino'
 import { loggerOptions } from './http/observability.js'
+import { RedisStartupError } from './backends/index.js'
 import { bootstrapRealm } from './actions/bootstrap-realm.js'
 import { startScheduledDelivery } from './scheduler/delivery.js'
+import { startMissedMessageEmails } from './notifications/delivery.js'
+import { startPushNotifications } from './notifications/push-delivery.js'
 import { DataDirBusyError, lockDataDir } from './db/data-dir-lock.js'
 
 function readConfig(): Config {
@@ -26,7 +30,9 @@ async function main(): Promise<void> {
   // Embedded: DATA_DIR/roost.pid keeps the admin CLI (and a second server) off the PGlite files.
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'server')
   if (lock) process.on('exit', () => lock.release())
-  const services = await openServices(config, { log: (msg) => process.stdout.write(`roost: ${msg}\n`) })
+  // One logger for the whole process: the backends log through it before the app exists.
+  const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions)
+  const services = await openServices(config, { log: (msg) => process.stdout.write(`roost: ${msg}\n`), backendLog: logger })
   const created = await bootstrapRealm(services)
   if (created?.printPassword) {
     process.stdout.write(
@@ -40,9 +46,11 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     )
   }
-  const app = await buildApp({ services, logger: loggerOptions(config.logLevel) })
+  const app = await buildApp({ services, loggerInstance: logger })
   await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog })
   const delivery = startScheduledDelivery(services, { log: app.log })
+  const missedMessageEmails = startMissedMessageEmails(services, { log: app.log })
+  const pushNotifications = startPushNotifications(services, { log: app.log })
   process.stdout.write(`roost: serving ${config.externalUrl}/api/v1 on http://${config.host}:${config.port}\n`)
 
   let closing = false
@@ -54,6 +62,8 @@ async function main(): Promise<void> {
       // Answer held long-polls first (app.close also does, via preClose) so clients reconnect to another node.
       services.events.drain()
       await delivery.stop()
+      await missedMessageEmails.stop()
+      await pushNotifications?.stop()
       await app.close()
       await services.close()
     } finally {
@@ -65,7 +75,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof DataDirBusyError) {
+  if (error instanceof DataDirBusyError || error instanceof RedisStartupError) {
     process.stderr.write(`roost: ${error.message}\n`)
     process.exit(1)
   }

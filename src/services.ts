@@ -1,17 +1,15 @@
-// Builds the shared services of a node from its configuration: database
-// (PGlite or PostgreSQL) and event bus (in-process or Redis).
+// Builds the shared services of a node from its configuration: the database
+// (PGlite or PostgreSQL) and the backends (backends/index.ts: in process or
+// Redis, Redis Cluster, Sentinel).
 import { randomUUID } from 'node:crypto'
 import type { Config } from './config.js'
 import type { Services } from './actions/context.js'
 import { openDatabase, type Database } from './db/client.js'
 import { createAuthCache } from './db/auth-cache.js'
 import { applyMigrations } from './db/migrate.js'
-import type { EventBus } from './events/bus.js'
-import { MemoryEventBus } from './events/memory-bus.js'
 import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/file-storage.js'
-import { presenceStoreFor } from './presence/index.js'
-import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from './ratelimit/limiter.js'
+import { openBackends, type BackendLog, type Backends } from './backends/index.js'
 import { Metrics, countingBus } from './metrics.js'
 
 export interface NodeServices extends Services {
@@ -22,52 +20,35 @@ export interface NodeServices extends Services {
 export interface OpenServicesOptions {
   /** In-memory PGlite (tests). */
   inMemory?: boolean
-  /** Overrides the bus chosen from the configuration. */
-  bus?: EventBus
+  /** Migration progress. */
   log?: (msg: string) => void
+  /** The application's logger, for the backends (Redis connection, background errors). */
+  backendLog?: BackendLog
 }
 
-export async function createBus(config: Config, options: { redisPrefix?: string } = {}): Promise<EventBus> {
-  if (!config.redisUrl) return new MemoryEventBus()
-  const { RedisEventBus } = await import('./events/redis-bus.js')
-  return RedisEventBus.connect(config.redisUrl, { prefix: options.redisPrefix ?? config.redisPrefix })
-}
-
-/** Services of one node over an already open database; closing them leaves the database open. */
-export function servicesOver(
-  config: Config,
-  database: Database,
-  bus: EventBus,
-  limiter: RateLimiter = config.rateLimiting ? new MemoryRateLimiter() : new NoRateLimiter(),
-): Services & { database: Database } {
+/** Services of one node over an already open database and backends; closing them leaves both open. */
+export function servicesOver(config: Config, database: Database, backends: Backends): Services & { database: Database } {
   const nodeId = randomUUID()
   const now = () => new Date()
-  const events = eventQueuesFor(bus, config, nodeId)
+  const events = eventQueuesFor(backends.queues, config, nodeId, (error) => backends.reportError(error))
   // Its invalidation listener starts with the first request and closes with the app (app.ts).
   const authCache = createAuthCache(database)
-  const metrics = new Metrics({ config, prisma: database.prisma, database, bus, events, authCache, now })
+  const metrics = new Metrics({ config, prisma: database.prisma, database, backendErrors: () => backends.errorCount(), events, authCache, now })
   return {
     database,
     prisma: database.prisma,
-    // Publishes are counted; queue stores and presence below get the node's bus itself.
-    bus: countingBus(bus, metrics),
+    // Publishes are counted; the queue store and presence below are the backends' own.
+    bus: countingBus(backends.bus, metrics),
     config,
     nodeId,
     now,
-    limiter,
+    limiter: backends.limiter,
     events,
     storage: createStorage(config),
-    presence: presenceStoreFor(bus),
+    presence: backends.presence,
     authCache,
     metrics,
   }
-}
-
-export async function createLimiter(config: Config, options: { redisPrefix?: string } = {}): Promise<RateLimiter> {
-  if (!config.rateLimiting) return new NoRateLimiter()
-  if (!config.redisUrl) return new MemoryRateLimiter()
-  const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js')
-  return RedisRateLimiter.connect(config.redisUrl, options.redisPrefix ?? config.redisPrefix)
 }
 
 export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<NodeServices> {
@@ -75,15 +56,13 @@ export async function openServices(config: Config, options: OpenServicesOptions 
   try {
     await applyMigrations(database, options.log)
     await createStorage(config).check()
-    const bus = options.bus ?? (await createBus(config))
-    const limiter = await createLimiter(config)
-    const services = servicesOver(config, database, bus, limiter)
+    const backends = await openBackends(config, { log: options.backendLog })
+    const services = servicesOver(config, database, backends)
     return {
       ...services,
       async close() {
         await services.authCache.close()
-        await limiter.close()
-        await bus.close()
+        await backends.close()
         await database.close()
       },
     }

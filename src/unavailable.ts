@@ -1,7 +1,7 @@
 // Tells a backend being unreachable (PostgreSQL stopped or restarting, Redis
 // down or reconnecting) from a bug, so the error handler can answer 503
 // SERVER_NOT_READY, which clients retry, instead of a 500. The errors arrive
-// from ioredis, from pg, and from Prisma's pg driver adapter (which keeps the
+// from ioredis (one server, Cluster or Sentinel), from pg, and from Prisma's pg driver adapter (which keeps the
 // driver's error, or its PostgreSQL code, in `cause` or
 // `meta.driverAdapterError`).
 
@@ -26,6 +26,16 @@ const MESSAGES = [
   // Prisma P2028 when no pooled connection frees up within maxWait: the database is saturated.
   /Unable to start a transaction in the given time/,
   /terminating connection due to administrator command/,
+  // Redis Cluster while a failed master's replica is promoted, or with every node lost (ioredis).
+  /^CLUSTERDOWN /,
+  /^TRYAGAIN /,
+  /^None of startup nodes is available/,
+  /^Failed to refresh slots cache/,
+  /^Cluster is ended/,
+  // Sentinel: no Sentinel answers yet; a demoted master still answering as a replica; a replica loading its data.
+  /^All sentinels are unreachable/,
+  /^READONLY /,
+  /^LOADING /,
 ]
 
 export function isBackendUnavailable(error: unknown, depth = 0): boolean {

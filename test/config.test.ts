@@ -55,6 +55,10 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ MAX_FILE_UPLOAD_SIZE: 'big' }, /^MAX_FILE_UPLOAD_SIZE must be an integer/],
   [{ INVITATION_LINK_VALIDITY_MINUTES: '1.5' }, /^INVITATION_LINK_VALIDITY_MINUTES must be an integer/],
   [{ SMTP_URL: 'mailto:x' }, /^SMTP_URL must use one of smtp:, smtps:/],
+  [{ VAPID_PRIVATE_KEY: 'x', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be set/],
+  [{ VAPID_PUBLIC_KEY: 'BAAA', VAPID_PRIVATE_KEY: 'x', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key/],
+  [{ VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, VAPID_PRIVATE_KEY: 'short', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key/],
+  [{ VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, VAPID_PRIVATE_KEY: 'A'.repeat(43), VAPID_SUBJECT: 'admin@example.com' }, /^VAPID_SUBJECT must be a mailto: or https: URL/],
   [{ S3_BUCKET: 'b' }, /S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY must be set/],
   [{ REDIS_PREFIX: 'two words' }, /^REDIS_PREFIX must be 1–64 letters/],
   [{ RATE_LIMITING: 'sometimes' }, /^RATE_LIMITING must be 'on' or 'off'/],
@@ -63,6 +67,15 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ UPSTREAM_NAMES: 'both' }, /^UPSTREAM_NAMES must be 'on' or 'off', got 'both'/],
   [{ BOOTSTRAP_OWNER_EMAIL: 'nobody' }, /^BOOTSTRAP_OWNER_EMAIL must be an email address/],
   [{ BOOTSTRAP_OWNER_EMAIL: 'a@b.c' }, /^BOOTSTRAP_OWNER_PASSWORD must be set/],
+  [{ REDIS_CLUSTER_NODES: 'redis-0:7000,redis-1' }, /^REDIS_CLUSTER_NODES must be a comma-separated list of host:port, got 'redis-1'/],
+  [{ REDIS_CLUSTER_NODES: 'redis-0:70000' }, /^REDIS_CLUSTER_NODES must be a comma-separated list of host:port, got 'redis-0:70000'/],
+  [{ REDIS_CLUSTER_NODES: 'redis://redis-0:7000' }, /^REDIS_CLUSTER_NODES must be a comma-separated list of host:port/],
+  [{ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r:7000' }, /^REDIS_URL and REDIS_CLUSTER_NODES are alternatives: set only one/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm' }, /^REDIS_CLUSTER_NODES and REDIS_SENTINELS are alternatives/],
+  [{ REDIS_SENTINELS: 's1:26379,s2:26379' }, /^REDIS_SENTINEL_MASTER must be set with REDIS_SENTINELS/],
+  [{ REDIS_SENTINEL_MASTER: 'mymaster' }, /^REDIS_SENTINELS must be set with REDIS_SENTINEL_MASTER/],
+  [{ REDIS_SENTINELS: 's1:port', REDIS_SENTINEL_MASTER: 'mymaster' }, /^REDIS_SENTINELS must be a comma-separated list of host:port, got 's1:port'/],
+  [{ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_MASTER: 'my master' }, /^REDIS_SENTINEL_MASTER must be a master name/],
 ]
 
 for (const [env, message] of BAD) {
@@ -91,4 +104,19 @@ t.test('CORS_ORIGINS, TRUSTED_PROXIES, LOG_LEVEL, METRICS_TOKEN', async (t) => {
   t.same(set.trustedProxies, ['10.0.0.0/8', '192.168.1.5', '::1', 'fd00::/8'])
   t.equal(set.logLevel, 'debug')
   t.equal(set.metricsToken, 's3cret')
+})
+
+t.test('REDIS_CLUSTER_NODES and REDIS_SENTINELS are read as lists of host:port', async (t) => {
+  const none = loadConfig({})
+  t.same([none.redisUrl, none.redisClusterNodes, none.redisSentinel], [undefined, undefined, undefined])
+  const cluster = loadConfig({ REDIS_CLUSTER_NODES: 'redis-0.redis:7000, 10.0.0.2:7001,[fd00::3]:7002' })
+  t.same(cluster.redisClusterNodes, [
+    { host: 'redis-0.redis', port: 7000 },
+    { host: '10.0.0.2', port: 7001 },
+    { host: 'fd00::3', port: 7002 },
+  ])
+  t.equal(cluster.redisUrl, undefined)
+  const sentinel = loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26380', REDIS_SENTINEL_MASTER: 'roost-master' })
+  t.same(sentinel.redisSentinel, { sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }], masterName: 'roost-master' })
+  t.equal(sentinel.redisClusterNodes, undefined)
 })

@@ -9,6 +9,11 @@ const named = (name: string, message: string) => Object.assign(new Error(message
 const UNAVAILABLE: [string, unknown][] = [
   ['ioredis giving up a command', named('MaxRetriesPerRequestError', 'Reached the max retries per request limit (which is 1).')],
   ['ioredis on a closed connection', new Error('Connection is closed.')],
+  ['Redis Cluster: a slot without a master during a failover', new Error('CLUSTERDOWN The cluster is down')],
+  ['Redis Cluster: keys migrating', new Error('TRYAGAIN Multiple keys request during rehashing of slot')],
+  ['Redis Cluster: every node lost', new Error('Failed to refresh slots cache.')],
+  ['Sentinel: none answers yet', new Error('All sentinels are unreachable. Retrying from scratch after 100ms.')],
+  ['Sentinel: a demoted master', new Error("READONLY You can't write against a read only replica.")],
   ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
   ['refused on every address', new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], '')],
   ['pg: server shutting down', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],

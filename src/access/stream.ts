@@ -51,20 +51,38 @@ export async function accessStreamByIdIn(db: Db, user: User, streamId: number, o
  * throws. Takes the user and a client, so it also runs inside a transaction.
  */
 export async function accessStreamsByIds(db: Db, user: User, streamIds: readonly number[], options: Omit<AccessOptions, 'db'> = {}): Promise<Map<number, StreamAccess>> {
+  const out = new Map<number, StreamAccess>()
+  for (const [id, access] of await checkStreamsByIds(db, user, streamIds, options)) {
+    if (access instanceof Error) throw access
+    out.set(id, access)
+  }
+  return out
+}
+
+/**
+ * accessStreamsByIds without throwing: each ID's access, or the error
+ * accessStreamById would throw for it, for callers that check other things
+ * between channels and must report whichever fails first.
+ */
+export async function checkStreamsByIds(db: Db, user: User, streamIds: readonly number[], options: Omit<AccessOptions, 'db'> = {}): Promise<Map<number, StreamAccess | Error>> {
   const ids = [...new Set(streamIds)]
+  const out = new Map<number, StreamAccess | Error>()
+  if (ids.length === 0) return out
   const streams = new Map((await db.stream.findMany({ where: { id: { in: ids } } })).map((s) => [s.id, s]))
   const subscriptions = new Map(
     (await db.subscription.findMany({ where: { userId: user.id, streamId: { in: ids }, active: true } })).map((s) => [s.streamId, s]),
   )
-  const out = new Map<number, StreamAccess>()
   for (const id of ids) {
     const stream = streams.get(id) ?? null
     const fail = options.notFound === 'does-not-exist' ? () => streamIdNotFound(id) : () => invalidStreamId()
-    if (!stream || stream.realmId !== user.realmId || stream.deactivated) throw fail()
+    if (!stream || stream.realmId !== user.realmId || stream.deactivated) {
+      out.set(id, fail())
+      continue
+    }
     const subscription = subscriptions.get(id) ?? null
     const contentAccess = canAccessStreamContent(user, stream, subscription !== null)
-    if (!contentAccess && !(options.allowMetadataAccess === true && canSeeStreamMetadata(user, stream, false))) throw fail()
-    out.set(id, { stream, subscription, contentAccess })
+    if (!contentAccess && !(options.allowMetadataAccess === true && canSeeStreamMetadata(user, stream, false))) out.set(id, fail())
+    else out.set(id, { stream, subscription, contentAccess })
   }
   return out
 }

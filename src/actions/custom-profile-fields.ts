@@ -163,22 +163,27 @@ export async function reorderProfileFields(ctx: ActionContext, order: number[]):
   await inTransaction(ctx, async (tx, emit) => {
     const ids = (await tx.customProfileField.findMany({ where: { realmId: ctx.realm.id }, select: { id: true } })).map((f) => f.id)
     if (order.length !== ids.length || new Set(order).size !== order.length || !order.every((id) => ids.includes(id))) throw invalidProfileFieldOrder()
-    for (const [index, id] of order.entries()) await tx.customProfileField.update({ where: { id }, data: { order: index + 1 } })
+    await tx.$executeRaw`
+      UPDATE custom_profile_field AS f SET "order" = v.ord
+      FROM unnest(${order}::int[]) WITH ORDINALITY AS v(id, ord)
+      WHERE f.id = v.id AND f.realm_id = ${ctx.realm.id}`
     await publishFields(tx, ctx, emit)
   })
 }
 
 export type ProfileValueInput = string | number[] | null
 
-/** Checks a value for its field; returns the stored text ("" = remove). */
-async function storedValue(tx: Tx, ctx: TxContext, field: CustomProfileField, value: ProfileValueInput): Promise<string> {
+/**
+ * Checks a value for its field; returns the stored text ("" = remove).
+ * `activeUserIds` holds the realm's active users among every user ID the
+ * request's values name (looked up once for all of them).
+ */
+function storedValue(field: CustomProfileField, value: ProfileValueInput, activeUserIds: ReadonlySet<number>): string {
   if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) return ''
   if (field.type === FIELD_TYPE.USER) {
     if (!Array.isArray(value)) throw invalidProfileFieldValue(`${field.name} is not a list`)
-    for (const id of value) {
-      const user = await tx.user.findUnique({ where: { id }, select: { realmId: true, isActive: true } })
-      if (!user || user.realmId !== ctx.realm.id || !user.isActive) throw invalidProfileFieldValue(`Invalid user ID: ${id}`)
-    }
+    const unknown = value.find((id) => !activeUserIds.has(id))
+    if (unknown !== undefined) throw invalidProfileFieldValue(`Invalid user ID: ${unknown}`)
     return JSON.stringify([...new Set(value)])
   }
   if (typeof value !== 'string') throw invalidProfileFieldValue(`${field.name} is not a string`)
@@ -219,26 +224,51 @@ export async function updateProfileData(ctx: ActionContext, target: User, entrie
   await inTransaction(ctx, (tx, emit) => writeProfileData(tx, ctx, emit, target, entries))
 }
 
-/** The writes of updateProfileData inside a caller's transaction (the caller checked the permission). */
+/**
+ * The writes of updateProfileData inside a caller's transaction (the caller
+ * checked the permission). The fields, the users that user-type values name
+ * and the target's current values are read once for all entries; entries are
+ * then checked in order (the first bad one fails, as when each was written in
+ * turn) and their events emitted in order; the final values are written with
+ * one delete and one insert-or-update.
+ */
 export async function writeProfileData(tx: Tx, ctx: TxContext, emit: Emit, target: User, entries: { id: number; value: ProfileValueInput }[]): Promise<void> {
+  if (entries.length === 0) return
   const audience = await usersWhoCanAccess(tx, ctx.realm, target.id)
+  const fieldIds = [...new Set(entries.map((e) => e.id))]
+  const fields = new Map((await tx.customProfileField.findMany({ where: { id: { in: fieldIds }, realmId: ctx.realm.id } })).map((f) => [f.id, f]))
+  const userIds = [...new Set(entries.flatMap((e) => (Array.isArray(e.value) && fields.get(e.id)?.type === FIELD_TYPE.USER ? e.value : [])))]
+  const activeUserIds = new Set(
+    userIds.length === 0 ? [] : (await tx.user.findMany({ where: { id: { in: userIds }, realmId: ctx.realm.id, isActive: true }, select: { id: true } })).map((u) => u.id),
+  )
+  const stored = await tx.customProfileFieldValue.findMany({ where: { userId: target.id, fieldId: { in: fieldIds } }, select: { fieldId: true } })
+  /** Each field's value after the entries so far: a row to write, or null for none. */
+  const after = new Map<number, { value: string; renderedValue: string | null } | null>()
+  const hasValue = (fieldId: number) => (after.has(fieldId) ? after.get(fieldId) !== null : stored.some((v) => v.fieldId === fieldId))
   for (const entry of entries) {
-    const field = await accessField(tx, ctx, entry.id)
-    const value = await storedValue(tx, ctx, field, entry.value)
+    const field = fields.get(entry.id)
+    if (!field) throw profileFieldNotFound(entry.id)
+    const value = storedValue(field, entry.value, activeUserIds)
     if (value === '') {
       if (field.required) throw profileFieldRequired(field.name)
-      const removed = await tx.customProfileFieldValue.deleteMany({ where: { userId: target.id, fieldId: field.id } })
-      if (removed.count > 0) emit(profileFieldEvent(target.id, field, null), audience)
+      if (hasValue(field.id)) emit(profileFieldEvent(target.id, field, null), audience)
+      after.set(field.id, null)
       continue
     }
     const renderedValue = RENDERED_TYPES.has(field.type) ? renderPlainDescription(value) : null
-    await tx.customProfileFieldValue.upsert({
-      where: { userId_fieldId: { userId: target.id, fieldId: field.id } },
-      create: { userId: target.id, fieldId: field.id, value, renderedValue },
-      update: { value, renderedValue },
-    })
+    after.set(field.id, { value, renderedValue })
     emit(profileFieldEvent(target.id, field, value, renderedValue), audience)
   }
+  const removed = [...after].filter(([, row]) => row === null).map(([fieldId]) => fieldId)
+  if (removed.length > 0) await tx.customProfileFieldValue.deleteMany({ where: { userId: target.id, fieldId: { in: removed } } })
+  const written = [...after].flatMap(([fieldId, row]) => (row === null ? [] : [{ fieldId, ...row }]))
+  if (written.length === 0) return
+  await tx.$executeRaw`
+    INSERT INTO custom_profile_field_value (user_id, field_id, value, rendered_value)
+    SELECT ${target.id}::int, v.field_id, v.value, v.rendered_value
+    FROM unnest(${written.map((w) => w.fieldId)}::int[], ${written.map((w) => w.value)}::text[], ${written.map((w) => w.renderedValue)}::text[])
+      AS v(field_id, value, rendered_value)
+    ON CONFLICT (user_id, field_id) DO UPDATE SET value = EXCLUDED.value, rendered_value = EXCLUDED.rendered_value`
 }
 
 /** DELETE /users/me/profile_data: removes the user's values of the given fields. */

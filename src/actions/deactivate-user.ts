@@ -4,7 +4,9 @@
 // bots are deactivated with it and its pending invitations are revoked, as
 // upstream does. Each account whose state flips is a realm_user update
 // `{user_id, is_active}` (the level-228 form) to the active users who can
-// access it.
+// access it. A reactivated account is back among the subscribers of its
+// channels: those who follow the channels' subscribers get `peer_add` (upstream
+// do_reactivate_user), as deactivation dropped it from every subscriber list.
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
@@ -24,6 +26,8 @@ import {
 } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
 import { invitesChangedEvent, realmUserUpdateEvent } from '../events/schemas/index.js'
+import { getSubscriberIds } from '../queries/streams.js'
+import { peerEvents } from './subscription-events.js'
 
 const INVITE_PENDING = 0
 const INVITE_REVOKED = 2
@@ -76,5 +80,17 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
     const changed = await tx.user.updateMany({ where: { id: target.id, isActive: false }, data: { isActive: true } })
     if (changed.count === 0) throw userAlreadyActive()
     emit(realmUserUpdateEvent({ user_id: target.id, is_active: true }), await usersWhoCanAccess(tx, ctx.realm, target.id))
+    await emitSubscriberReturns(tx, ctx, emit, target.id)
   })
+}
+
+/** peer_add for each active channel the reactivated user is still subscribed to. */
+async function emitSubscriberReturns(tx: Tx, ctx: TxContext, emit: Emit, userId: number): Promise<void> {
+  const subs = await tx.subscription.findMany({ where: { userId, active: true, stream: { deactivated: false } }, select: { stream: true } })
+  if (subs.length === 0) return
+  const streams = subs.map((s) => s.stream).sort((a, b) => a.id - b.id)
+  const realmUsers = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true }, select: { id: true, role: true } })
+  const subscribersAfter = await getSubscriberIds(tx, streams.map((s) => s.id))
+  const changes = streams.map((stream) => ({ stream, userIds: [userId] }))
+  for (const { event, userIds } of peerEvents('peer_add', changes, realmUsers, subscribersAfter)) emit(event, userIds)
 }

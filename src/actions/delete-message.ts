@@ -8,10 +8,10 @@ import { inTransaction } from './context.js'
 import type { Message, Realm, Tx } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
 import { checkDelete } from '../domain/message-edit.js'
-import { isGuest } from '../domain/roles.js'
 import { messageAlreadyDeleted } from '../errors.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
-import { deletePrivateMessageEvent, deleteStreamMessagesEvent, streamUpdateEvent, type ChatEvent } from '../events/schemas/index.js'
+import { deletePrivateMessageEvent, deleteStreamMessagesEvent, type ChatEvent } from '../events/schemas/index.js'
+import { emitFirstMessageIdChange } from './first-message-id.js'
 
 export async function deleteMessage(ctx: ActionContext, messageId: number): Promise<void> {
   const { message } = await accessMessageById(ctx, messageId)
@@ -25,16 +25,6 @@ export async function deleteMessage(ctx: ActionContext, messageId: number): Prom
     now: ctx.now(),
   })
   await deleteMessages(ctx, [message], ctx.user.id)
-}
-
-/** Users told about a channel's first_message_id: those who can see the channel. */
-async function streamWatchers(tx: Tx, realmId: number, stream: { id: number; inviteOnly: boolean }): Promise<number[]> {
-  const ids = new Set(await activeSubscriberIds(tx, stream.id))
-  if (!stream.inviteOnly) {
-    const users = await tx.user.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } })
-    for (const u of users) if (!isGuest(u.role)) ids.add(u.id)
-  }
-  return [...ids].sort((a, b) => a - b)
 }
 
 /** Deletes messages of one realm (any mix of channels and direct messages) in one transaction, with their events. */
@@ -87,6 +77,6 @@ async function refreshFirstMessageIds(tx: Tx, realmId: number, messages: readonl
     const first = await tx.message.findFirst({ where: { streamId }, orderBy: { id: 'asc' }, select: { id: true } })
     const value = first?.id ?? null
     await tx.stream.update({ where: { id: streamId }, data: { firstMessageId: value } })
-    emit(streamUpdateEvent(stream, 'first_message_id', value), await streamWatchers(tx, realmId, stream))
+    await emitFirstMessageIdChange(tx, emit, realmId, stream, value)
   }
 }

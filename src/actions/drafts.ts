@@ -3,7 +3,7 @@
 // the user has enable_drafts_synchronization off.
 import type { Draft } from '../db/index.js'
 import { inTransaction, type ActionContext } from './context.js'
-import { accessStreamById } from '../access/stream.js'
+import { checkStreamsByIds, type StreamAccess } from '../access/stream.js'
 import { normalizeMessageContent, truncateTopic } from '../domain/limits.js'
 import {
   draftNeedsOneChannel,
@@ -37,8 +37,26 @@ async function requireSync(ctx: ActionContext): Promise<void> {
   if (!(await draftsSynchronized(ctx.prisma, ctx.user.id))) throw draftsSyncDisabled()
 }
 
+/** What validDraft needs from the database, read once for every draft of a request. */
+interface DraftReferences {
+  /** Each channel a channel draft names: the access, or why it is refused. */
+  streams: Map<number, StreamAccess | Error>
+  /** The realm's users among those the direct drafts name. */
+  users: Set<number>
+}
+
+/** Reads the channels and users that `drafts` name: two or three queries however many drafts and recipients. */
+async function draftReferences(ctx: ActionContext, drafts: readonly DraftInput[]): Promise<DraftReferences> {
+  const streamIds = drafts.filter((d) => d.type === 'stream' && d.to.length === 1).map((d) => d.to[0] as number)
+  const userIds = [...new Set(drafts.filter((d) => d.type === 'private').flatMap((d) => d.to))]
+  const streams = await checkStreamsByIds(ctx.prisma, ctx.user, streamIds)
+  const users =
+    userIds.length === 0 ? [] : await ctx.prisma.user.findMany({ where: { id: { in: userIds }, realmId: ctx.user.realmId }, select: { id: true } })
+  return { streams, users: new Set(users.map((u) => u.id)) }
+}
+
 /** Checks one draft as upstream does and returns the row to store. */
-async function validDraft(ctx: ActionContext, draft: DraftInput): Promise<DraftRow> {
+function validDraft(ctx: ActionContext, refs: DraftReferences, draft: DraftInput): DraftRow {
   const content = normalizeMessageContent(draft.content)
   let lastEditTime = ctx.now()
   if (draft.timestamp !== undefined) {
@@ -50,14 +68,14 @@ async function validDraft(ctx: ActionContext, draft: DraftInput): Promise<DraftR
     const topic = truncateTopic(draft.topic)
     if (topic.includes('\u0000')) throw topicHasNullBytes()
     if (draft.to.length !== 1) throw draftNeedsOneChannel()
-    const { stream } = await accessStreamById(ctx, draft.to[0] as number)
-    return { type: 'stream', to: [stream.id], topic, content, lastEditTime }
+    const access = refs.streams.get(draft.to[0] as number)
+    if (access === undefined) throw new Error('validDraft: a channel missing from draftReferences')
+    if (access instanceof Error) throw access
+    return { type: 'stream', to: [access.stream.id], topic, content, lastEditTime }
   }
   if (draft.type === 'private' && draft.to.length > 0) {
     const ids = [...new Set(draft.to)]
-    const found = await ctx.prisma.user.findMany({ where: { id: { in: ids }, realmId: ctx.user.realmId }, select: { id: true } })
-    const known = new Set(found.map((u) => u.id))
-    const missing = ids.find((id) => !known.has(id))
+    const missing = ids.find((id) => !refs.users.has(id))
     if (missing !== undefined) throw invalidUserId(missing)
     // As upstream's recipient: the other participants, or only the user for a note to self.
     const others = ids.filter((id) => id !== ctx.user.id).sort((a, b) => a - b)
@@ -69,12 +87,13 @@ async function validDraft(ctx: ActionContext, draft: DraftInput): Promise<DraftR
 
 export async function createDrafts(ctx: ActionContext, drafts: DraftInput[]): Promise<number[]> {
   await requireSync(ctx)
-  const rows: DraftRow[] = []
-  for (const draft of drafts) rows.push(await validDraft(ctx, draft))
+  const refs = await draftReferences(ctx, drafts)
+  const rows = drafts.map((draft) => validDraft(ctx, refs, draft))
   return inTransaction(ctx, async (tx, emit) => {
-    const created: Draft[] = []
-    for (const row of rows) created.push(await tx.draft.create({ data: { userId: ctx.user.id, ...row } }))
-    if (created.length > 0) emit(draftsAddEvent(created.map(presentDraft)), [ctx.user.id])
+    if (rows.length === 0) return []
+    // One INSERT; its rows take increasing IDs in the order given.
+    const created = (await tx.draft.createManyAndReturn({ data: rows.map((row) => ({ userId: ctx.user.id, ...row })) })).sort((a, b) => a.id - b.id)
+    emit(draftsAddEvent(created.map(presentDraft)), [ctx.user.id])
     return created.map((d) => d.id)
   })
 }
@@ -88,7 +107,7 @@ async function ownDraft(ctx: ActionContext, draftId: number): Promise<Draft> {
 export async function editDraft(ctx: ActionContext, draftId: number, input: DraftInput): Promise<void> {
   await requireSync(ctx)
   await ownDraft(ctx, draftId)
-  const row = await validDraft(ctx, input)
+  const row = validDraft(ctx, await draftReferences(ctx, [input]), input)
   await inTransaction(ctx, async (tx, emit) => {
     const { count } = await tx.draft.updateMany({ where: { id: draftId, userId: ctx.user.id }, data: row })
     if (count === 0) throw draftNotFound()

@@ -5,6 +5,7 @@
 // Notification Bot's notices follow the commit.
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
+import { emitFirstMessageIdChange } from './first-message-id.js'
 import type { Stream, Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
@@ -26,6 +27,7 @@ import { textTooLong } from '../errors.js'
 import { checkMaySendToStream } from './message-recipients.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
 import { applyContentEdit, planContentEdit } from './message-edit-content.js'
+import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 import { sendMoveNotices } from './message-edit-notices.js'
 import { deleteStreamMessagesEvent, updateMessageEvent } from '../events/schemas/index.js'
 import {
@@ -107,6 +109,7 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
   const ids = moving ? selectByPropagateMode(topicMessages, message, input.propagateMode) : [message.id]
   const editTimestamp = Math.floor(now.getTime() / 1000)
 
+  let newlyMentioned: { userId: number; flags: number }[] = []
   await inTransaction(ctx, async (tx, emit) => {
     const before = await messageAudience(tx, message.id, stream)
     const event = updateMessageEvent({
@@ -124,8 +127,9 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
       const applied = await applyContentEdit(tx, ctx, message, contentEdit)
       Object.assign(event, applied.eventFields)
       Object.assign(entry, applied.historyFields)
+      newlyMentioned = applied.newlyMentioned
     }
-    let applied: MoveApplied = { losingCopies: new Set(), losingAccess: new Set() }
+    let applied: MoveApplied = { losingCopies: new Set(), losingAccess: new Set(), firstMessageIds: [] }
     if (moving && stream) {
       Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: message.topic })
       if (newStream) Object.assign(moveEntry, { prev_stream: stream.id, stream: newStream.id })
@@ -158,7 +162,23 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
         [...applied.losingAccess].sort((a, b) => a - b),
       )
     }
+    for (const { stream: changed, value } of applied.firstMessageIds) await emitFirstMessageIdChange(tx, emit, ctx.realm.id, changed, value)
   })
+
+  // Upstream notifies those an edit newly mentions in a channel message (never for direct messages, already notified).
+  if (stream && newlyMentioned.length > 0) {
+    await enqueueMissedMessageEmails(ctx, {
+      realmId: ctx.realm.id,
+      presenceDisabled: ctx.realm.presenceDisabled,
+      senderId: actor.id,
+      messageId: message.id,
+      streamId: (newStream ?? stream).id,
+      topic: newTopic ?? message.topic,
+      dmUserIds: [],
+      recipients: newlyMentioned,
+      mentionsOnly: true,
+    }).catch((error: unknown) => ctx.log.error({ err: error, message_id: message.id }, 'queueing missed-message emails failed'))
+  }
 
   if (moving && stream) {
     await sendMoveNotices(ctx, {

@@ -18,6 +18,7 @@ import { Prisma, type Tx } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { accessStreamById } from '../access/stream.js'
 import { noSuchTopic } from '../errors.js'
+import { queuePushRemovals } from '../notifications/enqueue.js'
 
 /** Upstream's batch size for mark_all_as_read. */
 export const MARK_READ_BATCH_SIZE = 2000
@@ -62,7 +63,9 @@ export async function markCopiesRead(tx: Tx, userId: number, condition: Prisma.S
     UPDATE user_message SET flags = flags | ${READ}
     WHERE user_id = ${userId} AND message_id IN (SELECT message_id FROM picked)
     RETURNING message_id`)
-  return rows.map((r) => r.message_id).sort((a, b) => a - b)
+  const ids = rows.map((r) => r.message_id).sort((a, b) => a - b)
+  await queuePushRemovals(tx, userId, ids, new Date())
+  return ids
 }
 
 /** Marks the user's unread copies matching the condition as read, in batches. */

@@ -72,6 +72,8 @@ export interface AppliedContentEdit {
   eventFields: Record<string, unknown>
   /** Fields of the edit-history entry. */
   historyFields: Record<string, unknown>
+  /** Recipients the edit newly mentions (a mention, wildcard or alert-word bit they lacked), with their new flags: candidates for a missed-message email. */
+  newlyMentioned: { userId: number; flags: number }[]
 }
 
 /** Stores the new content and the recipients' recomputed flags. */
@@ -95,6 +97,7 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
       WHERE um.message_id = ${message.id} AND um.user_id = v.user_id`)
   }
   return {
+    newlyMentioned: changed.filter((c) => (c.flags & RECOMPUTED & ~c.old) !== 0).map((c) => ({ userId: c.userId, flags: c.flags })),
     eventFields: {
       orig_content: message.content,
       orig_rendered_content: message.renderedContent,

@@ -9,6 +9,7 @@ import { Prisma } from '../db/index.js'
 import {
   extractMentionCandidates,
   renderMarkdown,
+  type MentionCandidates,
   type MentionableUser,
   type RenderContext,
   type RenderResult,
@@ -23,10 +24,11 @@ export async function loadRenderContext(
   db: Db,
   realm: Realm,
   sender: Pick<User, 'id' | 'role'>,
-  content: string,
+  /** One content, or several rendered with one context (what any of them names). */
+  content: string | readonly string[],
   config: Pick<Config, 'externalUrl'>,
 ): Promise<RenderContext> {
-  const c = extractMentionCandidates(content)
+  const c = typeof content === 'string' ? extractMentionCandidates(content) : mentionCandidatesOfAll(content)
   const lowerNames = c.userNames.map((n) => n.toLowerCase())
   const users =
     lowerNames.length + c.userIds.length === 0
@@ -90,6 +92,33 @@ export async function loadRenderContext(
     realmUrl: realmUrl(realm, config.externalUrl),
     linkifiers: await loadLinkifiers(db, realm.id),
   }
+}
+
+function mentionCandidatesOfAll(contents: readonly string[]): MentionCandidates {
+  const all = contents.map(extractMentionCandidates)
+  const merged = <T>(pick: (c: MentionCandidates) => T[]) => [...new Set(all.flatMap(pick))]
+  return {
+    userNames: merged((c) => c.userNames),
+    userIds: merged((c) => c.userIds),
+    groupNames: merged((c) => c.groupNames),
+    streamNames: merged((c) => c.streamNames),
+    emojiNames: merged((c) => c.emojiNames),
+  }
+}
+
+/** Members of each of the groups (with their subgroups' at any depth), in one statement. */
+export async function membersByGroup(db: Db, groupIds: readonly number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>()
+  if (groupIds.length === 0) return out
+  const rows = await db.$queryRaw<{ root: number; user_id: number }[]>(Prisma.sql`
+    WITH RECURSIVE g(root, id) AS (
+      SELECT r, r FROM unnest(${[...new Set(groupIds)]}::int[]) AS r
+      UNION
+      SELECT g.root, s.subgroup_id FROM user_group_subgroup s JOIN g ON s.supergroup_id = g.id
+    )
+    SELECT DISTINCT g.root, m.user_id FROM user_group_member m JOIN g ON m.group_id = g.id`)
+  for (const row of rows) out.set(row.root, [...(out.get(row.root) ?? []), row.user_id])
+  return out
 }
 
 /** The realm's linkifiers in their order, compiled (bounded by MAX_LINKIFIERS_PER_REALM). */

@@ -49,6 +49,8 @@ export interface MoveApplied {
   losingCopies: Set<number>
   /** Of those, the ones who can no longer read the messages at all (guests, or a private destination): they get delete_message. */
   losingAccess: Set<number>
+  /** The channels whose first_message_id the move changed, with the new value. */
+  firstMessageIds: { stream: Stream; value: number | null }[]
 }
 
 async function subscriberUsers(tx: Tx, streamId: number): Promise<{ id: number; role: number }[]> {
@@ -79,11 +81,19 @@ export async function moveCopies(tx: Tx, o: { ids: number[]; oldStream: Stream; 
         ON CONFLICT DO NOTHING`)
     }
   }
+  const firstBefore = await firstMessageIds(tx, [o.oldStream.id, o.newStream.id])
   await tx.$executeRaw(Prisma.sql`
     UPDATE stream SET first_message_id = LEAST(COALESCE(first_message_id, ${o.ids[0] ?? 0}), ${o.ids[0] ?? 0}) WHERE id = ${o.newStream.id}`)
   await tx.$executeRaw(Prisma.sql`
     UPDATE stream SET first_message_id = (SELECT min(id) FROM message WHERE stream_id = ${o.oldStream.id}) WHERE id = ${o.oldStream.id}`)
-  return { losingCopies, losingAccess }
+  const firstAfter = await firstMessageIds(tx, [o.oldStream.id, o.newStream.id])
+  const changed = [o.oldStream, o.newStream].filter((s) => firstBefore.get(s.id) !== firstAfter.get(s.id))
+  return { losingCopies, losingAccess, firstMessageIds: changed.map((stream) => ({ stream, value: firstAfter.get(stream.id) ?? null })) }
+}
+
+async function firstMessageIds(tx: Tx, streamIds: number[]): Promise<Map<number, number | null>> {
+  const rows = await tx.stream.findMany({ where: { id: { in: streamIds } }, select: { id: true, firstMessageId: true } })
+  return new Map(rows.map((r) => [r.id, r.firstMessageId]))
 }
 
 /** Sets the moved messages' channel and topic and prepends `entry` to their edit history. */

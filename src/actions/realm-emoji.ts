@@ -12,7 +12,8 @@ import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
 import { emojiCodeForName } from '../domain/emoji.js'
 import { imageTypeOf } from './avatar.js'
 import { activeUserIds } from '../queries/user-groups.js'
-import { getRealmEmoji, realmEmojiPath } from '../queries/realm-emoji.js'
+import { getRealmEmoji, realmEmojiPath, realmEmojiStillPath } from '../queries/realm-emoji.js'
+import { firstFramePng, UndecodableImage } from '../storage/still-image.js'
 import {
   botRequestsNotAccepted,
   customEmojiExists,
@@ -62,6 +63,15 @@ export function isAnimatedImage(data: Buffer, type: string): boolean {
   return false
 }
 
+async function stillOf(data: Buffer): Promise<Buffer> {
+  try {
+    return await firstFramePng(data)
+  } catch (error) {
+    if (error instanceof UndecodableImage) throw invalidImageFormat()
+    throw error
+  }
+}
+
 async function notifyRealmEmoji(ctx: TxContext, tx: Tx, emit: Emit): Promise<void> {
   emit({ type: 'realm_emoji', op: 'update', realm_emoji: await getRealmEmoji(tx, ctx.realm.id) }, await activeUserIds(tx, ctx.realm.id))
 }
@@ -81,18 +91,24 @@ export async function addRealmEmoji(ctx: ActionContext, rawName: string, files: 
   const type = imageTypeOf(file.data)
   if (!type) throw invalidImageFormat()
 
+  const isAnimated = isAnimatedImage(file.data, type)
+  // Decoded before anything is stored: an image that cannot be read is refused whole.
+  const still = isAnimated ? await stillOf(file.data) : null
+
   const fileName = `${randomBytes(12).toString('hex')}.${EXTENSIONS[type]}`
-  const key = realmEmojiPath(ctx.realm.id, fileName)
-  await ctx.storage.put(key, file.data, type)
+  const keys = [realmEmojiPath(ctx.realm.id, fileName)]
+  await ctx.storage.put(keys[0] as string, file.data, type)
   try {
+    if (still) {
+      keys.push(realmEmojiStillPath(ctx.realm.id, fileName))
+      await ctx.storage.put(keys[1] as string, still, 'image/png')
+    }
     await inTransaction(ctx, async (tx, emit) => {
-      await tx.realmEmoji.create({
-        data: { realmId: ctx.realm.id, name, fileName, authorId: ctx.user.id, isAnimated: isAnimatedImage(file.data, type) },
-      })
+      await tx.realmEmoji.create({ data: { realmId: ctx.realm.id, name, fileName, authorId: ctx.user.id, isAnimated } })
       await notifyRealmEmoji(ctx, tx, emit)
     })
   } catch (error) {
-    await ctx.storage.delete(key)
+    for (const key of keys) await ctx.storage.delete(key)
     if (isUniqueViolation(error)) throw customEmojiExists()
     throw error
   }

@@ -29,6 +29,7 @@ import { presentMessage } from '../present/message.js'
 import { groupMemberIds, renderMessageContent } from './message-render.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 import { messageEvent } from '../events/schemas/index.js'
+import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 
 export interface SendMessageInput {
   type: MessageType
@@ -228,5 +229,16 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     ...(isPublic ? { publicStreamId: target.stream.id } : {}),
   }
   await publishAll(ctx, [emission], xid)
+  // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
+  await enqueueMissedMessageEmails(ctx, {
+    realmId: ctx.realm.id,
+    presenceDisabled: ctx.realm.presenceDisabled,
+    senderId: sender.id,
+    messageId: message.id,
+    streamId: target.kind === 'stream' ? target.stream.id : null,
+    topic: target.kind === 'stream' ? target.topic : '',
+    dmUserIds: target.kind === 'private' ? target.recipientIds : [],
+    recipients: target.recipientIds.map((userId, i) => ({ userId, flags: flags[i] ?? 0 })),
+  }).catch((error: unknown) => ctx.log.error({ err: error, message_id: message.id }, 'queueing missed-message emails failed'))
   return { id: message.id }
 }

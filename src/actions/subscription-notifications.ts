@@ -5,7 +5,7 @@
 // announcements channel.
 import type { Stream, User } from '../db/index.js'
 import type { ActionContext } from './context.js'
-import { sendMessage } from './send-message.js'
+import { sendBotMessages, type BotMessage } from './send-bot-messages.js'
 
 export const CHANNEL_EVENTS_TOPIC = 'channel events'
 export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100
@@ -50,32 +50,25 @@ export async function sendSubscriptionNotifications(ctx: ActionContext, input: S
   if (!bot) return
   const actor = ctx.user
   const createdNames = new Set(input.created.map((s) => s.name))
+  const messages: BotMessage[] = []
   // Upstream's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: a bulk subscription of many people sends them no messages.
   const notified = input.added.length <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES ? input.added : []
   for (const { user, streamNames } of notified) {
     if (user.id === actor.id || user.isBot) continue
     const names = streamNames.filter((n) => !createdNames.has(n))
     if (names.length === 0) continue
-    await sendMessage(bot, { type: 'private', to: JSON.stringify([user.id]), content: youWereSubscribedMessage(actor, names), readBySender: true, internal: true })
+    messages.push({ kind: 'private', recipient: user, content: youWereSubscribedMessage(actor, names) })
   }
   if (input.announce && input.created.length > 0 && ctx.realm.newStreamAnnouncementsStreamId !== null) {
     const links = input.created.map((s) => channelLink(s.name)).join(', ')
     const content = input.created.length > 1 ? `${silentMention(actor)} created the following channels: ${links}.` : `${silentMention(actor)} created a new channel ${links}.`
-    await sendMessage(bot, { type: 'stream', to: JSON.stringify(ctx.realm.newStreamAnnouncementsStreamId), topic: NEW_CHANNELS_TOPIC, content, readBySender: true, internal: true })
+    messages.push({ kind: 'stream', streamId: ctx.realm.newStreamAnnouncementsStreamId, topic: NEW_CHANNELS_TOPIC, content })
   }
   for (const stream of input.created) {
     const content = channelCreatedMessage(actor, stream)
-    if (content === null) continue
-    const recipients = await ctx.prisma.subscription.findMany({ where: { streamId: stream.id, active: true }, select: { userId: true } })
-    await sendMessage(bot, {
-      type: 'stream',
-      to: JSON.stringify(stream.id),
-      topic: CHANNEL_EVENTS_TOPIC,
-      content,
-      readBySender: true,
-      internal: true,
-      // The creator has seen it happen; everyone else gets it unread.
-      unreadUserIds: recipients.map((r) => r.userId).filter((id) => id !== actor.id),
-    })
+    // The creator has seen it happen; everyone else gets it unread.
+    if (content !== null) messages.push({ kind: 'stream', streamId: stream.id, topic: CHANNEL_EVENTS_TOPIC, content, readUserIds: [actor.id] })
   }
+  // All of them in a few statements, in this order (README "Limits").
+  await sendBotMessages(bot, messages)
 }

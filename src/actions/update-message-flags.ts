@@ -10,6 +10,7 @@ import { HISTORICAL_FLAGS, MENTION_MASK, WILDCARD_MASK, parseFlagOperation } fro
 import { invalidMessage } from '../errors.js'
 import { canReadStreamHistory } from '../access/message.js'
 import { updateMessageFlagsEvent, type UnreadMessageDetails } from '../events/schemas/index.js'
+import { queuePushRemovals } from '../notifications/enqueue.js'
 
 export interface UpdateMessageFlagsInput {
   messages: number[]
@@ -108,6 +109,7 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
           : Prisma.sql`UPDATE user_message SET flags = flags & ~${operation.bit}::int WHERE user_id = ${userId} AND message_id = ANY(${existing}::int[])`,
       )
     }
+    if (operation.flag === 'read' && adding) await queuePushRemovals(tx, userId, existing, ctx.now())
     const messages = [...changing].sort((a, b) => a - b)
     const messageDetails = operation.flag === 'read' && !adding ? await unreadDetails(tx, userId, messages) : undefined
     emit(updateMessageFlagsEvent(operation.op, operation.flag, messages, { messageDetails }), [userId])

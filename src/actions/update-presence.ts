@@ -4,6 +4,7 @@
 import type { ActionContext, RequestContext } from './context.js'
 import { publishAll } from './context.js'
 import type { User } from '../db/index.js'
+import { fastRead } from '../db/fast-read.js'
 import { botRequestsNotAccepted, invalidPresenceStatus } from '../errors.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { COMING_ONLINE_SECS, OFFLINE_THRESHOLD_SECS, PRESENCE_EVENT_MAX_REALM_USERS, presenceEvent } from '../presence/format.js'
@@ -22,9 +23,15 @@ async function publishPresence(ctx: RequestContext, user: Pick<User, 'id' | 'ema
 export async function updatePresence(ctx: ActionContext, input: { status: string }): Promise<void> {
   if (ctx.user.isBot) throw botRequestsNotAccepted()
   if (!PRESENCE_STATUSES.includes(input.status as PresenceStatus)) throw invalidPresenceStatus(input.status)
-  const settings = await ctx.prisma.userSettings.findUnique({ where: { userId: ctx.user.id }, select: { presenceEnabled: true } })
+  // Every ping asks: a prepared statement, not Prisma (db/fast-read.ts).
+  const [settings] = await fastRead<{ presence_enabled: boolean }>(
+    ctx.prisma,
+    'presence-enabled',
+    'SELECT presence_enabled FROM user_settings WHERE user_id = $1',
+    [ctx.user.id],
+  )
   // Reports of users who do not share presence are ignored (their row stays idle and old).
-  if (settings && !settings.presenceEnabled) return
+  if (settings && !settings.presence_enabled) return
   const now = seconds(ctx.now())
   const { before, after, written } = await ctx.presence.report(ctx.realm.id, ctx.user.id, input.status as PresenceStatus, now)
   if (!written) return
@@ -36,13 +43,14 @@ export async function updatePresence(ctx: ActionContext, input: { status: string
 }
 
 /**
- * presence_enabled changed. Disabling replaces the row with one idle report
- * old enough to show offline; either way everyone is told (a forced event).
+ * presence_enabled changed (upstream do_change_user_setting). Enabling records
+ * the user active now; disabling replaces the row with one idle report old
+ * enough to show offline. Either way everyone is told (a forced event).
  */
 export async function applyPresenceEnabled(ctx: ActionContext, enabled: boolean): Promise<void> {
   const now = seconds(ctx.now())
   const row = enabled
-    ? await ctx.presence.get(ctx.realm.id, ctx.user.id)
+    ? await ctx.presence.replace(ctx.realm.id, ctx.user.id, now, now)
     : await ctx.presence.replace(ctx.realm.id, ctx.user.id, null, now - (OFFLINE_THRESHOLD_SECS + 120))
-  if (row) await publishPresence(ctx, ctx.user, row)
+  await publishPresence(ctx, ctx.user, row)
 }

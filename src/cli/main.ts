@@ -18,6 +18,7 @@ import { applyMigrations } from '../db/migrate.js'
 import { ROLE } from '../domain/roles.js'
 import { CliError, findOrganization, findUser, operatorContext, readConfig, withServices } from './session.js'
 import { maskSecrets } from './mask.js'
+import { redisTargetOf } from '../backends/redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { ActionContext } from '../actions/context.js'
 import type { User } from '../db/index.js'
@@ -204,7 +205,7 @@ export function buildProgram(): Command {
     .action(async (email: string, opts: { org?: string }) => {
       await inOrg(opts, async (ctx) => {
         const target = await findUser(ctx, email)
-        if (!ctx.config.redisUrl) process.stderr.write('roost: note: without REDIS_URL, event queues live in the server process; none exist while it is stopped\n')
+        if (!redisTargetOf(ctx.config)) process.stderr.write('roost: note: without Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS), event queues live in the server process; none exist while it is stopped\n')
         const queues = await ctx.events.store.queuesOf(target.id)
         out(['queue_id', 'created', 'lifespan_seconds', 'event_types'].join('\t'))
         for (const q of queues) out([q.queueId, new Date(q.createdAt).toISOString(), String(q.lifespanSecs), q.eventTypes ? q.eventTypes.join(',') : '*'].join('\t'))

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js'
 import { openServices, type NodeServices } from '../services.js'
 import { lockDataDir } from '../db/data-dir-lock.js'
 import { DatabaseConfigError } from '../db/client.js'
+import { RedisStartupError } from '../backends/index.js'
 import type { ActionContext } from '../actions/context.js'
 import type { Realm, User } from '../db/index.js'
 import { ROLE } from '../domain/roles.js'
@@ -37,7 +38,7 @@ export async function withServices<T>(fn: (services: NodeServices) => Promise<T>
     try {
       services = await openServices(config, { log: options.log })
     } catch (error) {
-      if (error instanceof DatabaseConfigError) throw new CliError(error.message)
+      if (error instanceof DatabaseConfigError || error instanceof RedisStartupError) throw new CliError(error.message)
       throw error
     }
     try {

@@ -12,6 +12,7 @@ import pg from 'pg'
 import { PrismaPGlite } from 'pglite-prisma-adapter'
 import { PrismaClient, type Prisma } from './generated/client.js'
 import { listenPGlite, listenPostgres, type RowChangeWatcher, type RowListener } from './row-listener.js'
+import { registerFastReads } from './fast-read.js'
 import { LocalWrites, trackRowWrites, type LocalWriteWatcher } from './row-writes.js'
 
 export interface Database {
@@ -38,15 +39,18 @@ export interface OpenDatabaseOptions {
   inMemory?: boolean
   /** Start the in-memory PGlite from this data-directory image (see dumpPGlite) instead of an empty cluster. */
   pgliteImage?: Blob
+  /** Wraps the Prisma driver adapter (tests count the statements a request runs through it). */
+  wrapAdapter?: (adapter: AdapterFactory) => AdapterFactory
 }
 
 /** Thrown for a bad DATABASE_URL or an unreachable database; names the variable. */
 export class DatabaseConfigError extends Error {}
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
-  if (opts.databaseUrl !== undefined && opts.databaseUrl !== '') return openPostgres(opts.databaseUrl)
-  if (opts.inMemory === true) return openPGlite(undefined, opts.pgliteImage)
-  return openPGlite(path.join(opts.dataDir ?? './data', 'db'))
+  const wrap = opts.wrapAdapter ?? ((adapter: AdapterFactory) => adapter)
+  if (opts.databaseUrl !== undefined && opts.databaseUrl !== '') return openPostgres(opts.databaseUrl, wrap, opts.wrapAdapter === undefined)
+  if (opts.inMemory === true) return openPGlite(undefined, wrap, opts.pgliteImage)
+  return openPGlite(path.join(opts.dataDir ?? './data', 'db'), wrap)
 }
 
 /** An image of an in-memory PGlite database's data directory, for openDatabase's pgliteImage. */
@@ -75,13 +79,13 @@ function yieldBetweenStatements(pglite: PGlite): void {
   }
 }
 
-async function openPGlite(dir: string | undefined, image?: Blob): Promise<Database> {
+async function openPGlite(dir: string | undefined, wrap: (adapter: AdapterFactory) => AdapterFactory, image?: Blob): Promise<Database> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
   const pglite = new PGlite(dir ?? 'memory://', image ? { loadDataDir: image } : {})
   await pglite.waitReady
   yieldBetweenStatements(pglite)
   const writes = new LocalWrites()
-  const prisma = trackRowWrites(new PrismaClient({ adapter: pgliteAdapter(pglite) }), writes)
+  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(pgliteAdapter(pglite)) }), writes)
   let closed = false
   const db: Database = {
     prisma,
@@ -108,7 +112,7 @@ async function openPGlite(dir: string | undefined, image?: Blob): Promise<Databa
   return db
 }
 
-type AdapterFactory = NonNullable<Prisma.PrismaClientOptions['adapter']>
+export type AdapterFactory = NonNullable<Prisma.PrismaClientOptions['adapter']>
 
 // pglite-prisma-adapter 0.6 is typed against an older
 // @prisma/driver-adapter-utils (6.10) than @prisma/client 6.19; the runtime
@@ -118,18 +122,20 @@ function pgliteAdapter(pglite: PGlite): AdapterFactory {
   return new PrismaPGlite(pglite) as unknown as AdapterFactory
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, wrap: (adapter: AdapterFactory) => AdapterFactory, fastReads: boolean): Promise<Database> {
   checkPostgresUrl(url)
   const writes = new LocalWrites()
   // Our own pool (ended by $disconnect) so its use can be reported.
   const pool = new pg.Pool({ connectionString: url })
-  const prisma = trackRowWrites(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), writes)
+  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(new PrismaPg(pool, { disposeExternalPool: true })) }), writes)
   try {
     await prisma.$queryRawUnsafe('SELECT 1')
   } catch (err) {
     await prisma.$disconnect().catch(() => {})
     throw new DatabaseConfigError(`DATABASE_URL: cannot connect to PostgreSQL at ${redact(url)}: ${errorText(err)}`)
   }
+  // Hot reads may bypass Prisma (fast-read.ts), unless the adapter is wrapped to watch every statement.
+  if (fastReads) registerFastReads(prisma, pool)
   let closed = false
   const db: Database = {
     prisma,

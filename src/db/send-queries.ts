@@ -166,3 +166,59 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
   const { $xid, ...columns } = row
   return { message: toModel<Message>(columns), xid: String($xid) }
 }
+
+/**
+ * Several messages with their recipients' rows, linked uploads and channels'
+ * first_message_id, as insertMessage writes one: two statements whatever
+ * their number (their IDs, taken in the given order, then one insert), the
+ * second one transaction. Returns the messages in the given order and the ID
+ * of the transaction that wrote them.
+ */
+export async function insertMessages(db: Db, items: readonly { message: NewMessage; recipients: MessageRecipientRows }[]): Promise<{ messages: Message[]; xid: string }> {
+  if (items.length === 0) return { messages: [], xid: '' }
+  const [allocated] = await db.$queryRaw<{ ids: number[] }[]>(Prisma.sql`
+    SELECT ARRAY(SELECT nextval(pg_get_serial_sequence('message', 'id'))::int FROM generate_series(1, ${items.length}::int)) AS ids`)
+  const ids = [...(allocated?.ids ?? [])].sort((a, b) => a - b)
+  if (ids.length !== items.length) throw new Error('insertMessages: could not take message IDs')
+  const column = <T>(pick: (m: NewMessage) => T) => items.map((item) => pick(item.message))
+  const recipientMessageIds = items.flatMap((item, i) => item.recipients.userIds.map(() => ids[i] as number))
+  const uploads = items.flatMap((item, i) => item.recipients.uploadPaths.map((path) => ({ id: ids[i] as number, path })))
+  const rows = await db.$queryRaw<Record<string, unknown>[]>(Prisma.sql`
+    WITH m AS (
+      INSERT INTO message (id, realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
+      SELECT v.id, v.realm_id, v.sender_id, v.stream_id, v.topic, string_to_array(v.dm_user_ids, ',')::int[], v.content, v.rendered_content,
+             v.date_sent::timestamptz, v.client, v.has_link, v.has_image, v.has_attachment
+      FROM unnest(${ids}::int[], ${column((m) => m.realmId)}::int[], ${column((m) => m.senderId)}::int[], ${column((m) => m.streamId)}::int[],
+                  ${column((m) => m.topic)}::text[], ${column((m) => intList(m.dmUserIds))}::text[], ${column((m) => m.content)}::text[],
+                  ${column((m) => m.renderedContent)}::text[], ${column((m) => m.dateSent.toISOString())}::text[], ${column((m) => m.client)}::text[],
+                  ${column((m) => m.hasLink)}::boolean[], ${column((m) => m.hasImage)}::boolean[], ${column((m) => m.hasAttachment)}::boolean[])
+        AS v(id, realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
+      RETURNING *
+    ), um AS (
+      INSERT INTO user_message (user_id, message_id, flags)
+      SELECT r.user_id, m.id, r.flags
+      FROM unnest(string_to_array(${intList(items.flatMap((item) => item.recipients.userIds))}, ',')::int[],
+                  string_to_array(${intList(recipientMessageIds)}, ',')::int[],
+                  string_to_array(${intList(items.flatMap((item) => item.recipients.flags))}, ',')::int[]) AS r(user_id, message_id, flags)
+      JOIN m ON m.id = r.message_id
+    ), att AS (
+      INSERT INTO attachment_message (attachment_id, message_id)
+      SELECT a.id, m.id
+      FROM unnest(${uploads.map((u) => u.id)}::int[], ${uploads.map((u) => u.path)}::text[]) AS p(message_id, path_id)
+      JOIN m ON m.id = p.message_id
+      JOIN attachment a ON a.realm_id = m.realm_id AND a.owner_id = m.sender_id AND a.path_id = p.path_id
+      ON CONFLICT DO NOTHING
+    ), first AS (
+      UPDATE stream SET first_message_id = f.id
+      FROM (SELECT stream_id, min(id) AS id FROM m WHERE stream_id IS NOT NULL GROUP BY stream_id) f
+      WHERE stream.id = f.stream_id AND stream.first_message_id IS NULL
+    )
+    SELECT m.*, pg_current_xact_id()::text AS "$xid" FROM m ORDER BY m.id`)
+  let xid = ''
+  const messages = rows.map((row) => {
+    const { $xid, ...columns } = row
+    xid = String($xid)
+    return toModel<Message>(columns)
+  })
+  return { messages, xid }
+}

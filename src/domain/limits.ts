@@ -47,5 +47,5 @@ export const MAX_MESSAGE_IDS_PER_REQUEST = 5000
 export const MAX_USERS_PER_REQUEST = 1000
 /** Drafts created by one request. */
 export const MAX_DRAFTS_PER_REQUEST = 100
-/** Channels of one invitation, and other small lists (custom profile fields, event types, narrow terms, group IDs). */
+/** Small lists: custom profile fields (`order`, `profile_data`, `data`), event types, narrow terms. */
 export const MAX_SMALL_LIST = 100

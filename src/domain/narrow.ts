@@ -1,7 +1,8 @@
 // Narrows: parsing and validating the wire form, and matching one message
 // against a narrow (for event filtering; queries build their own SQL).
 
-import { ApiError } from '../errors.js'
+import { ApiError, tooManyItems } from '../errors.js'
+import { MAX_SMALL_LIST } from './limits.js'
 import { FLAG_BITS, MENTION_MASK } from './flags.js'
 import { isResolved } from './topics.js'
 
@@ -133,9 +134,13 @@ const isDmTerm = (t: NarrowTerm): boolean =>
   (t.operator === 'dm' || t.operator === 'dm-including' || t.operator === 'group-pm-with' || (t.operator === 'is' && t.operand === 'dm'))
 
 /** The whole `narrow` parameter (already JSON-decoded). */
+/** Terms of one `narrow` parameter (GET /messages, matches_narrow, flags for a narrow). */
+export const MAX_NARROW_TERMS = MAX_SMALL_LIST
+
 export function parseNarrow(raw: unknown): NarrowTerm[] {
   if (raw === undefined || raw === null) return []
   if (!Array.isArray(raw)) throw invalidShape('argument is not a list')
+  if (raw.length > MAX_NARROW_TERMS) throw tooManyItems('narrow', MAX_NARROW_TERMS)
   const terms = raw.map(parseNarrowTerm)
   if (terms.some(isChannelTerm) && terms.some(isDmTerm)) {
     throw badNarrow('No message can be both a channel message and direct message')

@@ -1,79 +1,83 @@
-// Cluster bus over Redis (REDIS_URL). publish() runs the fan-out on the
-// publishing node: the item is filtered per target queue and appended to the
-// queues in Redis atomically, and the nodes holding those queues' polls are
-// woken by PUBLISH. Items are also PUBLISHed on `<prefix>:items` so
-// subscribe() sees every item of the cluster. Layout: events/queues/lua.ts.
-import { Redis } from 'ioredis'
+// The bus over Redis pub/sub: every item published on any node reaches the
+// subscribers of every node through one channel, `<prefix>:items`. On a
+// Redis Cluster the channel is a shard channel (SPUBLISH / SSUBSCRIBE), so an
+// item travels to the one shard that owns the channel rather than to every
+// node of the cluster. The bus carries items only: the queue store's fan-out
+// runs before the publish (backends/index.ts puts the two together).
 import type { BusItem, EventBus } from './bus.js'
-import { RedisQueueStore } from './queues/redis-store.js'
-import { REDIS_OPTIONS } from '../redis-options.js'
-
-export interface RedisEventBusOptions {
-  prefix: string
-  onError?: (error: unknown) => void
-}
+import type { RedisClient, RedisConnection } from '../backends/redis-connection.js'
 
 export class RedisEventBus implements EventBus {
-  readonly queues: RedisQueueStore
-  /** Errors seen on the connections (readiness reports them). */
-  errors = 0
   private readonly listeners = new Set<(item: BusItem) => void>()
-  private unsubscribeItems: Promise<() => Promise<void>> | undefined
+  private subscriber: RedisClient | undefined
+  private listening: Promise<void> | undefined
+  private closed = false
 
-  private constructor(
-    readonly redis: Redis,
-    readonly prefix: string,
-    private readonly reportError: (error: unknown) => void,
-  ) {
-    this.queues = new RedisQueueStore(redis, prefix, (error) => this.onError(error))
-    redis.on('error', (error: unknown) => this.onError(error))
-  }
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
 
-  static async connect(url: string, options: RedisEventBusOptions): Promise<RedisEventBus> {
-    // Auto-pipelining sends the commands issued in one tick (e.g. the fetches of
-    // every poll a broadcast woke) in one write.
-    const redis = new Redis(url, { ...REDIS_OPTIONS, enableAutoPipelining: true })
-    await redis.connect()
-    return new RedisEventBus(redis, options.prefix, options.onError ?? ((error) => process.stderr.write(`roost: redis bus: ${String(error)}\n`)))
-  }
-
-  /** Counts and reports an error of the event system's Redis work (also used by the queue layer). */
-  onError(error: unknown): void {
-    this.errors++
-    this.reportError(error)
-  }
-
-  async check(): Promise<void> {
-    if (this.redis.status !== 'ready') throw new Error(`redis connection is ${this.redis.status}`)
-    await this.redis.ping()
+  private get channel(): string {
+    return `${this.prefix}:items`
   }
 
   async publish(item: BusItem): Promise<void> {
-    await this.queues.append(item)
-    await this.redis.publish(`${this.prefix}:items`, JSON.stringify(item))
+    await this.connection.publish(this.channel, JSON.stringify(item))
   }
 
   subscribe(onItem: (item: BusItem) => void): () => void {
     this.listeners.add(onItem)
-    this.unsubscribeItems ??= this.queues.onChannel(`${this.prefix}:items`, (message) => {
-      const item = JSON.parse(message) as BusItem
-      for (const listener of [...this.listeners]) listener(item)
-    })
-    this.unsubscribeItems.catch((error: unknown) => this.onError(error))
+    if (!this.listening && !this.closed) {
+      this.listening = this.listen()
+      this.listening.catch((error: unknown) => this.onError(error))
+    }
     return () => {
       this.listeners.delete(onItem)
     }
   }
 
-  /** Resolves when the items subscription (if any) is active. */
+  /** Resolves once the subscription (if any) is active: items published after it are delivered. */
   async ready(): Promise<void> {
-    await this.unsubscribeItems
+    await this.listening
   }
 
+  /** One subscriber connection per bus, subscribed at the first subscribe() and resubscribed by ioredis after reconnects. */
+  private async listen(): Promise<void> {
+    const subscriber = this.connection.newSubscriber(`${this.prefix}:bus`)
+    this.subscriber = subscriber
+    subscriber.on('error', (error: unknown) => this.onError(error))
+    const deliver = (channel: string, message: string) => {
+      if (channel !== this.channel) return
+      let item: BusItem
+      try {
+        item = JSON.parse(message) as BusItem
+      } catch (error) {
+        this.onError(error)
+        return
+      }
+      for (const listener of [...this.listeners]) listener(item)
+    }
+    if (this.connection.sharded) {
+      subscriber.on('smessage', deliver)
+      await subscriber.ssubscribe(this.channel)
+    } else {
+      subscriber.on('message', deliver)
+      await subscriber.subscribe(this.channel)
+    }
+  }
+
+  async check(): Promise<void> {
+    await this.connection.check()
+  }
+
+  /** Stops delivering; the connection belongs to the backends and is closed with them. */
   async close(): Promise<void> {
+    this.closed = true
     this.listeners.clear()
-    await this.queues.close()
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined)
-    else this.redis.disconnect()
+    await this.listening?.catch(() => undefined)
+    this.subscriber?.disconnect()
+    this.subscriber = undefined
   }
 }

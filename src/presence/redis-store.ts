@@ -1,8 +1,9 @@
-// Presence in Redis (REDIS_URL): `<prefix>:presence:<realm>` is a hash of
+// Presence in Redis: `<prefix>:presence:{<realm>}` is a hash of
 // user ID → "activeTime,lastConnectedTime,updateId" (-1 = never active) and
-// `<prefix>:presence:<realm>:seq` the realm's update sequence. Each report is
-// one Lua call, so concurrent reports from several nodes serialize.
-import type { Redis } from 'ioredis'
+// `<prefix>:presence:{<realm>}:seq` the realm's update sequence. Each report is
+// one Lua call, so concurrent reports from several nodes serialize; the hash
+// tag keeps a realm's two keys in one slot of a Redis Cluster.
+import type { RedisClient } from '../backends/redis-connection.js'
 import { PRESENCE_UPDATE_MIN_FREQ_SECONDS, type PresenceReport, type PresenceRow, type PresenceStatus, type PresenceStore } from './store.js'
 
 const PARSE = `
@@ -42,12 +43,12 @@ function parseRow(userId: number, raw: string | null | undefined): PresenceRow |
 
 export class RedisPresenceStore implements PresenceStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
   private keys(realmId: number): [string, string] {
-    const key = `${this.prefix}:presence:${realmId}`
+    const key = `${this.prefix}:presence:{${realmId}}`
     return [key, `${key}:seq`]
   }
 

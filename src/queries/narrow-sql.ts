@@ -16,7 +16,7 @@ import { badNarrow, type NarrowOperand, type NarrowTerm } from '../domain/narrow
 import { isGuest } from '../domain/roles.js'
 import { RESOLVED_TOPIC_PREFIX } from '../domain/topics.js'
 import { canReadStreamHistory } from '../access/message.js'
-import { escapeLike, idMatchingLower, idsMatchingLower } from '../db/exact-match.js'
+import { escapeLike, idsMatchingLower } from '../db/exact-match.js'
 
 type Db = PrismaClient | Tx
 
@@ -39,54 +39,103 @@ const UNREAD_MUTED = 1
 const FOLLOWED = 3
 const UNMUTED = 2
 
-async function streamFor(db: Db, realmId: number, operand: NarrowOperand): Promise<Stream> {
-  const stream =
-    typeof operand === 'number'
-      ? await db.stream.findFirst({ where: { id: operand, realmId } })
-      : await findStreamNamed(db, realmId, String(operand))
-  if (!stream) throw badNarrow(`unknown channel ${String(operand)}`)
-  return stream
+/**
+ * Everything a narrow's terms name, read in a few queries whatever the number
+ * of terms: the channels of `channel` terms (by ID or exact name) and the users
+ * of `sender`, `dm`, `dm-including` and `group-pm-with` terms (by ID or
+ * email). Terms are then compiled in order from these, each failing as it did
+ * when it looked its operand up itself.
+ */
+interface NarrowRefs {
+  streamOf(operand: NarrowOperand): Stream | undefined
+  userOf(operand: string | number): number | undefined
+  /** Channels (by ID) the viewer is actively subscribed to, among the narrow's. */
+  subscribed: Set<number>
 }
 
-async function findStreamNamed(db: Db, realmId: number, name: string): Promise<Stream | null> {
-  const id = await idMatchingLower(db, 'stream_name', { realm_id: realmId }, name.trim())
-  return id === undefined ? null : db.stream.findUnique({ where: { id } })
+const USER_OPERATORS = new Set<string>(['sender', 'dm-including', 'group-pm-with'])
+
+/** The users a dm operand names, as given. */
+function dmParts(operand: NarrowOperand): (string | number)[] {
+  return typeof operand === 'string'
+    ? operand.split(',').map((e) => e.trim()).filter((e) => e !== '')
+    : typeof operand === 'number'
+      ? [operand]
+      : operand
 }
 
-async function userIdFor(db: Db, realmId: number, operand: string | number, onMissing: () => Error): Promise<number> {
-  const [id] = await userIdsFor(db, realmId, [operand], onMissing)
-  return id as number
+async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): Promise<NarrowRefs> {
+  const realmId = viewer.realmId
+  const channelOperands = terms.filter((t) => t.operator === 'channel').map((t) => t.operand)
+  const streamIds = channelOperands.filter((o): o is number => typeof o === 'number')
+  const streamNames = channelOperands.filter((o): o is string => typeof o === 'string').map((name) => name.trim())
+  const namedIds = (await idsMatchingLower(db, 'stream_name', { realm_id: realmId }, streamNames)).map((row) => row.id)
+  const wanted = [...new Set([...streamIds, ...namedIds])]
+  const streams = new Map(wanted.length === 0 ? [] : (await db.stream.findMany({ where: { id: { in: wanted }, realmId } })).map((s) => [s.id, s]))
+  const named = namedIds.map((id) => streams.get(id)).filter((s): s is Stream => s !== undefined)
+  /** Among the channels the database matched by name, the one `name` names (the lowest ID when several do, as a lookup of one name picks). */
+  const byName = (name: string): Stream | undefined => {
+    const lower = name.trim().toLowerCase()
+    return named.filter((s) => s.name.toLowerCase() === lower).sort((a, b) => a.id - b.id)[0]
+  }
+  const subscribed = new Set(
+    streams.size === 0
+      ? []
+      : (await db.subscription.findMany({ where: { userId: viewer.id, streamId: { in: [...streams.keys()] }, active: true }, select: { streamId: true } })).map(
+          (s) => s.streamId,
+        ),
+  )
+  const userOperands = terms.flatMap((t) => {
+    if (USER_OPERATORS.has(t.operator)) return [t.operand as string | number]
+    if (t.operator !== 'dm') return []
+    const parts = dmParts(t.operand)
+    return parts.length > MAX_NARROW_DM_USERS ? [] : parts
+  })
+  const userOf = await usersByOperand(db, realmId, userOperands)
+  return {
+    streamOf: (operand) => (typeof operand === 'number' ? streams.get(operand) : byName(String(operand))),
+    userOf,
+    subscribed,
+  }
 }
 
 /** Users of the realm by ID or (exactly, case-insensitively) by delivery or API email: three queries at most, whatever their number. */
-async function userIdsFor(db: Db, realmId: number, operands: readonly (string | number)[], onMissing: () => Error): Promise<number[]> {
-  const numbers = operands.filter((o): o is number => typeof o === 'number')
-  const emails = operands.filter((o): o is string => typeof o === 'string').map((e) => e.trim())
+async function usersByOperand(db: Db, realmId: number, operands: readonly (string | number)[]): Promise<(operand: string | number) => number | undefined> {
+  const numbers = [...new Set(operands.filter((o): o is number => typeof o === 'number'))]
+  const emails = [...new Set(operands.filter((o): o is string => typeof o === 'string').map((e) => e.trim()))]
   const byId = new Set(
     numbers.length === 0 ? [] : (await db.user.findMany({ where: { id: { in: numbers }, realmId }, select: { id: true } })).map((u) => u.id),
   )
   const byEmail = new Map<string, number>()
   for (const target of ['user_email', 'user_delivery_email'] as const) {
     // Delivery emails win over API emails, as the lookup order was.
-    for (const row of await idsMatchingLower(db, target, { realm_id: realmId }, emails)) byEmail.set(row.key, row.id)
+    if (emails.length > 0) for (const row of await idsMatchingLower(db, target, { realm_id: realmId }, emails)) byEmail.set(row.key, row.id)
   }
-  return operands.map((o) => {
-    const id = typeof o === 'number' ? (byId.has(o) ? o : undefined) : byEmail.get(o.trim().toLowerCase())
-    if (id === undefined) throw onMissing()
-    return id
-  })
+  return (o) => (typeof o === 'number' ? (byId.has(o) ? o : undefined) : byEmail.get(o.trim().toLowerCase()))
 }
 
-async function dmUserIds(db: Db, realmId: number, viewerId: number, operand: NarrowOperand): Promise<number[]> {
+function streamFor(refs: NarrowRefs, operand: NarrowOperand): Stream {
+  const stream = refs.streamOf(operand)
+  if (!stream) throw badNarrow(`unknown channel ${String(operand)}`)
+  return stream
+}
+
+function userIdFor(refs: NarrowRefs, operand: string | number): number {
+  const id = refs.userOf(operand)
+  if (id === undefined) throw badNarrow(`unknown user ${String(operand)}`)
+  return id
+}
+
+function dmUserIds(refs: NarrowRefs, viewerId: number, operand: NarrowOperand): number[] {
   const missing = () => badNarrow(`unknown user in ${Array.isArray(operand) ? JSON.stringify(operand) : String(operand)}`)
-  const parts: (string | number)[] =
-    typeof operand === 'string'
-      ? operand.split(',').map((e) => e.trim()).filter((e) => e !== '')
-      : typeof operand === 'number'
-        ? [operand]
-        : operand
+  const parts = dmParts(operand)
   if (parts.length > MAX_NARROW_DM_USERS) throw badNarrow(`too many users in ${'dm'} (limit: ${MAX_NARROW_DM_USERS})`)
-  const ids = new Set([viewerId, ...(await userIdsFor(db, realmId, parts, missing))])
+  const ids = new Set([viewerId])
+  for (const part of parts) {
+    const id = refs.userOf(part)
+    if (id === undefined) throw missing()
+    ids.add(id)
+  }
   return [...ids].sort((a, b) => a - b)
 }
 
@@ -107,12 +156,12 @@ function mutedSql(viewerId: number): Prisma.Sql {
             AND lower(ut.topic_name) = lower(m.topic) AND ut.visibility_policy IN (${UNMUTED}, ${FOLLOWED})))))`
 }
 
-async function termSql(db: Db, viewer: User, t: NarrowTerm, flags: Prisma.Sql, streams: Map<NarrowTerm, Stream>): Promise<Prisma.Sql> {
+function termSql(refs: NarrowRefs, viewer: User, t: NarrowTerm, flags: Prisma.Sql, streams: Map<NarrowTerm, Stream>): Prisma.Sql {
   const realmId = viewer.realmId
   const operand = t.operand
   switch (t.operator) {
     case 'channel': {
-      const stream = streams.get(t) ?? (await streamFor(db, realmId, operand))
+      const stream = streams.get(t) ?? streamFor(refs, operand)
       return Prisma.sql`m.stream_id = ${stream.id}`
     }
     case 'channels':
@@ -122,16 +171,16 @@ async function termSql(db: Db, viewer: User, t: NarrowTerm, flags: Prisma.Sql, s
     case 'topic':
       return Prisma.sql`(m.stream_id IS NOT NULL AND lower(m.topic) = lower(${String(operand)}))`
     case 'sender': {
-      const id = await userIdFor(db, realmId, operand as string | number, () => badNarrow(`unknown user ${String(operand)}`))
+      const id = userIdFor(refs, operand as string | number)
       return Prisma.sql`m.sender_id = ${id}`
     }
     case 'dm': {
-      const ids = await dmUserIds(db, realmId, viewer.id, operand)
+      const ids = dmUserIds(refs, viewer.id, operand)
       return Prisma.sql`(m.stream_id IS NULL AND m.dm_user_ids = ${ids}::int[])`
     }
     case 'dm-including':
     case 'group-pm-with': {
-      const id = await userIdFor(db, realmId, operand as string | number, () => badNarrow(`unknown user ${String(operand)}`))
+      const id = userIdFor(refs, operand as string | number)
       const group = t.operator === 'group-pm-with' ? Prisma.sql` AND cardinality(m.dm_user_ids) >= 3` : Prisma.empty
       return Prisma.sql`(m.stream_id IS NULL AND ${id}::int = ANY(m.dm_user_ids)${group})`
     }
@@ -190,14 +239,14 @@ async function termSql(db: Db, viewer: User, t: NarrowTerm, flags: Prisma.Sql, s
 }
 
 /** Upstream ok_to_include_history: a readable channel's whole history, unless a flag (`is:`) term needs the viewer's own rows. */
-async function includesHistory(db: Db, viewer: User, terms: readonly NarrowTerm[], streams: Map<NarrowTerm, Stream>): Promise<boolean> {
+function includesHistory(refs: NarrowRefs, viewer: User, terms: readonly NarrowTerm[], streams: Map<NarrowTerm, Stream>): boolean {
   let include = false
   for (const t of terms) {
     if (t.negated) continue
     if (t.operator === 'channel') {
       const stream = streams.get(t)
       if (!stream) continue
-      const subscribed = (await db.subscription.count({ where: { userId: viewer.id, streamId: stream.id, active: true } })) > 0
+      const subscribed = refs.subscribed.has(stream.id)
       include = !stream.deactivated && canReadStreamHistory(viewer, stream, subscribed)
     } else if (t.operator === 'channels' && t.operand === 'public' && !isGuest(viewer.role)) {
       include = true
@@ -208,9 +257,10 @@ async function includesHistory(db: Db, viewer: User, terms: readonly NarrowTerm[
 }
 
 export async function compileNarrow(db: Db, viewer: User, terms: readonly NarrowTerm[]): Promise<CompiledNarrow> {
+  const refs = await narrowRefs(db, viewer, terms)
   const streams = new Map<NarrowTerm, Stream>()
-  for (const t of terms) if (t.operator === 'channel') streams.set(t, await streamFor(db, viewer.realmId, t.operand))
-  const includeHistory = await includesHistory(db, viewer, terms, streams)
+  for (const t of terms) if (t.operator === 'channel') streams.set(t, streamFor(refs, t.operand))
+  const includeHistory = includesHistory(refs, viewer, terms, streams)
 
   const from = includeHistory
     ? Prisma.sql`FROM message m LEFT JOIN user_message um ON um.message_id = m.id AND um.user_id = ${viewer.id}`
@@ -221,7 +271,7 @@ export async function compileNarrow(db: Db, viewer: User, terms: readonly Narrow
 
   const conditions: Prisma.Sql[] = [base]
   for (const t of terms) {
-    const sql = await termSql(db, viewer, t, flags, streams)
+    const sql = termSql(refs, viewer, t, flags, streams)
     // NULL (e.g. a direct message against a channel condition) is "no match" on either side of a negation.
     conditions.push(t.negated ? Prisma.sql`NOT COALESCE((${sql}), FALSE)` : Prisma.sql`COALESCE((${sql}), FALSE)`)
   }

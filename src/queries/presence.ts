@@ -26,6 +26,11 @@ export interface RealmPresence {
   presence_last_update_id: number
 }
 
+/**
+ * Users who turned presence_enabled off are listed too, as upstream does: their
+ * row was replaced by one idle report old enough to read as offline
+ * (applyPresenceEnabled) and their later reports are ignored.
+ */
 export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
   const fallbackId = options.lastUpdateId ?? -1
   if (ctx.realm.presenceDisabled) return { presences: {}, presence_last_update_id: fallbackId }
@@ -40,7 +45,6 @@ export async function getRealmPresence(ctx: PresenceQueryContext, options: Prese
       realmId: ctx.realm.id,
       isActive: true,
       isBot: false,
-      settings: { presenceEnabled: true },
     },
     select: { id: true, email: true, dateJoined: true },
   })

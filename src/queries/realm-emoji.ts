@@ -7,7 +7,7 @@ export interface RealmEmojiDict {
   id: string
   name: string
   source_url: string
-  /** A still image of an animated emoji; Roost stores no such image, so always null. */
+  /** The first frame of an animated emoji, as PNG; null for a still one. */
   still_url: string | null
   deactivated: boolean
   author_id: number | null
@@ -16,12 +16,16 @@ export interface RealmEmojiDict {
 /** Where an emoji's image is served (and its key in storage, without the leading `/user_avatars/`). */
 export const realmEmojiPath = (realmId: number, fileName: string): string => `${realmId}/emoji/images/${fileName}`
 
-export function presentRealmEmoji(e: Pick<RealmEmoji, 'id' | 'realmId' | 'name' | 'fileName' | 'deactivated' | 'authorId'>): RealmEmojiDict {
+/** Where an animated emoji's still image is served and stored: `still/<its file name>.png`, as upstream. */
+export const realmEmojiStillPath = (realmId: number, fileName: string): string =>
+  `${realmId}/emoji/images/still/${fileName.replace(/\.[a-z]+$/, '')}.png`
+
+export function presentRealmEmoji(e: Pick<RealmEmoji, 'id' | 'realmId' | 'name' | 'fileName' | 'isAnimated' | 'deactivated' | 'authorId'>): RealmEmojiDict {
   return {
     id: String(e.id),
     name: e.name,
     source_url: `/user_avatars/${realmEmojiPath(e.realmId, e.fileName)}`,
-    still_url: null,
+    still_url: e.isAnimated ? `/user_avatars/${realmEmojiStillPath(e.realmId, e.fileName)}` : null,
     deactivated: e.deactivated,
     author_id: e.authorId,
   }

@@ -10,6 +10,7 @@ import { avatarUrl, inaccessibleUserDict, presentUser, type UserDict } from '../
 import { fakeEmailDomain } from '../present/realm.js'
 import { accessibleUserIds } from '../access/user.js'
 import { streamNotificationDefaults, withInheritedNotifications } from '../domain/stream-notifications.js'
+import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { versionFields } from '../domain/upstream-names.js'
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
@@ -204,7 +205,9 @@ async function subscriptionState(
   }
   return {
     subscriptions: sortByName(rows.filter((r) => r.active).map(present)),
-    unsubscribed: sortByName(rows.filter((r) => !r.active).map(present)),
+    // A channel left that the user may no longer know of is not listed (upstream
+    // gather_subscriptions_helper); leaving it sent the user a `stream` delete.
+    unsubscribed: sortByName(rows.filter((r) => !r.active && canSeeStreamMetadata(user, r.stream, false)).map(present)),
     never_subscribed: sortByName(neverRows.map((s: Stream) => presentStream(s, { subscribers: subscribers?.get(s.id) }))),
   }
 }

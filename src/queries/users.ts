@@ -1,5 +1,6 @@
 // The user directory as the API returns it: GET /users, GET /users/{id}, GET /users/me.
 import type { PrismaClient, Tx, User } from '../db/index.js'
+import { fastRead } from '../db/fast-read.js'
 import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
 import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type ProfileValueRow, type UserDict } from '../present/user.js'
 
@@ -69,11 +70,16 @@ interface OwnUserRow {
  * rows rather than a json_agg() column: cheaper for PostgreSQL and for Prisma.
  */
 export async function getOwnUser(ctx: UserQueryContext): Promise<Record<string, unknown>> {
-  const rows = await ctx.prisma.$queryRaw<OwnUserRow[]>`
-    SELECT m.max_message_id, v.field_id, f.type, v.value, v.rendered_value
-    FROM (SELECT max(message_id) AS max_message_id FROM user_message WHERE user_id = ${ctx.user.id}) m
-    LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = ${ctx.user.id}
-    ORDER BY v.field_id`
+  // A prepared statement through the driver on PostgreSQL (db/fast-read.ts).
+  const rows = await fastRead<OwnUserRow>(
+    ctx.prisma,
+    'own-user',
+    `SELECT m.max_message_id, v.field_id, f.type, v.value, v.rendered_value
+    FROM (SELECT max(message_id) AS max_message_id FROM user_message WHERE user_id = $1) m
+    LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = $1
+    ORDER BY v.field_id`,
+    [ctx.user.id],
+  )
   const values: ProfileValueRow[] = []
   for (const r of rows) {
     if (r.field_id !== null && r.type !== null && r.value !== null) {

@@ -1,9 +1,10 @@
 // Cluster-wide sliding-window log in Redis: one list of recent call times per
-// key and rule, checked and appended atomically by a Lua script.
-import { Redis } from 'ioredis'
+// key and rule, checked and appended atomically by a Lua script. The lists of
+// one key share the hash tag `{<key>}`, so on a Redis Cluster the script's
+// keys are in one slot.
 import type { RateDecision, RateLimiter, RateRule } from './limiter.js'
 import { decide } from './limiter.js'
-import { REDIS_OPTIONS } from '../redis-options.js'
+import type { RedisClient } from '../backends/redis-connection.js'
 
 // KEYS: one list per rule. ARGV: now, then (windowMs, maxCalls) per rule.
 // Returns each list's timestamps (oldest first) as read before appending,
@@ -36,18 +37,17 @@ return out
 `
 
 export class RedisRateLimiter implements RateLimiter {
-  private constructor(private readonly redis: Redis, private readonly prefix: string) {
+  /** Runs on the backends' connection (backends/index.ts), which outlives it. */
+  constructor(private readonly redis: RedisClient, private readonly prefix: string) {
     redis.defineCommand('roostRateHit', { lua: SCRIPT })
   }
 
-  static async connect(url: string, prefix: string): Promise<RedisRateLimiter> {
-    const redis = new Redis(url, REDIS_OPTIONS)
-    await redis.connect()
-    return new RedisRateLimiter(redis, prefix)
+  private keys(key: string, rules: RateRule[]): string[] {
+    return rules.map((r) => `${this.prefix}:rl:{${key}}:${r.windowSeconds}:${r.maxCalls}`)
   }
 
   async hit(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
-    const keys = rules.map((r) => `${this.prefix}:rl:${key}:${r.windowSeconds}:${r.maxCalls}`)
+    const keys = this.keys(key, rules)
     const args = rules.flatMap((r) => [r.windowSeconds * 1000, r.maxCalls])
     const run = (this.redis as unknown as { roostRateHit(n: number, ...a: (string | number)[]): Promise<string[][]> }).roostRateHit
     const logs = await run.call(this.redis, keys.length, ...keys, nowMs, ...args)
@@ -55,12 +55,10 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async peek(key: string, rules: RateRule[], nowMs: number): Promise<RateDecision> {
-    const keys = rules.map((r) => `${this.prefix}:rl:${key}:${r.windowSeconds}:${r.maxCalls}`)
+    const keys = this.keys(key, rules)
     const logs = await Promise.all(keys.map((k) => this.redis.lrange(k, 0, -1)))
     return decide(rules, logs.map((l) => l.map(Number)), nowMs)
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit()
-  }
+  async close(): Promise<void> {}
 }

@@ -25,7 +25,7 @@ import { sendMessage } from '../actions/send-message.js'
 import { scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../actions/scheduled-messages.js'
 import { presentScheduledMessage } from '../queries/scheduled-messages.js'
 import { HeldBus, heldServices } from './held-services.js'
-import { isBackendUnavailable } from '../unavailable.js'
+import { startWorkerLoop, type WorkerLoop } from './loop.js'
 
 export const TICK_MS = 100
 /** Upstream's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES. */
@@ -195,47 +195,9 @@ export async function deliverDue(services: Services, options: DeliveryOptions): 
   return settled
 }
 
-export interface ScheduledDelivery {
-  stop(): Promise<void>
-}
+export type ScheduledDelivery = WorkerLoop
 
 /** Starts this node's delivery loop; `stop()` waits for a delivery in progress. */
 export function startScheduledDelivery(services: Services, options: DeliveryOptions): ScheduledDelivery {
-  const tickMs = options.tickMs ?? TICK_MS
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
-  // A backend outage fails every tick: it is logged once, when it starts, not ten times a second.
-  let unavailable = false
-
-  const tick = () => {
-    running = (async () => {
-      try {
-        while (!stopped && (await deliverBatch(services, options)) > 0) {
-          // keep going while rows are due
-        }
-        unavailable = false
-      } catch (error) {
-        if (!isBackendUnavailable(error)) options.log.error({ err: error }, 'scheduled delivery loop error')
-        else if (!unavailable) options.log.warn({ err: error }, 'scheduled delivery paused: a backend is unavailable')
-        unavailable = isBackendUnavailable(error)
-      }
-    })()
-    void running.then(() => {
-      if (!stopped) {
-        timer = setTimeout(tick, tickMs)
-        timer.unref()
-      }
-    })
-  }
-  timer = setTimeout(tick, 0)
-  timer.unref()
-
-  return {
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startWorkerLoop(() => deliverBatch(services, options), { log: options.log, tickMs: options.tickMs ?? TICK_MS, name: 'scheduled delivery' })
 }

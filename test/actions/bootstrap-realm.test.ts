@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations } from '../../src/db/migrate.js'
 import { bootstrapRealm } from '../../src/actions/bootstrap-realm.js'
 import { servicesOver } from '../../src/services.js'
-import { MemoryEventBus } from '../../src/events/memory-bus.js'
+import { memoryBackends } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
 import { verifyPassword } from '../../src/actions/user-rows.js'
 import { migratedPGlite } from '../support/pglite-image.js'
@@ -27,7 +27,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         BOOTSTRAP_OWNER_EMAIL: 'boss@acme.test',
         BOOTSTRAP_OWNER_PASSWORD: 'correct horse',
       })
-      const services = servicesOver(config, db, new MemoryEventBus())
+      const services = servicesOver(config, db, memoryBackends({ rateLimiting: false }))
       const created = await bootstrapRealm(services)
       t.equal(created?.realmName, 'Acme')
       t.equal(created?.printPassword, false, 'a configured password is not printed')
@@ -41,8 +41,8 @@ for (const kind of ['pglite', 'postgres'] as const) {
     t.test('two nodes starting together create one realm', async (t) => {
       const { db, url } = await freshDatabase(t, kind)
       const config = loadConfig({ DATABASE_URL: url, BOOTSTRAP_OWNER_EMAIL: 'boss@acme.test', BOOTSTRAP_OWNER_PASSWORD: 'pw-123456' })
-      const a = servicesOver(config, db, new MemoryEventBus())
-      const b = servicesOver(config, db, new MemoryEventBus())
+      const a = servicesOver(config, db, memoryBackends({ rateLimiting: false }))
+      const b = servicesOver(config, db, memoryBackends({ rateLimiting: false }))
       const results = await Promise.all([bootstrapRealm(a), bootstrapRealm(b)])
       t.equal(results.filter(Boolean).length, 1)
       t.equal(await db.prisma.realm.count(), 1)
@@ -52,7 +52,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
 
 t.test('embedded mode with nothing configured creates a demo realm and prints its password', async (t) => {
   const { db } = await freshDatabase(t, 'pglite')
-  const services = servicesOver(loadConfig({}), db, new MemoryEventBus())
+  const services = servicesOver(loadConfig({}), db, memoryBackends({ rateLimiting: false }))
   const created = await bootstrapRealm(services)
   t.equal(created?.printPassword, true)
   t.equal(created?.email, 'owner@example.com')
@@ -61,6 +61,6 @@ t.test('embedded mode with nothing configured creates a demo realm and prints it
 
 t.test('PostgreSQL mode with nothing configured creates nothing', async (t) => {
   const { db, url } = await freshDatabase(t, 'postgres')
-  t.equal(await bootstrapRealm(servicesOver(loadConfig({ DATABASE_URL: url }), db, new MemoryEventBus())), undefined)
+  t.equal(await bootstrapRealm(servicesOver(loadConfig({ DATABASE_URL: url }), db, memoryBackends({ rateLimiting: false }))), undefined)
   t.equal(await db.prisma.realm.count(), 0)
 })

@@ -718,6 +718,9 @@ export const MATRIX: Record<string, Row[]> = {
   'GET /user_avatars/:realm_id/emoji/images/:file': [
     { target: 'none', request: (w) => ({ path: `/user_avatars/${w.fx.realm.id}/emoji/images/missing.png` }), allow: NOBODY, deny: { status: 404, code: 'NOT_FOUND' }, anonymous: { status: 404, code: 'NOT_FOUND' } },
   ],
+  'GET /user_avatars/:realm_id/emoji/images/still/:file': [
+    { target: 'none', request: (w) => ({ path: `/user_avatars/${w.fx.realm.id}/emoji/images/still/missing.png` }), allow: NOBODY, deny: { status: 404, code: 'NOT_FOUND' }, anonymous: { status: 404, code: 'NOT_FOUND' } },
+  ],
   'GET /static/generated/emoji/:file': [
     { target: 'none', request: () => ({ path: '/static/generated/emoji/emoji_api.0.json' }), allow: NOBODY, deny: { status: 404, code: 'NOT_FOUND' }, anonymous: { status: 404, code: 'NOT_FOUND' } },
   ],
@@ -755,6 +758,18 @@ export const MATRIX: Record<string, Row[]> = {
   ],
   'DELETE /users/me/android_gcm_reg_id': [
     { target: 'own', request: () => ({ path: '/users/me/android_gcm_reg_id', params: { token: 'never-registered-token' } }), allow: NOBODY, deny: bad('Token does not exist'), denyFor: { bot: NOT_FOR_BOTS } },
+  ],
+  // Roost's browser Web Push registration, like the mobile ones.
+  'POST /users/me/webpush_subscription': [
+    {
+      target: 'own',
+      request: () => ({ path: '/users/me/webpush_subscription', params: { endpoint: 'https://push.example.com/matrix', p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } }),
+      allow: HUMANS,
+      denyFor: { bot: NOT_FOR_BOTS },
+    },
+  ],
+  'DELETE /users/me/webpush_subscription': [
+    { target: 'own', request: () => ({ path: '/users/me/webpush_subscription', params: { endpoint: 'https://push.example.com/never' } }), allow: NOBODY, deny: bad('Web Push subscription does not exist'), denyFor: { bot: NOT_FOR_BOTS } },
   ],
 
   // --- reading, history, muting ---

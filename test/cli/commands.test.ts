@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/db/client.js'
-import { createBus, servicesOver } from '../../src/services.js'
+import { servicesOver } from '../../src/services.js'
+import { openBackends } from '../../src/backends/index.js'
 import { throwawayDatabase } from '../support/throwaway-db.js'
 import { testConfig, TEST_REDIS_URL } from '../support/config.js'
 import { anon, as } from '../support/client.js'
@@ -33,11 +34,11 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
 
   const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false })
   const database = await openDatabase({ databaseUrl: url })
-  const bus = await createBus(config)
-  const app = await buildApp({ services: servicesOver(config, database, bus) })
+  const backends = await openBackends(config)
+  const app = await buildApp({ services: servicesOver(config, database, backends) })
   t.teardown(async () => {
     await app.close()
-    await bus.close()
+    await backends.close()
     await database.close()
   })
 

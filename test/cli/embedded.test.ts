@@ -11,6 +11,7 @@ import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/db/client.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { servicesOver } from '../../src/services.js'
+import { memoryBackends } from '../../src/backends/index.js'
 import { testConfig } from '../support/config.js'
 import { anon, as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
@@ -51,7 +52,7 @@ t.test('roost admin commands on an embedded DATA_DIR', async (t) => {
   t.test('what the commands made is there for the server', async (t) => {
     const database = await openDatabase({ dataDir })
     const bus = new MemoryEventBus()
-    const app = await buildApp({ services: servicesOver(testConfig({ dataDir }), database, bus) })
+    const app = await buildApp({ services: servicesOver(testConfig({ dataDir }), database, memoryBackends({ rateLimiting: false }, { bus })) })
     t.teardown(async () => {
       await app.close()
       await database.close()

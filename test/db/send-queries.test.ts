@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
-import { findDirectAudience, findStreamAudience, insertMessage } from '../../src/db/send-queries.js'
+import { findDirectAudience, findStreamAudience, insertMessage, insertMessages } from '../../src/db/send-queries.js'
 
 t.test('the raw statements of sending return exactly what Prisma returns', async (t) => {
   const { fx, services } = await buildTestApp(t)
@@ -81,5 +81,38 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     )
     t.strictSame(direct.message, await prisma.message.findUnique({ where: { id: direct.message.id } }))
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: stream.id } })).firstMessageId, message.id, 'first message kept')
+  })
+
+  t.test('several messages at once: in order, each with its rows, attachments and the channels first messages', async (t) => {
+    const [one, two] = await Promise.all(
+      ['bulk one', 'bulk two'].map((name) =>
+        prisma.stream.create({ data: { realmId: fx.realm.id, name, canRemoveSubscribersGroupId: fx.streams.general.canRemoveSubscribersGroupId, dateCreated: new Date() } }),
+      ),
+    )
+    if (!one || !two) throw new Error('no channels')
+    const upload = await prisma.attachment.create({ data: { realmId: fx.realm.id, ownerId: member.id, fileName: 'b.txt', pathId: `${fx.realm.id}/cd/b.txt`, size: 1 } })
+    const base = { realmId: fx.realm.id, senderId: member.id, topic: 't', renderedContent: '<p>x</p>', client: 'test', hasLink: false, hasImage: false, hasAttachment: false }
+    const { messages, xid } = await insertMessages(prisma, [
+      { message: { ...base, streamId: one.id, dmUserIds: [], content: 'first', dateSent: new Date(1_700_000_000_123) }, recipients: { userIds: [member.id, owner.id], flags: [1, 0], uploadPaths: [upload.pathId] } },
+      { message: { ...base, streamId: null, topic: '', dmUserIds: [member.id, otherMember.id].sort((a, b) => a - b), content: 'direct', dateSent: new Date() }, recipients: { userIds: [otherMember.id], flags: [2048], uploadPaths: [] } },
+      { message: { ...base, streamId: one.id, dmUserIds: [], content: 'second in one', dateSent: new Date() }, recipients: { userIds: [owner.id], flags: [0], uploadPaths: [] } },
+      { message: { ...base, streamId: two.id, dmUserIds: [], content: 'in two', dateSent: new Date() }, recipients: { userIds: [], flags: [], uploadPaths: [] } },
+    ])
+    t.match(xid, /^\d+$/)
+    t.strictSame(messages.map((m) => m.content), ['first', 'direct', 'second in one', 'in two'])
+    t.ok(messages.every((m, i) => i === 0 || m.id > (messages[i - 1]?.id ?? 0)), 'IDs increase in the given order')
+    for (const m of messages) t.strictSame(m, await prisma.message.findUnique({ where: { id: m.id } }))
+    const [first, direct, second, inTwo] = messages.map((m) => m.id)
+    t.strictSame(
+      await prisma.userMessage.findMany({ where: { messageId: { in: messages.map((m) => m.id) } }, orderBy: [{ messageId: 'asc' }, { userId: 'asc' }] }),
+      [
+        ...[{ userId: member.id, messageId: first, flags: 1 }, { userId: owner.id, messageId: first, flags: 0 }].sort((a, b) => a.userId - b.userId),
+        { userId: otherMember.id, messageId: direct, flags: 2048 },
+        { userId: owner.id, messageId: second, flags: 0 },
+      ],
+    )
+    t.strictSame(await prisma.attachmentMessage.findMany({ where: { attachmentId: upload.id } }), [{ attachmentId: upload.id, messageId: first }])
+    t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: one.id } })).firstMessageId, first)
+    t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: two.id } })).firstMessageId, inTwo)
   })
 })

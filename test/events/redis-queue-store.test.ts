@@ -1,25 +1,100 @@
 import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
-import type { Redis } from 'ioredis'
-import { RedisEventBus } from '../../src/events/redis-bus.js'
+import { Redis } from 'ioredis'
+import { RedisConnection } from '../../src/backends/redis-connection.js'
+import { RedisQueueStore } from '../../src/events/queues/redis-store.js'
 import { EventQueues } from '../../src/events/queues/index.js'
 import type { QueuedEvent } from '../../src/events/queues/index.js'
 import { ApiError } from '../../src/errors.js'
 import { FETCH } from '../../src/events/queues/lua.js'
+import { hashSlot } from '../../src/events/queues/slots.js'
 import { queueStoreContract, waitForHeld, withTimeout } from './queue-store.contract.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
-queueStoreContract(t, async () => {
-  const bus = await RedisEventBus.connect(REDIS_URL, { prefix: `test:${randomUUID()}` })
-  return { store: bus.queues, close: () => bus.close() }
+/** One node's store over a connection of its own (the store alone: no bus). */
+async function storeNode(prefix: string, options: { groupBySlot?: boolean } = {}) {
+  const connection = await RedisConnection.open({ kind: 'single', url: REDIS_URL })
+  const redis = connection.client
+  if (!(redis instanceof Redis)) throw new Error('a single server was asked for')
+  const queues = new RedisQueueStore(redis, prefix, { groupBySlot: options.groupBySlot })
+  return {
+    redis,
+    queues,
+    prefix,
+    async close() {
+      await queues.close()
+      await connection.close()
+    },
+  }
+}
+
+// Each run of the contract in its own subtest: its hooks apply to every descendant test.
+t.test('one server', async (t) => {
+  queueStoreContract(t, async () => {
+    const node = await storeNode(`test:${randomUUID()}`)
+    return { store: node.queues, close: () => node.close() }
+  })
+})
+
+/** Records every command sent on the connection whose keys span more than one cluster slot. */
+function crossSlotCommands(redis: Redis): string[] {
+  const seen: string[] = []
+  const send = redis.sendCommand.bind(redis)
+  Object.assign(redis, {
+    sendCommand: (...args: Parameters<typeof send>) => {
+      const keys = args[0].getKeys().map(String)
+      if (new Set(keys.map(hashSlot)).size > 1) seen.push(`${args[0].name} ${keys.join(' ')}`)
+      return send(...args)
+    },
+  })
+  return seen
+}
+
+// The code path of a Redis Cluster (work split per hash slot), on one server;
+// a command naming keys of two slots fails the test that sent it.
+t.test('grouped by cluster slot', async (t) => {
+  queueStoreContract(t, async () => {
+    const node = await storeNode(`test:${randomUUID()}`, { groupBySlot: true })
+    const crossSlot = crossSlotCommands(node.redis)
+    return {
+      store: node.queues,
+      close: async () => {
+        await node.close()
+        if (crossSlot.length > 0) throw new Error(`commands across slots: ${crossSlot.slice(0, 5).join('; ')}`)
+      },
+    }
+  })
+})
+
+t.test("a queue's events are a stream with entry IDs <event id>-1, trimmed as they are acknowledged", async (t) => {
+  const prefix = `test:${randomUUID()}`
+  const store = await storeNode(prefix)
+  const node = new EventQueues(store.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
+  t.teardown(async () => {
+    await node.close()
+    await store.close()
+  })
+  const desc = await node.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  const stream = `${prefix}:q:{${desc.queueId}}:e`
+  for (const word of ['a', 'b', 'c']) await store.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: [word] }, origin: 'test' })
+  const entries = await store.redis.xrange(stream, '-', '+')
+  t.same(entries.map(([id]) => id), ['0-1', '1-1', '2-1'])
+  t.same(JSON.parse(entries[0]?.[1][1] ?? ''), { type: 'alert_words', alert_words: ['a'] }, 'the event, its ID in the entry ID')
+  t.match(await node.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [{ id: 2, alert_words: ['c'] }])
+  t.same((await store.redis.xrange(stream, '-', '+')).map(([id]) => id), ['2-1'], 'acknowledged entries trimmed')
+  t.same(await store.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '2', pruned: '1' }, 'the cursor beside it')
+  const pttl = await store.redis.pttl(stream)
+  t.ok(pttl > 500_000 && pttl <= 600_000, 'the stream carries the queue’s TTL')
+  const keys = ['', ':m', ':e', ':h', ':w', ':s'].map((part) => `${prefix}:q:{${desc.queueId}}${part}`)
+  t.equal(new Set(keys.map(hashSlot)).size, 1, "all of a queue's keys share one slot")
 })
 
 // Two nodes, each with its own connections, sharing one Redis prefix.
 async function twoNodes(t: Test) {
   const prefix = `test:${randomUUID()}`
-  const a = await RedisEventBus.connect(REDIS_URL, { prefix })
-  const b = await RedisEventBus.connect(REDIS_URL, { prefix })
+  const a = await storeNode(prefix)
+  const b = await storeNode(prefix)
   const nodeA = new EventQueues(a.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
   t.teardown(async () => {
     await nodeA.close()
@@ -89,11 +164,11 @@ t.test('polls answered from memory still refresh the queue’s life, in one batc
   const { a, nodeA, prefix } = await twoNodes(t)
   const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  await a.redis.pexpire(`${prefix}:q:${desc.queueId}`, 5_000)
+  await a.redis.pexpire(`${prefix}:q:{${desc.queueId}}`, 5_000)
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  t.ok((await a.redis.pttl(`${prefix}:q:${desc.queueId}`)) <= 5_000, 'not touched yet')
+  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) <= 5_000, 'not touched yet')
   await a.queues.flushTouches()
-  t.ok((await a.redis.pttl(`${prefix}:q:${desc.queueId}`)) > 500_000, 'touched: the whole lifespan again')
+  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) > 500_000, 'touched: the whole lifespan again')
 })
 
 t.test('when its subscription drops, a node forgets what it knew and its held polls read again', async (t) => {
@@ -171,7 +246,7 @@ t.test('the marks of polls answered together are cleared together; a mark a newe
   t.teardown(() => nodeB.close())
   const [one, two] = await Promise.all([1, 2].map(() => nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })))
   if (!one || !two) throw new Error('no queues')
-  const holderKey = (queueId: string) => `${prefix}:q:${queueId}:h`
+  const holderKey = (queueId: string) => `${prefix}:q:{${queueId}}:h`
   const polls = [one, two].map((desc) => nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1 }))
   await waitForHeld(nodeA, 2)
   t.ok(await a.redis.get(holderKey(one.queueId)), 'held polls are marked')

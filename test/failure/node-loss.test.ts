@@ -157,7 +157,7 @@ t.test('a node lost with SIGKILL', async (t) => {
     await watcher.connect()
     t.teardown(() => watcher.disconnect())
     for (;;) {
-      const marks = await watcher.mget(ids.map((id) => `roost:q:${id}:h`))
+      const marks = await watcher.mget(ids.map((id) => `roost:q:{${id}}:h`))
       if (marks.every((m) => m !== null)) break
       await new Promise((r) => setTimeout(r, 200))
     }

@@ -5,6 +5,8 @@
 //   startNode()      `node dist/src/server.js` on them, so SIGKILL is a real node loss
 //   delayProxy()     a TCP proxy that delays every chunk both ways (added Redis latency)
 //   Client           HTTP over node:http, reporting connection errors as values
+// (test/support/redis-topology.ts builds a Redis Cluster and a Sentinel setup
+// from the same pieces: track, tempDir, waitUntil, redisPing.)
 // Every process and temp dir is removed by the test's teardown, and by an exit
 // hook if the test process dies first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -29,30 +31,30 @@ process.on('exit', () => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
 })
 
-function track(child: ChildProcess): ChildProcess {
+export function track(child: ChildProcess): ChildProcess {
   live.add(child)
   child.once('exit', () => live.delete(child))
   return child
 }
 
-function tempDir(prefix: string): string {
+export function tempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix))
   tempDirs.add(dir)
   return dir
 }
 
-function removeDir(dir: string): void {
+export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true })
   tempDirs.delete(dir)
 }
 
 /** Resolves with the exit code (or signal) once the child has exited. */
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
-async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, output: () => string = () => ''): Promise<void> {
+export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, output: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await check().catch(() => false)) return
@@ -101,7 +103,7 @@ export async function startRedis(t: Tap): Promise<RedisProcess> {
 }
 
 /** PING over a raw socket (no client library, so no reconnect logic in the way). */
-function redisPing(port: number): Promise<boolean> {
+export function redisPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port })
     const done = (ok: boolean) => {

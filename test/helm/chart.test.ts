@@ -140,6 +140,32 @@ if ('unavailable' in helm) {
     t.same(monitor.spec.endpoints, [{ port: 'http', path: '/metrics', interval: '15s', scrapeTimeout: '10s', authorization: { type: 'Bearer', credentials: { name: 'roost-production', key: 'METRICS_TOKEN' } } }])
   })
 
+  t.test('each of the three ways to reach Redis renders into the environment', async (t) => {
+    const database = ['--set', 'secret.DATABASE_URL=postgresql://roost:pw@db:5432/roost']
+    const single = envOf(render(t, REQUIRED).Deployment!.spec.template.spec.containers[0])
+    t.same(single.REDIS_URL, { secretKeyRef: { name: 'roost', key: 'REDIS_URL', optional: true } })
+    t.notOk('REDIS_CLUSTER_NODES' in single || 'REDIS_SENTINELS' in single, 'no cluster or Sentinel settings')
+    const cluster = envOf(render(t, [...database, '--set', 'config.REDIS_CLUSTER_NODES=redis-0:7000\\,redis-1:7001']).Deployment!.spec.template.spec.containers[0])
+    t.equal(cluster.REDIS_CLUSTER_NODES, 'redis-0:7000,redis-1:7001')
+    const sentinel = envOf(
+      render(t, [...database, '--set', 'config.REDIS_SENTINELS=s-0:26379\\,s-1:26379', '--set', 'config.REDIS_SENTINEL_MASTER=roost']).Deployment!.spec.template.spec.containers[0],
+    )
+    t.equal(sentinel.REDIS_SENTINELS, 's-0:26379,s-1:26379')
+    t.equal(sentinel.REDIS_SENTINEL_MASTER, 'roost')
+  })
+
+  t.test('two ways to reach Redis at once, or a Sentinel master without Sentinels, are refused', async (t) => {
+    const both = run(['template', 'roost', chart, ...REQUIRED, '--set', 'config.REDIS_CLUSTER_NODES=redis-0:7000'])
+    t.not(both.status, 0)
+    t.match(both.stderr, 'secret.REDIS_URL, config.REDIS_CLUSTER_NODES and config.REDIS_SENTINELS are alternatives: set only one')
+    const masterOnly = run(['template', 'roost', chart, ...REQUIRED, '--set', 'config.REDIS_SENTINEL_MASTER=roost'])
+    t.not(masterOnly.status, 0)
+    t.match(masterOnly.stderr, 'config.REDIS_SENTINELS must be set with config.REDIS_SENTINEL_MASTER')
+    const malformed = run(['template', 'roost', chart, '--set', 'secret.DATABASE_URL=postgresql://db/roost', '--set', 'config.REDIS_CLUSTER_NODES=redis-0'])
+    t.not(malformed.status, 0)
+    t.match(malformed.stderr, /config\.REDIS_CLUSTER_NODES: Does not match pattern/)
+  })
+
   t.test('every setting of the startup contract is a chart value', async (t) => {
     const values = parseAllDocuments(readFileSync(path.join(chart, 'values.yaml'), 'utf8'))[0]!.toJS() as Manifest
     const offered = new Set([...Object.keys(values.config), ...Object.keys(values.secret), 'HOST', 'PORT', 'DATA_DIR'])

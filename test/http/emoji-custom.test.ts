@@ -2,6 +2,7 @@
 // the images at source_url, realm_emoji events and register state, and
 // reactions with reaction_type realm_emoji.
 import t from 'tap'
+import sharp from 'sharp'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
@@ -92,6 +93,29 @@ t.test('custom emoji', async (t) => {
     expectError(t, await addEmoji(app, member, 'octopus'), { code: 'BAD_REQUEST', msg: 'Only administrators can override built-in emoji.' })
     expectSuccess(t, await addEmoji(app, admin, 'octopus'))
     t.equal(await services.prisma.realmEmoji.count({ where: { realmId: fx.realm.id, name: { in: ['Capital', 'trailing_', 'trailing-'] } } }), 0, 'nothing half-written')
+  })
+
+  t.test('an animated emoji gets a still image: its first frame as PNG, at still_url', async (t) => {
+    const frame = (background: string) => sharp({ create: { width: 4, height: 4, channels: 4, background } }).png().toBuffer()
+    const animated = await sharp([await frame('#ff0000'), await frame('#0000ff')], { join: { animated: true } }).gif({ loop: 0 }).toBuffer()
+    const events = await captureEvents(app, otherMember, async () => expectSuccess(t, await addEmoji(app, member, 'blinker', animated, 'image/gif')))
+    const row = await services.prisma.realmEmoji.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'blinker' } })
+    const stillUrl = `/user_avatars/${fx.realm.id}/emoji/images/still/${row.fileName.replace(/\.gif$/, '')}.png`
+    t.match(events, [{ type: 'realm_emoji', op: 'update', realm_emoji: { [row.id]: { source_url: `/user_avatars/${fx.realm.id}/emoji/images/${row.fileName}`, still_url: stillUrl } } }])
+
+    const still = await app.inject({ method: 'GET', url: stillUrl, headers: { host: fx.host } })
+    t.equal(still.statusCode, 200)
+    t.equal(still.headers['content-type'], 'image/png')
+    const { data, info } = await sharp(still.rawPayload).raw().toBuffer({ resolveWithObject: true })
+    t.same([info.width, info.height, info.pages ?? 1], [4, 4, 1], 'one frame, the size of the original')
+    t.same([...data.subarray(0, 4)], [255, 0, 0, 255], 'the first frame (red), not the second')
+    const missing = await app.inject({ method: 'GET', url: `/user_avatars/${fx.realm.id}/emoji/images/still/000000000000000000000000.png`, headers: { host: fx.host } })
+    t.equal(missing.statusCode, 404)
+
+    // A file that claims to be animated but cannot be decoded is refused whole.
+    const broken = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(7), Buffer.from('!\xff\x0bNETSCAPE2.0', 'latin1'), Buffer.alloc(16)])
+    expectError(t, await addEmoji(app, member, 'broken_blinker', broken, 'image/gif'), { code: 'BAD_REQUEST', msg: 'Invalid image format' })
+    t.equal(await services.prisma.realmEmoji.count({ where: { realmId: fx.realm.id, name: 'broken_blinker' } }), 0)
   })
 
   t.test('files: exactly one real image of at most 5 MiB', async (t) => {

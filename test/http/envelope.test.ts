@@ -9,6 +9,7 @@ import { route } from '../../src/http/route.js'
 import { alias, json, optional } from '../../src/http/params.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { servicesOver } from '../../src/services.js'
+import { memoryBackends } from '../../src/backends/index.js'
 import { makeFixture, testConfig, testDatabase } from '../support/app.js'
 import { anon, as } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
@@ -40,7 +41,7 @@ const probes = [
 t.test('the API envelope', async (t) => {
   const database = await testDatabase()
   const bus = new MemoryEventBus()
-  const services = servicesOver(testConfig(), database, bus)
+  const services = servicesOver(testConfig(), database, memoryBackends({ rateLimiting: false }, { bus }))
   const app = await buildApp({ services, routes: [...allRoutes, ...probes] })
   t.teardown(async () => {
     await app.close()

@@ -68,4 +68,17 @@ t.test('DELETE /messages/{id}', async (t) => {
     t.match(ofType(events.get(otherMember.id), 'stream'), [{ op: 'update', property: 'first_message_id', value: b, stream_id: fresh.id, name: 'fresh' }])
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: fresh.id } })).firstMessageId, b)
   })
+
+  t.test('first_message_id of a private channel reaches its subscribers and the administrators, who list it too', async (t) => {
+    const hidden = await prisma.stream.create({
+      data: { realmId: fx.realm.id, name: 'hidden-first', inviteOnly: true, historyPublicToSubscribers: false, canRemoveSubscribersGroupId: general.canRemoveSubscribersGroupId },
+    })
+    await prisma.subscription.create({ data: { userId: member.id, streamId: hidden.id, color: '#111111' } })
+    const a = await sendTo(t, app, member, 'hidden-first', 'f', '1')
+    const b = await sendTo(t, app, member, 'hidden-first', 'f', '2')
+    const events = await capture(t, app, [member, admin, otherMember], () => as(app, member).delete(`/messages/${a}`))
+    const update = { type: 'stream', op: 'update', property: 'first_message_id', value: b, stream_id: hidden.id, name: 'hidden-first' }
+    for (const user of [member, admin]) t.same(ofType(events.get(user.id), 'stream').map(({ id: _id, ...e }) => e), [update])
+    t.same(ofType(events.get(otherMember.id), 'stream'), [], 'not to users who cannot see the channel')
+  })
 })

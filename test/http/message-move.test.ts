@@ -249,6 +249,30 @@ t.test('PATCH /messages/{id}: topics and channels', async (t) => {
     t.match(m.edit_history[0], { prev_stream: general.id, stream: secret.id })
   })
 
+  t.test("moves keep first_message_id true in both channels, with the stream update event deletions send", async (t) => {
+    const empty = await prisma.stream.create({ data: { realmId: fx.realm.id, name: 'empty-dest', canRemoveSubscribersGroupId: general.canRemoveSubscribersGroupId } })
+    const from = await prisma.stream.create({ data: { realmId: fx.realm.id, name: 'move-from', canRemoveSubscribersGroupId: general.canRemoveSubscribersGroupId } })
+    await prisma.subscription.createMany({ data: [{ userId: member.id, streamId: from.id, color: '#111111' }, { userId: member.id, streamId: empty.id, color: '#222222' }] })
+    const [first, second] = await thread(t, member, 'move-from', 'go', 2)
+    const stays = await sendTo(t, app, member, 'move-from', 'stay', 'stays')
+    // otherMember is subscribed to neither channel, and sees both (public): told too.
+    const queues = await capture(t, app, [member, otherMember], () =>
+      as(app, member).patch(`/messages/${first}`, { stream_id: empty.id, propagate_mode: 'change_all', send_notification_to_new_thread: false }),
+    )
+    const expected = [
+      { type: 'stream', op: 'update', property: 'first_message_id', value: stays, stream_id: from.id, name: 'move-from' },
+      { type: 'stream', op: 'update', property: 'first_message_id', value: first, stream_id: empty.id, name: 'empty-dest' },
+    ]
+    for (const user of [member, otherMember]) t.same(ofType(queues.get(user.id), 'stream').map(({ id: _id, ...e }) => e), expected)
+    const firstOf = async (id: number) => (await prisma.stream.findUniqueOrThrow({ where: { id } })).firstMessageId
+    t.same([await firstOf(from.id), await firstOf(empty.id)], [stays, first])
+    t.equal((await where(second!)).streamId, empty.id)
+    // A move that leaves both channels' first messages alone sends no stream event.
+    const late = await sendTo(t, app, member, 'empty-dest', 'late', 'late')
+    const quiet = await capture(t, app, [member], () => as(app, member).patch(`/messages/${late}`, { stream_id: from.id, send_notification_to_old_thread: false, send_notification_to_new_thread: false }))
+    t.same(ofType(quiet.get(member.id), 'stream'), [])
+  })
+
   t.test('protected history: only the messages the mover received move', async (t) => {
     const early = await sendTo(t, app, owner, 'secret', 'private', 'before otto')
     await prisma.subscription.create({ data: { userId: otherMember.id, streamId: secret.id, color: '#000000' } })

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream'
 import { buildApp } from '../../src/app.js'
 import { loggerOptions } from '../../src/http/observability.js'
 import { servicesOver } from '../../src/services.js'
+import { memoryBackends } from '../../src/backends/index.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { buildTestApp, makeFixture, testConfig, testDatabase } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
@@ -85,7 +86,7 @@ t.test('logs: JSON with user_id and realm; Authorization headers and passwords n
   })
   const database = await testDatabase()
   const bus = new MemoryEventBus()
-  const services = servicesOver(testConfig(), database, bus)
+  const services = servicesOver(testConfig(), database, memoryBackends({ rateLimiting: false }, { bus }))
   const app = await buildApp({ services, logger: loggerOptions('info', stream) })
   t.teardown(async () => {
     await app.close()

@@ -70,13 +70,15 @@ t.test('presence', async (t) => {
     t.equal(p.aggregated.status, 'offline')
   })
 
-  t.test('users who disabled presence are left out and their reports ignored', async (t) => {
+  t.test('users who disabled presence show offline since before they did, and their reports are ignored', async (t) => {
     const a = await fx.newUser()
+    const disabledAt = sec()
     expectSuccess(t, await as(app, a).patch('/settings', { presence_enabled: false }))
     clock += 1000
     expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active' }))
     const body = expectSuccess(t, await as(app, fx.users.owner).post('/users/me/presence', { status: 'active', last_update_id: -1 }))
-    t.notOk(String(a.id) in body.presences)
+    // Upstream lists them (no presence_enabled filter): one idle report dated 320 s before disabling, never active.
+    t.same(body.presences[String(a.id)], { active_timestamp: Math.floor(a.dateJoined.getTime() / 1000), idle_timestamp: disabledAt - 320 })
     expectError(t, await as(app, fx.users.owner).get(`/users/${a.id}/presence`), { code: 'BAD_REQUEST', msg: `No presence data for ${a.email}` })
   })
 

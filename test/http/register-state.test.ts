@@ -57,3 +57,22 @@ t.test('POST /register: topic preferences', async (t) => {
     t.notOk('muted_topics' in both)
   })
 })
+
+t.test('POST /register: channels left', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  const { owner, admin, member } = fx.users
+  const unsubscribed = async (user: typeof member) =>
+    (expectSuccess(t, await as(app, user).post('/register', { fetch_event_types: ['subscription'] })).unsubscribed as { name: string }[]).map((s) => s.name)
+
+  t.test('a private channel left is listed only to those who may still see it (upstream gather_subscriptions_helper)', async (t) => {
+    expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'left-private' }], invite_only: true, principals: [member.id, admin.id] }))
+    for (const user of [member, admin]) expectSuccess(t, await as(app, user).delete('/users/me/subscriptions', { subscriptions: ['left-private'] }))
+    t.notOk((await unsubscribed(member)).includes('left-private'), 'a member no longer knows of it')
+    t.ok((await unsubscribed(admin)).includes('left-private'), 'administrators see every channel')
+  })
+
+  t.test('a public channel left stays in unsubscribed', async (t) => {
+    expectSuccess(t, await as(app, member).delete('/users/me/subscriptions', { subscriptions: [fx.streams.design.name] }))
+    t.ok((await unsubscribed(member)).includes(fx.streams.design.name))
+  })
+})

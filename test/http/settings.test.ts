@@ -223,4 +223,18 @@ t.test('PATCH /settings', async (t) => {
     const presence = items.find((i) => i.event.type === 'presence')
     t.match(presence?.event, { type: 'presence', user_id: member.id, presence: { website: { status: 'idle' } } })
   })
+
+  t.test('turning presence back on tells everyone the user is active now', async (t) => {
+    const member = await fx.newUser()
+    await as(app, member).patch('/settings', { presence_enabled: false })
+    const items = await published(services, () => as(app, member).patch('/settings', { presence_enabled: true }))
+    const presence = items.find((i) => i.event.type === 'presence')
+    const timestamp = Number((presence?.event.presence as { website?: { timestamp?: number } } | undefined)?.website?.timestamp)
+    t.same(presence?.event.presence, { website: { client: 'website', status: 'active', timestamp, pushable: false } })
+    t.ok(Math.abs(timestamp - Date.now() / 1000) < 5, 'dated now')
+    t.ok(presence?.userIds.includes(fx.users.owner.id), 'everyone is told')
+    // The register entry agrees with the event.
+    const body = expectSuccess(t, await as(app, fx.users.owner).post('/register', { slim_presence: true, fetch_event_types: ['presence'] }))
+    t.same((body.presences as Record<string, unknown>)[String(member.id)], { active_timestamp: timestamp, idle_timestamp: timestamp })
+  })
 })

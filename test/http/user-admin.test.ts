@@ -216,6 +216,19 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
     expectSuccess(t, await as(app, target).get('/users/me'))
   })
 
+  t.test("reactivation puts the user back among its channels' subscribers (peer_add, as upstream)", async (t) => {
+    const target = await fx.newUser()
+    expectSuccess(t, await as(app, target).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.design.name }] }))
+    expectSuccess(t, await as(app, admin).delete(`/users/${target.id}`))
+    const events = await captureEvents(app, member, () => as(app, admin).post(`/users/${target.id}/reactivate`), { register: { event_types: ['subscription'] } })
+    t.same(events.map(({ id: _id, ...e }) => e), [
+      { type: 'subscription', op: 'peer_add', stream_ids: [fx.streams.general.id], user_ids: [target.id] },
+      { type: 'subscription', op: 'peer_add', stream_ids: [fx.streams.design.id], user_ids: [target.id] },
+    ])
+    const subs = expectSuccess(t, await as(app, member).get('/users/me/subscriptions', { include_subscribers: true })).subscriptions as { stream_id: number; subscribers: number[] }[]
+    t.ok(subs.find((s) => s.stream_id === fx.streams.design.id)?.subscribers.includes(target.id), 'listed as a subscriber again')
+  })
+
   t.test('reactivation is for administrators, of inactive users', async (t) => {
     const target = await fx.newUser()
     expectError(t, await as(app, admin).post(`/users/${target.id}/reactivate`), { code: 'BAD_REQUEST', msg: 'User is already active' })

@@ -293,6 +293,13 @@ t.test('GET /users/{user_id}', async (t) => {
     expectError(t, await as(app, fx.users.member).get('/users/nobody@example.com'), { code: 'BAD_REQUEST', status: 400, msg: 'No such user' })
   })
 
+  t.test('an email key is decoded once, as any path segment: a literal % is no pattern and no error', async (t) => {
+    for (const key of ['%25', '_%25%5C', '%2C%25U']) {
+      expectError(t, await as(app, fx.users.member).get(`/users/${key}`), { code: 'BAD_REQUEST', status: 400, msg: 'No such user' })
+      expectError(t, await as(app, fx.users.member).get(`/users/${key}/presence`), { code: 'BAD_REQUEST', status: 400, msg: 'No such user' })
+    }
+  })
+
   t.test('answers No such user for a user of another realm', async (t) => {
     expectError(t, await as(app, fx.users.member).get(`/users/${other.fx.users.admin.id}`), { code: 'BAD_REQUEST', status: 400, msg: 'No such user' })
   })

@@ -9,14 +9,15 @@ import type { Config } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/client.js'
 import { applyMigrations } from '../../src/db/migrate.js'
 import { migratedPGlite } from './pglite-image.js'
-import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig } from './config.js'
+import { TEST_DATABASE_URL, testConfig, testRedisSettings } from './config.js'
 import type { Realm, Stream, User } from '../../src/db/index.js'
 import type { Services } from '../../src/actions/context.js'
 import { createRealm } from '../../src/actions/create-realm.js'
 import { insertUser, pickStreamColor } from '../../src/actions/user-rows.js'
 import type { EventBus } from '../../src/events/bus.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
-import { servicesOver, createBus } from '../../src/services.js'
+import { servicesOver } from '../../src/services.js'
+import { memoryBackends, openBackends } from '../../src/backends/index.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { renderPlainDescription } from '../../src/actions/render-description.js'
 
@@ -79,16 +80,18 @@ export interface BuildTestAppOptions {
 export async function buildTestApp(t: Tap, options: BuildTestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await testDatabase())
   const config = testConfig({
-    ...(options.bus === 'redis' ? { redisUrl: TEST_REDIS_URL } : {}),
+    ...(options.bus === 'redis' ? testRedisSettings() : {}),
     ...options.config,
   })
-  const bus: EventBus =
-    typeof options.bus === 'object' ? options.bus : options.bus === 'redis' ? await createBus(config, { redisPrefix: options.redisPrefix }) : new MemoryEventBus()
-  const services = servicesOver(config, database, bus)
+  const backends =
+    options.bus === 'redis'
+      ? await openBackends(config, { redisPrefix: options.redisPrefix })
+      : memoryBackends(config, { bus: typeof options.bus === 'object' ? options.bus : new MemoryEventBus() })
+  const services = servicesOver(config, database, backends)
   const app = await buildApp({ services })
   t.teardown(async () => {
     await app.close()
-    await bus.close()
+    await backends.close()
   })
   const fx = options.fixture ?? (await makeFixture(services))
   return { app, fx, services, config }

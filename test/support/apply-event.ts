@@ -206,7 +206,10 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
       const presences = state.presences as Record<string, Obj>
       const key = event.email ?? String(event.user_id)
       if (key === String(event.user_id)) {
-        const previous = presences[key] ?? {}
+        // Upstream's modern entry reports a user never active as active when it joined
+        // (its apply_event reads that from the database; a client has it in realm_users).
+        const joined = list<Obj>(state, 'realm_users').find((u) => u.user_id === event.user_id)?.date_joined
+        const previous = presences[key] ?? (typeof joined === 'string' ? { active_timestamp: Math.floor(Date.parse(joined) / 1000) } : {})
         presences[key] =
           website.status === 'active'
             ? { ...previous, active_timestamp: website.timestamp, idle_timestamp: website.timestamp }
@@ -378,7 +381,13 @@ function applySubscription(state: Obj, event: Static<typeof SubscriptionEventSch
   } else if (event.op === 'remove') {
     const removed = new Set(event.subscriptions.map((s) => s.stream_id))
     const leaving = subscriptions.filter((s) => removed.has(s.stream_id))
-    if (options.includeSubscribers) for (const sub of leaving) sub.subscribers = (sub.subscribers ?? []).filter((id) => id !== options.userId)
+    if (options.includeSubscribers) {
+      for (const sub of leaving) sub.subscribers = (sub.subscribers ?? []).filter((id) => id !== options.userId)
+      // Roost's `streams` carries subscribers too: the user leaves that copy's list as well.
+      for (const stream of list<SubDict>(state, 'streams')) {
+        if (removed.has(stream.stream_id) && stream.subscribers) stream.subscribers = stream.subscribers.filter((id) => id !== options.userId)
+      }
+    }
     state.unsubscribed = [...list<SubDict>(state, 'unsubscribed'), ...leaving]
     state.subscriptions = subscriptions.filter((s) => !removed.has(s.stream_id))
   } else if (event.op === 'update') {

@@ -7,6 +7,25 @@ import { loadConfig, type Config } from '../../src/config.js'
 export const TEST_DATABASE_URL = process.env.ROOST_TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
+/**
+ * The Redis of the tests' Redis-backed apps (buildTestApp with bus 'redis'),
+ * read as Roost reads REDIS_*: ROOST_TEST_REDIS_URL by default, a Redis
+ * Cluster with ROOST_TEST_REDIS_CLUSTER_NODES, Sentinel with
+ * ROOST_TEST_REDIS_SENTINELS and ROOST_TEST_REDIS_SENTINEL_MASTER
+ * (scripts/test.mjs sets them for the cluster suite on those topologies).
+ */
+export function testRedisSettings(): Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'> {
+  const env = process.env
+  const other = Boolean(env.ROOST_TEST_REDIS_CLUSTER_NODES || env.ROOST_TEST_REDIS_SENTINELS)
+  const { redisUrl, redisClusterNodes, redisSentinel } = loadConfig({
+    REDIS_URL: other ? undefined : TEST_REDIS_URL,
+    REDIS_CLUSTER_NODES: env.ROOST_TEST_REDIS_CLUSTER_NODES,
+    REDIS_SENTINELS: env.ROOST_TEST_REDIS_SENTINELS,
+    REDIS_SENTINEL_MASTER: env.ROOST_TEST_REDIS_SENTINEL_MASTER,
+  })
+  return { redisUrl, redisClusterNodes, redisSentinel }
+}
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off' }), databaseUrl: TEST_DATABASE_URL, ...overrides }
 }

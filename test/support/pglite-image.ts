@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import path from 'node:path'
-import { dumpPGlite, openDatabase, type Database } from '../../src/db/client.js'
+import { dumpPGlite, openDatabase, type Database, type OpenDatabaseOptions } from '../../src/db/client.js'
 import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
 
 const CACHE_DIR = path.join(os.tmpdir(), 'roost-test-pglite')
@@ -29,11 +29,11 @@ const PGLITE_VERSION = pgliteVersion()
 const keyOf = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16)
 
 /** Opens an in-memory database from the image named `key`, or makes one with `prepare` and saves its image. */
-async function fromImage(key: string, prepare: (db: Database) => Promise<unknown>): Promise<Database> {
+async function fromImage(key: string, prepare: (db: Database) => Promise<unknown>, options: Pick<OpenDatabaseOptions, 'wrapAdapter'> = {}): Promise<Database> {
   const file = path.join(CACHE_DIR, `${key}.tar`)
   const image = await readFile(file).catch(() => undefined)
-  if (image) return openDatabase({ inMemory: true, pgliteImage: new Blob([image]) })
-  const db = await openDatabase({ inMemory: true })
+  if (image) return openDatabase({ ...options, inMemory: true, pgliteImage: new Blob([image]) })
+  const db = await openDatabase({ ...options, inMemory: true })
   await prepare(db)
   const bytes = Buffer.from(await (await dumpPGlite(db)).arrayBuffer())
   await mkdir(CACHE_DIR, { recursive: true })
@@ -49,10 +49,10 @@ export function emptyPGlite(): Promise<Database> {
 }
 
 /** A new in-memory PGlite database with every migration applied. */
-export async function migratedPGlite(): Promise<Database> {
+export async function migratedPGlite(options: Pick<OpenDatabaseOptions, 'wrapAdapter'> = {}): Promise<Database> {
   const migrations = await readMigrations(defaultMigrationsDir())
   const key = `migrated-${keyOf([PGLITE_VERSION, ...migrations.map((m) => `${m.name}:${m.checksum}`)].join('\n'))}`
-  const db = await fromImage(key, (fresh) => applyMigrations(fresh))
+  const db = await fromImage(key, (fresh) => applyMigrations(fresh), options)
   // Nothing is pending after a good image; a bad one fails here rather than in the test.
   const pending = await applyMigrations(db)
   if (pending.length > 0) throw new Error(`the migrated PGlite image ${key} lacked ${pending.join(', ')}`)

@@ -46,6 +46,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if and .Values.config.REDIS_SENTINELS (not .Values.config.REDIS_SENTINEL_MASTER) -}}
 {{- fail "roost: config.REDIS_SENTINEL_MASTER must be set with config.REDIS_SENTINELS" -}}
 {{- end -}}
+{{- if and .Values.config.REDIS_SENTINEL_MASTER (not .Values.config.REDIS_SENTINELS) -}}
+{{- fail "roost: config.REDIS_SENTINELS must be set with config.REDIS_SENTINEL_MASTER" -}}
+{{- end -}}
+{{- $ways := 0 -}}
+{{- range (list .Values.secret.REDIS_URL .Values.config.REDIS_CLUSTER_NODES .Values.config.REDIS_SENTINELS) -}}
+{{- if . }}{{ $ways = add1 $ways }}{{ end -}}
+{{- end -}}
+{{- if gt $ways 1 -}}
+{{- fail "roost: secret.REDIS_URL, config.REDIS_CLUSTER_NODES and config.REDIS_SENTINELS are alternatives: set only one" -}}
+{{- end -}}
 {{- if and .Values.serviceMonitor.enabled (not .Values.existingSecret) (not .Values.secret.METRICS_TOKEN) -}}
 {{- fail "roost: serviceMonitor.enabled needs secret.METRICS_TOKEN (or existingSecret with a METRICS_TOKEN key)" -}}
 {{- end -}}

@@ -1,27 +1,40 @@
 // Lua scripts of the Redis queue store. Each runs atomically, so an event's
 // ID, its append, the TTL and the wake-up of the polling node happen together.
 //
-// Layout (P = the configured prefix):
-//   P:q:<queue_id>        descriptor JSON (string); its TTL is the queue's life
-//   P:q:<queue_id>:m      hash { last: last issued event ID, pruned: newest acknowledged ID }
-//   P:q:<queue_id>:e      sorted set of events, score = ID, member = event JSON (with "id")
-//   P:q:<queue_id>:h      holder of the long-poll: "<node_id>|<token>"
-//   P:q:<queue_id>:w      set of watcher node IDs: nodes that read the queue and keep
+// Layout (P = the configured prefix; every key of a queue carries the hash
+// tag {<queue_id>}, so they share one Redis Cluster slot and one script may
+// name them all):
+//   P:q:{<queue_id>}      descriptor JSON (string); its TTL is the queue's life
+//   P:q:{<queue_id>}:m    hash, the queue's cursor { last: last issued event ID, pruned: newest acknowledged ID }
+//   P:q:{<queue_id>}:e    stream of the unacknowledged events: entry ID "<event_id>-1" (the
+//                         event ID as the stream's millisecond part, so entry IDs increase as
+//                         event IDs do; "-1" because 0-0 is not a valid entry ID), one field
+//                         "e" = the event JSON without its "id". XADD appends, XRANGE from
+//                         "<last_event_id + 1>" reads what follows an ID, XTRIM MINID
+//                         "<acknowledged + 1>" prunes; its length is the unacknowledged
+//                         backlog (the cap is checked against XLEN: trimming with MAXLEN
+//                         would silently lose unacknowledged events, so past the cap the
+//                         queue is dropped, as before). Created by the first append.
+//   P:q:{<queue_id>}:h    holder of the long-poll: "<node_id>|<token>"
+//   P:q:{<queue_id>}:w    set of watcher node IDs: nodes that read the queue and keep
 //                         what they read (see redis-store.ts, "known queue states")
-//   P:uq:<user_id>        set of "<user_id>:<queue_id>" for the user's queues
-//   P:r:<realm_id>:public set of "<user_id>:<queue_id>" for the realm's all_public_streams queues
+//   P:q:{<queue_id>}:s    the database snapshot the queue's register state was read at
+//   P:uq:{<user_id>}      set of "<user_id>:<queue_id>" for the user's queues
+//   P:r:{<realm_id>}:public  set of "<user_id>:<queue_id>" for the realm's all_public_streams queues
 //   channel P:node:<id>   signals for a node: "w <queue_id> [<queue_id>…]" (new events, or
 //                         the queue is gone), "s <queue_id> <token>" (a newer poll took over)
 //                         or "p <queue_id> <id>" (another node pruned the queue up to id)
 //   channel P:items       every published bus item (for EventBus.subscribe)
-// (APPEND builds the queue keys from P itself; the others take them as KEYS.)
-// Every queue key carries the same TTL, refreshed on each touch: an untouched
-// queue disappears cluster-wide with no sweeper. Index sets are cleaned lazily
-// by publishers when a member's descriptor is gone. Index members carry the
-// user ID so that one SUNION over the recipients finds every target queue and
-// still tells which user set a stale member belongs to.
+// Every key of a queue carries the same TTL, refreshed on each touch: an
+// untouched queue disappears cluster-wide with no sweeper. The index sets live
+// in their own slots, so no script names them with a queue's keys: the store
+// adds a queue to its indexes after creating it, refreshes their TTLs with
+// plain PEXPIRE … GT beside the queue's touches, and publishers drop members
+// whose descriptor is gone. Index members carry the user ID so that a member
+// read from the realm's set still tells which user set it belongs to.
+// Scripts PUBLISH their wake-ups; on a cluster PUBLISH reaches every node.
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '../../backends/redis-connection.js'
 
 export class LuaScript {
   readonly sha: string
@@ -29,7 +42,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
 
-  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
+  async run(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args)
     } catch (error) {
@@ -46,19 +59,20 @@ local function extend(key, ttl)
 end
 `
 
-/** KEYS desc, meta, userSet, realmPublicSet; ARGV descJson, ttlMs, indexMember, allPublic(0|1). Returns the size of the user's set. */
-export const CREATE = new LuaScript(`${EXTEND_TTL}
+/** KEYS desc, meta (one queue's); ARGV descJson, ttlMs. Creates the queue, with no events (the stream comes with the first). */
+export const CREATE = new LuaScript(`
 local ttl = tonumber(ARGV[2])
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 redis.call('HSET', KEYS[2], 'last', -1, 'pruned', -1)
 redis.call('PEXPIRE', KEYS[2], ttl)
-redis.call('SADD', KEYS[3], ARGV[3])
-extend(KEYS[3], ttl)
-if ARGV[4] == '1' then
-  redis.call('SADD', KEYS[4], ARGV[3])
-  extend(KEYS[4], ttl)
-end
-return redis.call('SCARD', KEYS[3])
+return 1
+`)
+
+/** KEYS an index set; ARGV member, ttlMs. Adds the member, extends the set's TTL to at least ttlMs; returns the set's size. */
+export const INDEX_ADD = new LuaScript(`${EXTEND_TTL}
+redis.call('SADD', KEYS[1], ARGV[1])
+extend(KEYS[1], tonumber(ARGV[2]))
+return redis.call('SCARD', KEYS[1])
 `)
 
 /**
@@ -74,56 +88,67 @@ local function tell_pruned(watchersKey, selfNode, chan, qid, upTo)
 end
 `
 
+/** Drops the stream entries of the events up to \`upTo\` (entry IDs below "<upTo + 1>-0"). */
+const PRUNE = `
+local function prune(streamKey, upTo)
+  redis.call('XTRIM', streamKey, 'MINID', '=', string.format('%d', upTo + 1))
+end
+`
+
 /**
- * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none),
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV lastEventId, ttlMs, watcherNodeId ('' for none),
  * then (optional) nodeChannelPrefix, queueId and the reading node's ID: the other watchers are told of the prune.
- * Returns {'ok', events, issued} (lastEventId is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
+ * Returns {'ok', {id, json, id, json…}, issued} (the events after lastEventId, JSON without "id"; lastEventId
+ * is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
  */
-export const FETCH = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}
+export const FETCH = new LuaScript(`${TELL_PRUNED}${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
 local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
 if last < pruned then return {'pruned', tostring(pruned)} end
 if last > issued then return {'ahead'} end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', last)
-redis.call('HSET', KEYS[2], 'pruned', last)
-if last > pruned and ARGV[5] then tell_pruned(KEYS[7], ARGV[6] or '', ARGV[4], ARGV[5], last) end
+if last > pruned then
+  prune(KEYS[3], last)
+  redis.call('HSET', KEYS[2], 'pruned', last)
+  if ARGV[5] then tell_pruned(KEYS[5], ARGV[6] or '', ARGV[4], ARGV[5], last) end
+end
 local ttl = tonumber(ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
 if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
-extend(KEYS[5], ttl)
-if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
-if ARGV[3] ~= '' then redis.call('SADD', KEYS[7], ARGV[3]) end
-if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
-return {'ok', redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. last, '+inf'), tostring(issued)}
+if ARGV[3] ~= '' then redis.call('SADD', KEYS[5], ARGV[3]) end
+if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
+local events = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[3], string.format('%d', last + 1), '+')) do
+  events[#events + 1] = string.match(entry[1], '^%d+')
+  events[#events + 1] = entry[2][2]
+end
+return {'ok', events, tostring(issued)}
 `)
 
-/** Refreshes every key of a queue to ARGV[1] ms (KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers), as TOUCH and ACK do. */
+/** Refreshes every key of a queue to ARGV[1] ms (KEYS desc, meta, events, holder, watchers), as TOUCH and ACK do. */
 const REFRESH_QUEUE_TTL = `local ttl = tonumber(ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
 if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
-extend(KEYS[5], ttl)
-if redis.call('EXISTS', KEYS[6]) == 1 then extend(KEYS[6], ttl) end
-if redis.call('EXISTS', KEYS[7]) == 1 then redis.call('PEXPIRE', KEYS[7], ttl) end
+if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
 `
 
 /**
- * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs, pruneUpTo ('' for none).
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, pruneUpTo ('' for none).
  * Refreshes the queue's life and prunes what a poll answered from memory acknowledged; 0 when the queue is gone.
  */
-export const TOUCH = new LuaScript(`${EXTEND_TTL}
+export const TOUCH = new LuaScript(`${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then
   local upTo = tonumber(ARGV[2])
   local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
   local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
   if upTo > pruned and upTo <= issued then
-    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', upTo)
+    prune(KEYS[3], upTo)
     redis.call('HSET', KEYS[2], 'pruned', upTo)
   end
 end
@@ -131,22 +156,22 @@ ${REFRESH_QUEUE_TTL}return 1
 `)
 
 /**
- * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
- * A poll answered from memory acknowledged the events up to `upTo`: prunes
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
+ * A poll answered from memory acknowledged the events up to \`upTo\`: prunes
  * them and refreshes the queue's life before the poll is answered, and tells
  * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
- * was already pruned past `upTo` (the poll must read the queue).
+ * was already pruned past \`upTo\` (the poll must read the queue).
  */
-export const ACK = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}
+export const ACK = new LuaScript(`${TELL_PRUNED}${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local upTo = tonumber(ARGV[2])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
 local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
 if upTo < pruned or upTo > issued then return -1 end
 if upTo > pruned then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', upTo)
+  prune(KEYS[3], upTo)
   redis.call('HSET', KEYS[2], 'pruned', upTo)
-  tell_pruned(KEYS[7], ARGV[5], ARGV[3], ARGV[4], upTo)
+  tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
 end
 ${REFRESH_QUEUE_TTL}return 1
 `)
@@ -232,33 +257,31 @@ end
 `
 
 /**
- * No KEYS: the queues' keys are built here from the prefix (a fan-out names
- * hundreds of queues, and five key arguments per queue cost the publishing
- * node more than the append itself; the store runs on one Redis, not a
- * sharded cluster). ARGV prefix, maxEvents, nodeChannelPrefix, variantCount,
- * the variants (event JSON objects without "id", each passed once however many
- * queues get it), then per queue: queueId and the 1-based variant numbers of
- * its events, comma-separated.
+ * KEYS the descriptor key of each queue ("P:q:{<queue_id>}"; on a cluster the
+ * store passes only queues of one slot). The script derives each queue's
+ * other keys from it by adding their suffixes: they carry the same hash tag,
+ * so they live in the same slot (a fan-out names hundreds of queues, and five
+ * key arguments per queue cost the publishing node more than the append
+ * itself). ARGV maxEvents, nodeChannelPrefix, variantCount, the variants
+ * (event JSON objects without "id", each passed once however many queues get
+ * it), then per queue: queueId and the 1-based variant numbers of its events,
+ * comma-separated.
+ * Each event gets the queue's next ID (HINCRBY of the cursor) and is XADDed to
+ * the queue's stream under the entry ID "<id>-1".
  * Returns per queue: the first appended event's ID, -1 when the queue is gone, -2 when it
  * was dropped for exceeding maxEvents. Sends the
  * appended events (or, for a dropped queue, a wake-up) to each node holding or
  * watching the queue, one message per node.
  */
 export const APPEND = new LuaScript(`${WAKE}
-local prefix = ARGV[1] .. ':q:'
-local max = tonumber(ARGV[2])
+local max = tonumber(ARGV[1])
+local variantCount = tonumber(ARGV[3])
 local jsons = {}
-local bodies = {}
-for v = 1, tonumber(ARGV[4]) do
-  jsons[v] = ARGV[4 + v]
-  bodies[v] = string.sub(jsons[v], 2)
-end
+for v = 1, variantCount do jsons[v] = ARGV[3 + v] end
 local out = {}
-local i = 0
-for a = 5 + #bodies, #ARGV, 2 do
-  i = i + 1
+for i, q in ipairs(KEYS) do
+  local a = 2 + variantCount + 2 * i
   local qid = ARGV[a]
-  local q = prefix .. qid
   local ttl = redis.call('PTTL', q)
   if ttl < 0 then
     out[i] = -1
@@ -270,11 +293,11 @@ for a = 5 + #bodies, #ARGV, 2 do
       v = tonumber(v)
       local id = redis.call('HINCRBY', meta, 'last', 1)
       if first == -1 then first = id end
-      redis.call('ZADD', eventsKey, id, '{"id":' .. id .. ',' .. bodies[v])
+      redis.call('XADD', eventsKey, id .. '-1', 'e', jsons[v])
       variants[#variants + 1] = v
     end
-    local size = redis.call('ZCARD', eventsKey)
-    -- A new events key (all of it appended now) takes the queue's TTL; an existing one has it.
+    local size = redis.call('XLEN', eventsKey)
+    -- A new (or emptied) stream takes the queue's TTL; an existing one has it already.
     if size == #variants then redis.call('PEXPIRE', eventsKey, ttl) end
     if size > max then
       wake_readers(holderKey, watchersKey, qid)
@@ -286,7 +309,7 @@ for a = 5 + #bodies, #ARGV, 2 do
     end
   end
 end
-send_wakes(ARGV[3])
+send_wakes(ARGV[2])
 return out
 `)
 
@@ -303,7 +326,10 @@ end
 return 1
 `)
 
-/** KEYS holder of each released poll; ARGV the holder value of each. Clears each mark still held by that poll. */
+/**
+ * KEYS the holder key of each released poll (on a cluster, of one slot); ARGV the holder value of each.
+ * Clears each mark still held by that poll.
+ */
 export const UNPARK = new LuaScript(`
 for i, key in ipairs(KEYS) do
   if redis.call('GET', key) == ARGV[i] then redis.call('DEL', key) end
@@ -312,15 +338,14 @@ return 1
 `)
 
 /**
- * KEYS desc, meta, events, holder, userSet, realmPublicSet, watchers; ARGV indexMember, nodeChannelPrefix, queueId.
+ * KEYS desc, meta, events, holder, watchers, snapshot (one queue's); ARGV nodeChannelPrefix, queueId.
  * Returns 1 when the queue existed; wakes its holder and watchers so they see it gone.
+ * (The store then removes the queue from its index sets, which live in other slots.)
  */
 export const REMOVE = new LuaScript(`${WAKE}
 local existed = redis.call('DEL', KEYS[1])
-if existed == 1 then wake_readers(KEYS[4], KEYS[7], ARGV[3]) end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[7])
-redis.call('SREM', KEYS[5], ARGV[1])
-redis.call('SREM', KEYS[6], ARGV[1])
-send_wakes(ARGV[2])
+if existed == 1 then wake_readers(KEYS[4], KEYS[5], ARGV[2]) end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+send_wakes(ARGV[1])
 return existed
 `)

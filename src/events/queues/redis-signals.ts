@@ -2,7 +2,7 @@
 // the channel of each node listening through it, and what each such node
 // knows of the queues it read (known-states.ts), kept current from the
 // messages on its channel (format: lua.ts, WAKE).
-import type { Redis } from 'ioredis'
+import { subscriberOf, type RedisClient } from '../../backends/redis-connection.js'
 import { KnownStates } from './known-states.js'
 import type { WireEvent } from '../bus.js'
 import type { QueuedEvent, WakeSignal } from './types.js'
@@ -10,15 +10,21 @@ import type { QueuedEvent, WakeSignal } from './types.js'
 export class RedisSignals {
   /** Handlers of the subscriber connection, by channel. */
   private readonly channels = new Map<string, (message: string) => void>()
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
   /** Per listening node: what it knows of the queues it read, and its signal handler. */
   private readonly known = new Map<string, KnownStates>()
   private readonly handlers = new Map<string, (signal: WakeSignal) => void>()
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly connectionName: string,
     private readonly onError: (error: unknown) => void,
+    /**
+     * Whether a node may answer polls from what it knows (false: every poll
+     * reads Redis). It may only when a script's wake-ups reach the node before
+     * the script's reply reaches the node that ran it, as on one server.
+     */
+    private readonly rememberStates = true,
   ) {}
 
   /** What a listening node knows (undefined for a node that does not listen here). */
@@ -36,7 +42,7 @@ export class RedisSignals {
     const known = new KnownStates()
     this.known.set(nodeId, known)
     const unsubscribe = await this.onChannel(channel, (message) => deliver(known, message, onSignal))
-    known.reset(this.subscriber?.status === 'ready')
+    known.reset(this.rememberStates && this.subscriber?.status === 'ready')
     this.handlers.set(nodeId, onSignal)
     return async () => {
       if (this.known.get(nodeId) === known) this.known.delete(nodeId)
@@ -69,9 +75,9 @@ export class RedisSignals {
     }
   }
 
-  private subscriberConnection(): Redis {
+  private subscriberConnection(): RedisClient {
     if (!this.subscriber) {
-      const subscriber = this.redis.duplicate({ enableAutoPipelining: false, connectionName: this.connectionName })
+      const subscriber = subscriberOf(this.redis, this.connectionName)
       this.subscriber = subscriber
       subscriber.on('error', this.onError)
       subscriber.on('message', (channel: string, message: string) => this.channels.get(channel)?.(message))
@@ -91,7 +97,7 @@ export class RedisSignals {
         lost = false
         subscriber.subscribe(...channels).then(
           () => {
-            this.resetKnown(subscriber.status === 'ready')
+            this.resetKnown(this.rememberStates && subscriber.status === 'ready')
             for (const onSignal of this.handlers.values()) onSignal({ kind: 'resync' })
           },
           (error: unknown) => this.onError(error),

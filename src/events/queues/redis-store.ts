@@ -5,13 +5,22 @@
 // and answers a poll from memory: with nothing to acknowledge it refreshes the
 // queue's TTL in batches; an acknowledgement is written to Redis (and told to
 // the other nodes watching the queue) before the answer, so no node can return
-// an event another has pruned. Layout: see lua.ts.
-import type { Redis } from 'ioredis'
+// an event another has pruned. Layout: see lua.ts; each queue's events are a
+// Redis stream.
+//
+// Redis Cluster: every script and multi-key command names keys of one hash
+// slot (a queue's keys share its tag). With slot grouping on (a cluster
+// connection, or `groupBySlot` to run the same code on one server), the
+// commands that span queues or users are split per slot: the index reads,
+// the descriptor reads and the APPEND chunks. On one server everything is one
+// group, so a fan-out costs one SUNION and one APPEND per 25 queues.
+import type { RedisClient } from '../../backends/redis-connection.js'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import { queuedEventMaker, RedisSignals } from './redis-signals.js'
-import { ACK, APPEND, CREATE, FETCH, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
+import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
+import { groupBySlot } from './slots.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
 import type { KnownStates } from './known-states.js'
@@ -29,6 +38,27 @@ const CACHE_SIZE = 50_000
 const TOUCH_INTERVAL_MS = 1_000
 /** A remembered state is trusted until this long before the queue could expire. */
 const EXPIRY_MARGIN_MS = 2 * TOUCH_INTERVAL_MS + 1_000
+/**
+ * An index set outlives its queues by this much: a node extends it beside a
+ * touch of one of its queues only when its last extension (by this node) has
+ * less than half of this margin to spare, so most touches cost no command.
+ */
+const INDEX_TTL_SLACK_MS = 60_000
+
+export interface RedisQueueStoreOptions {
+  onError?: (error: unknown) => void
+  /** Split multi-queue and multi-user work per hash slot; default: whether the connection is a cluster. */
+  groupBySlot?: boolean
+  /**
+   * Answer polls from what the node remembers of its queues (known-states.ts);
+   * default: unless the connection is a cluster. On a cluster a script's
+   * wake-up may reach a node through the cluster bus after the script's reply
+   * reached the node that ran it, so a poll right after an acknowledgement or
+   * an append made on another node could be answered from the older state:
+   * there every poll reads Redis.
+   */
+  answerFromMemory?: boolean
+}
 
 export class RedisQueueStore implements QueueStore {
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
@@ -40,13 +70,19 @@ export class RedisQueueStore implements QueueStore {
   /** Queues answered from memory since the last touch batch. */
   private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
+  /** Per index set: until when (UNIX ms) this node last extended its TTL. */
+  private readonly indexExtendedUntil = new Map<string, number>()
+  private readonly onError: (error: unknown) => void
+  private readonly bySlot: boolean
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
-    private readonly onError: (error: unknown) => void = () => {},
+    options: RedisQueueStoreOptions = {},
   ) {
-    this.signals = new RedisSignals(redis, `${prefix}:subscriber`, onError)
+    this.onError = options.onError ?? (() => {})
+    this.bySlot = options.groupBySlot ?? redis.isCluster
+    this.signals = new RedisSignals(redis, `${prefix}:subscriber`, this.onError, options.answerFromMemory ?? !redis.isCluster)
   }
 
   setMaxEvents(max: number): void {
@@ -57,40 +93,67 @@ export class RedisQueueStore implements QueueStore {
     this.maxPerUser = max
   }
 
+  /** A queue's key: `part` after its hash tag, so all of the queue's keys share one cluster slot. */
   private key(queueId: string, part = ''): string {
-    return `${this.prefix}:q:${queueId}${part}`
+    return `${this.prefix}:q:{${queueId}}${part}`
   }
+  /**
+   * The index sets, one slot each. Their names (with braces) differ from the
+   * sorted-set release's, so during a rolling upgrade nodes of the two
+   * releases never read or clean each other's indexes.
+   */
   private userKey(userId: number): string {
-    return `${this.prefix}:uq:${userId}`
+    return `${this.prefix}:uq:{${userId}}`
   }
   private realmPublicKey(realmId: number): string {
-    return `${this.prefix}:r:${realmId}:public`
+    return `${this.prefix}:r:{${realmId}}:public`
   }
   private get nodeChannelPrefix(): string {
     return `${this.prefix}:node:`
   }
-  /** desc, meta, events, holder, user index, realm public index, watchers (FETCH, TOUCH, REMOVE). */
-  private queueKeys(desc: QueueDescriptor): string[] {
-    const id = desc.queueId
-    return [
-      this.key(id),
-      this.key(id, ':m'),
-      this.key(id, ':e'),
-      this.key(id, ':h'),
-      this.userKey(desc.userId),
-      this.realmPublicKey(desc.realmId),
-      this.key(id, ':w'),
-    ]
+  /** desc, meta, events (stream), holder, watchers: one queue's keys, one slot (FETCH, TOUCH, ACK). */
+  private queueKeys(queueId: string): string[] {
+    return [this.key(queueId), this.key(queueId, ':m'), this.key(queueId, ':e'), this.key(queueId, ':h'), this.key(queueId, ':w')]
   }
 
+  /** The index sets a queue is a member of (each its own slot). */
+  private indexKeys(desc: QueueDescriptor): string[] {
+    return desc.allPublicStreams ? [this.userKey(desc.userId), this.realmPublicKey(desc.realmId)] : [this.userKey(desc.userId)]
+  }
+
+  /**
+   * The queue first, then its index entries (other slots, so not in the same
+   * script): a publisher that reads the index in between misses the queue,
+   * but its change committed before this register reads its snapshot. The
+   * reverse order would let a publisher find the member before the queue and
+   * drop it as stale.
+   */
   async create(desc: QueueDescriptor): Promise<void> {
-    const indexed = await CREATE.run(
-      this.redis,
-      [this.key(desc.queueId), this.key(desc.queueId, ':m'), this.userKey(desc.userId), this.realmPublicKey(desc.realmId)],
-      [JSON.stringify(desc), desc.lifespanSecs * 1000, indexMember(desc.userId, desc.queueId), desc.allPublicStreams ? 1 : 0],
-    )
+    const ttl = desc.lifespanSecs * 1000
+    await CREATE.run(this.redis, [this.key(desc.queueId), this.key(desc.queueId, ':m')], [JSON.stringify(desc), ttl])
     this.remember(desc)
+    const member = indexMember(desc.userId, desc.queueId)
+    const [indexed] = await Promise.all(this.indexKeys(desc).map((key) => INDEX_ADD.run(this.redis, [key], [member, ttl + INDEX_TTL_SLACK_MS])))
     if (Number(indexed) > this.maxPerUser) await this.enforceUserCap(desc)
+  }
+
+  /**
+   * Keeps a queue's index sets alive at least INDEX_TTL_SLACK_MS longer than
+   * the queue after a touch at `touchedAt`: PEXPIRE … GT (never shortens),
+   * sent only when this node's last extension would not cover it by half the
+   * slack. Not awaited by the touch: it is one command per set, auto-pipelined.
+   */
+  private extendIndexes(desc: QueueDescriptor, touchedAt: number): void {
+    const ttl = desc.lifespanSecs * 1000 + INDEX_TTL_SLACK_MS
+    for (const key of this.indexKeys(desc)) {
+      const until = this.indexExtendedUntil.get(key) ?? 0
+      if (touchedAt + ttl - INDEX_TTL_SLACK_MS / 2 <= until) continue
+      setBounded(this.indexExtendedUntil, key, touchedAt + ttl)
+      this.redis.pexpire(key, ttl, 'GT').catch((error: unknown) => {
+        this.indexExtendedUntil.delete(key)
+        this.onError(error)
+      })
+    }
   }
 
   /**
@@ -104,7 +167,7 @@ export class RedisQueueStore implements QueueStore {
     const userId = created.userId
     const members = await this.redis.smembers(this.userKey(userId))
     const queueIds = members.map((m) => m.slice(m.indexOf(':') + 1))
-    const raws = queueIds.length > 0 ? await this.redis.mget(queueIds.map((id) => this.key(id))) : []
+    const raws = await this.getMany(queueIds.map((id) => this.key(id)))
     const live: QueueDescriptor[] = []
     const stale: string[] = []
     raws.forEach((raw, i) => {
@@ -162,7 +225,7 @@ export class RedisQueueStore implements QueueStore {
     }
     const ticket = known?.listening ? known.ticket(desc.queueId) : undefined
     const started = Date.now()
-    const reply = (await FETCH.run(this.redis, this.queueKeys(desc), [
+    const reply = (await FETCH.run(this.redis, this.queueKeys(desc.queueId), [
       lastEventId,
       desc.lifespanSecs * 1000,
       ticket ? (nodeId ?? '') : '',
@@ -176,7 +239,11 @@ export class RedisQueueStore implements QueueStore {
     ]
     switch (reply[0]) {
       case 'ok': {
-        const events = (reply[1] as string[]).map((json) => JSON.parse(json) as QueuedEvent)
+        this.extendIndexes(desc, started)
+        const flat = reply[1] as string[]
+        const queued = queuedEventMaker()
+        const events: QueuedEvent[] = []
+        for (let i = 0; i < flat.length; i += 2) events.push(queued(flat[i + 1] as string, Number(flat[i])))
         if (ticket && known) {
           known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
         }
@@ -213,13 +280,14 @@ export class RedisQueueStore implements QueueStore {
    */
   private async acknowledge(desc: QueueDescriptor, upTo: number, known: KnownStates, nodeId: string): Promise<boolean> {
     const started = Date.now()
-    const result = await ACK.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId])
+    const result = await ACK.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId])
     if (result !== 1) {
       known.woken(desc.queueId)
       return false
     }
     known.acknowledge(desc.queueId, upTo)
     known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+    this.extendIndexes(desc, started)
     return true
   }
 
@@ -243,12 +311,13 @@ export class RedisQueueStore implements QueueStore {
     this.pendingTouches.clear()
     const started = Date.now()
     const alive = await Promise.all(
-      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : ''])),
+      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : ''])),
     )
     alive.forEach((isAlive, i) => {
       const { desc } = touches[i] as { desc: QueueDescriptor }
       if (isAlive === 1) {
         for (const known of this.signals.allKnown()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+        this.extendIndexes(desc, started)
       } else {
         this.forgetQueue(desc.queueId)
       }
@@ -257,8 +326,10 @@ export class RedisQueueStore implements QueueStore {
 
   async remove(desc: QueueDescriptor): Promise<boolean> {
     this.forgetQueue(desc.queueId)
-    const existed = await REMOVE.run(this.redis, this.queueKeys(desc), [indexMember(desc.userId, desc.queueId), this.nodeChannelPrefix, desc.queueId])
+    const existed = await REMOVE.run(this.redis, [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s')], [this.nodeChannelPrefix, desc.queueId])
     this.forgetQueue(desc.queueId)
+    const member = indexMember(desc.userId, desc.queueId)
+    await Promise.all(this.indexKeys(desc).map((key) => this.redis.srem(key, member)))
     return existed === 1
   }
 
@@ -266,7 +337,7 @@ export class RedisQueueStore implements QueueStore {
   async queuesOf(userId: number): Promise<QueueDescriptor[]> {
     const members = await this.redis.smembers(this.userKey(userId))
     if (members.length === 0) return []
-    const raws = await this.redis.mget(members.map((m) => this.key(m.slice(m.indexOf(':') + 1))))
+    const raws = await this.getMany(members.map((m) => this.key(m.slice(m.indexOf(':') + 1))))
     const live = raws.flatMap((raw) => (raw === null ? [] : [JSON.parse(raw) as QueueDescriptor]))
     return live.sort((a, b) => a.createdAt - b.createdAt)
   }
@@ -276,7 +347,7 @@ export class RedisQueueStore implements QueueStore {
     const indexKeys = item.userIds.map((id) => this.userKey(id))
     if (item.publicStreamId !== undefined && item.event.type === 'message') indexKeys.push(this.realmPublicKey(item.realmId))
     if (indexKeys.length === 0) return
-    const members = await this.redis.sunion(...indexKeys)
+    const members = await this.unionOf(indexKeys)
     if (members.length === 0) return
     const userOf = new Map<string, number>()
     for (const member of members) {
@@ -302,18 +373,25 @@ export class RedisQueueStore implements QueueStore {
     // 3. Append atomically per chunk of queues, in groups: Redis sends the
     // pub/sub messages of the scripts it read in one go only after running them
     // all, so one pipeline of every chunk would wake no node before the last
-    // queue is appended. The first group is one chunk; each next group is sent
-    // when the previous one is done, as large as all before it together.
+    // queue is appended. The first group is one chunk's worth of queues; each
+    // next group is sent when the previous one is done, with as many queues as
+    // all before it together. A chunk's queues share a slot on a cluster
+    // (mostly one queue each there: each queue is its own slot), where
+    // auto-pipelining sends each node its scripts of a group in one write.
     const chunks: { desc: QueueDescriptor; serialized: string[] }[][] = []
-    for (let start = 0; start < targets.length; start += APPEND_CHUNK) {
-      chunks.push(targets.slice(start, start + APPEND_CHUNK))
+    for (const slotGroup of groupBySlot(targets, ({ desc }) => this.key(desc.queueId), this.bySlot)) {
+      for (let start = 0; start < slotGroup.length; start += APPEND_CHUNK) chunks.push(slotGroup.slice(start, start + APPEND_CHUNK))
     }
     const queued = queuedEventMaker()
-    for (let start = 0; start < chunks.length; start += Math.max(1, start)) {
-      const group = chunks.slice(start, start + Math.max(1, start))
-      const results = await Promise.all(
-        group.map((chunk) => APPEND.run(this.redis, [], this.appendArgs(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))) as Promise<number[]>),
-      )
+    let sent = 0
+    for (let start = 0; start < chunks.length; ) {
+      let end = start
+      let queues = 0
+      while (end < chunks.length && (end === start || queues < Math.max(APPEND_CHUNK, sent))) queues += (chunks[end++] as unknown[]).length
+      const group = chunks.slice(start, end)
+      start = end
+      sent += queues
+      const results = await Promise.all(group.map((chunk) => this.runAppend(chunk.map(({ desc, serialized }) => [desc.queueId, serialized]))))
       group.forEach((chunk, c) => {
         const firstIds = results[c] as number[]
         chunk.forEach(({ desc, serialized }, i) => {
@@ -328,13 +406,49 @@ export class RedisQueueStore implements QueueStore {
       })
     }
     if (stale.length > 0) {
-      const cleanup = this.redis.pipeline()
-      for (const [userId, queueId] of stale) {
-        cleanup.srem(this.userKey(userId), indexMember(userId, queueId))
-        cleanup.srem(this.realmPublicKey(item.realmId), indexMember(userId, queueId))
-      }
-      await cleanup.exec()
+      // Single-key commands (each set its own slot), sent together by auto-pipelining.
+      await Promise.all(
+        stale.flatMap(([userId, queueId]) => [
+          this.redis.srem(this.userKey(userId), indexMember(userId, queueId)),
+          this.redis.srem(this.realmPublicKey(item.realmId), indexMember(userId, queueId)),
+        ]),
+      )
     }
+  }
+
+  /**
+   * The members of several index sets. On a cluster one SUNION per slot
+   * (mostly one set each, as users' sets are spread over the slots), sent
+   * together; on one server a single SUNION.
+   */
+  private async unionOf(keys: string[]): Promise<string[]> {
+    const groups = groupBySlot(keys, (key) => key, this.bySlot)
+    if (groups.length === 1) return this.redis.sunion(...(groups[0] as string[]))
+    const parts = await Promise.all(groups.map((group) => (group.length === 1 ? this.redis.smembers(group[0] as string) : this.redis.sunion(...group))))
+    return parts.flat()
+  }
+
+  /** GET of several keys, in key order: one MGET per slot (a single MGET on one server). */
+  private async getMany(keys: string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return []
+    if (!this.bySlot) return this.redis.mget(keys)
+    const values = new Map<string, string | null>()
+    await Promise.all(
+      groupBySlot(keys, (key) => key, true).map(async (group) => {
+        const raws = group.length === 1 ? [await this.redis.get(group[0] as string)] : await this.redis.mget(group)
+        group.forEach((key, i) => values.set(key, raws[i] ?? null))
+      }),
+    )
+    return keys.map((key) => values.get(key) ?? null)
+  }
+
+  /** One APPEND call for queues of one slot; returns each queue's first event ID (or -1, -2: see APPEND). */
+  private async runAppend(queues: [queueId: string, serialized: string[]][]): Promise<number[]> {
+    return (await APPEND.run(
+      this.redis,
+      queues.map(([queueId]) => this.key(queueId)),
+      this.appendArgs(queues),
+    )) as number[]
   }
 
   /** APPEND's arguments: each distinct event JSON once, then per queue its ID and its events' variant numbers. */
@@ -350,12 +464,12 @@ export class RedisQueueStore implements QueueStore {
       }
       perQueue.push(queueId, numbers)
     }
-    return [this.prefix, this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perQueue]
+    return [this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perQueue]
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const serialized = [serializeEvent(heartbeatEvent())]
-    const [firstId] = (await APPEND.run(this.redis, [], this.appendArgs([[desc.queueId, serialized]]))) as number[]
+    const [firstId] = await this.runAppend([[desc.queueId, serialized]])
     if (firstId !== undefined && firstId >= 0) this.appendedHere(desc.queueId, firstId, serialized, queuedEventMaker())
     else this.forgetQueue(desc.queueId)
   }
@@ -371,9 +485,12 @@ export class RedisQueueStore implements QueueStore {
 
   async unpark(released: HeldPoll[]): Promise<void> {
     const calls: Promise<unknown>[] = []
-    for (let start = 0; start < released.length; start += UNPARK_CHUNK) {
-      const chunk = released.slice(start, start + UNPARK_CHUNK)
-      calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => `${holder.nodeId}|${holder.token}`)))
+    // On a cluster, one call per slot (each released queue its own, mostly), sent together.
+    for (const slotGroup of groupBySlot(released, ({ desc }) => this.key(desc.queueId), this.bySlot)) {
+      for (let start = 0; start < slotGroup.length; start += UNPARK_CHUNK) {
+        const chunk = slotGroup.slice(start, start + UNPARK_CHUNK)
+        calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => `${holder.nodeId}|${holder.token}`)))
+      }
     }
     await Promise.all(calls)
   }
@@ -403,7 +520,7 @@ export class RedisQueueStore implements QueueStore {
       return !cached
     })
     if (missing.length > 0) {
-      const raws = await this.redis.mget(missing.map((id) => this.key(id)))
+      const raws = await this.getMany(missing.map((id) => this.key(id)))
       raws.forEach((raw, i) => {
         if (raw !== null) out.set(missing[i] as string, this.remember(JSON.parse(raw) as QueueDescriptor))
       })

@@ -6,11 +6,32 @@
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { addRealmEmoji, deactivateRealmEmoji } from '../../actions/realm-emoji.js'
-import { getRealmEmoji, realmEmojiPath } from '../../queries/realm-emoji.js'
+import { getRealmEmoji, realmEmojiPath, realmEmojiStillPath } from '../../queries/realm-emoji.js'
 import { SERVER_EMOJI_DATA_ETAG, SERVER_EMOJI_DATA_FILE, SERVER_EMOJI_DATA_JSON } from '../../present/emoji-data.js'
 import { fileNotFound } from '../../errors.js'
 
 const FOREVER = 'public, max-age=31536000, immutable'
+
+/** Serves the image stored at `keyOf(realm, file)`, for file names of the form `fileName`, to anyone (as upstream). */
+function emojiImageRoute(url: string, fileName: RegExp, keyOf: (realmId: number, file: string) => string) {
+  return route({
+    method: 'GET',
+    url,
+    outsideApi: true,
+    raw: true,
+    auth: 'none',
+    params: { realm_id: Type.String(), file: Type.String() },
+    handler: async (input, ctx) => {
+      const file = input.realm_id === String(ctx.realm.id) && fileName.test(input.file) ? await ctx.storage.get(keyOf(ctx.realm.id, input.file)) : null
+      if (!file) throw fileNotFound()
+      ctx.reply
+        .header('Content-Type', file.contentType)
+        .header('Cache-Control', FOREVER)
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(file.data)
+    },
+  })
+}
 
 export const routes = [
   route({
@@ -34,25 +55,9 @@ export const routes = [
       await deactivateRealmEmoji(ctx, input.emoji_name)
     },
   }),
-  route({
-    method: 'GET',
-    url: '/user_avatars/:realm_id/emoji/images/:file',
-    outsideApi: true,
-    raw: true,
-    auth: 'none',
-    params: { realm_id: Type.String(), file: Type.String() },
-    handler: async (input, ctx) => {
-      const file = input.realm_id === String(ctx.realm.id) && /^[0-9a-f]{24}\.(png|jpg|gif|webp)$/.test(input.file)
-        ? await ctx.storage.get(realmEmojiPath(ctx.realm.id, input.file))
-        : null
-      if (!file) throw fileNotFound()
-      ctx.reply
-        .header('Content-Type', file.contentType)
-        .header('Cache-Control', FOREVER)
-        .header('X-Content-Type-Options', 'nosniff')
-        .send(file.data)
-    },
-  }),
+  // An emoji's image, and the still image of an animated one.
+  emojiImageRoute('/user_avatars/:realm_id/emoji/images/:file', /^[0-9a-f]{24}\.(png|jpg|gif|webp)$/, realmEmojiPath),
+  emojiImageRoute('/user_avatars/:realm_id/emoji/images/still/:file', /^[0-9a-f]{24}\.png$/, realmEmojiStillPath),
   route({
     method: 'GET',
     url: '/static/generated/emoji/:file',

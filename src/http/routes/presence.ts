@@ -40,7 +40,7 @@ export const routes = [
     params: { user_id: Type.String() },
     handler: async (input, ctx) => {
       const key = input.user_id
-      const target = /^\d+$/.test(key) ? await accessUserById(ctx, Number(key)) : await accessUserByEmail(ctx, decodeURIComponent(key))
+      const target = /^\d+$/.test(key) ? await accessUserById(ctx, Number(key)) : await accessUserByEmail(ctx, key)
       return { presence: await getUserPresence(ctx, target) }
     },
   }),

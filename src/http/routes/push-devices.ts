@@ -1,8 +1,11 @@
 // Mobile push registration: POST/DELETE /users/me/apns_device_token (token,
-// appid) and /users/me/android_gcm_reg_id (token).
+// appid) and /users/me/android_gcm_reg_id (token); browsers' Web Push:
+// POST/DELETE /users/me/webpush_subscription (endpoint, p256dh, auth; a Roost
+// endpoint, upstream has none).
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { addPushDevice, PUSH_KIND, removePushDevice } from '../../actions/push-devices.js'
+import { addWebPushSubscription, removeWebPushSubscription } from '../../actions/web-push-subscriptions.js'
 
 export const routes = [
   route({
@@ -35,6 +38,22 @@ export const routes = [
     params: { token: Type.String() },
     handler: async (input, ctx) => {
       await removePushDevice(ctx, { kind: PUSH_KIND.FCM, token: input.token })
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/users/me/webpush_subscription',
+    params: { endpoint: Type.String(), p256dh: Type.String(), auth: Type.String() },
+    handler: async (input, ctx) => {
+      await addWebPushSubscription(ctx, input)
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/users/me/webpush_subscription',
+    params: { endpoint: Type.String() },
+    handler: async (input, ctx) => {
+      await removeWebPushSubscription(ctx, input)
     },
   }),
 ]

@@ -1,3 +1,4 @@
+import { pushConfigured } from '../../notifications/push-senders.js'
 import type { Realm } from '../../db/index.js'
 import { route } from '../route.js'
 import { subdomainOf } from '../auth.js'
@@ -33,7 +34,7 @@ export const routes = [
       return {
         authentication_methods: Object.fromEntries(AUTH_METHODS.map((m) => [m, m === 'password' || m === 'email' ? passwordEnabled : false])),
         ...versionFields(ctx.config.upstreamNames),
-        push_notifications_enabled: false,
+        push_notifications_enabled: pushConfigured(ctx.config),
         is_incompatible: false,
         ...(ctx.realm ? realmFields(ctx.realm, ctx.config.externalUrl) : {}),
       }

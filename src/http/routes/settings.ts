@@ -7,6 +7,7 @@ import { route } from '../route.js'
 import { optional } from '../params.js'
 import type { Services } from '../../actions/context.js'
 import { confirmEmailChange, updateSettings } from '../../actions/update-settings.js'
+import { unsubscribeMissedMessages } from '../../actions/unsubscribe-missed-messages.js'
 import { USER_SETTINGS, type SettingSpec, type SettingValue } from '../../domain/settings.js'
 import { ApiError } from '../../errors.js'
 import { escapeHtml } from '../../domain/markdown.js'
@@ -71,5 +72,21 @@ export function registerAccountPages(app: FastifyInstance, services: Services): 
       reply.code(error.status === 404 ? 404 : 400)
       return page('Could not change your email address', escapeHtml(error.msg))
     }
+  })
+  // The unsubscribe link of missed-message emails; POST for mail clients' one-click List-Unsubscribe (RFC 8058).
+  app.route<{ Params: { token: string } }>({
+    method: ['GET', 'POST'],
+    url: '/accounts/unsubscribe/missed_messages/:token',
+    handler: async (request, reply) => {
+      reply.type('text/html; charset=utf-8')
+      try {
+        const { realm } = await unsubscribeMissedMessages(services, request.params.token, request.log)
+        return page('Unsubscribed', `You will no longer get missed-message emails from ${escapeHtml(realm.name)}. You can turn them on again in your notification settings.`)
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        reply.code(error.status)
+        return page('Could not unsubscribe', escapeHtml(error.msg))
+      }
+    },
   })
 }

@@ -35,7 +35,7 @@ export const routes = [
     params: { user_id: Type.String(), ...listParams },
     handler: async (input, ctx) => {
       const key = input.user_id
-      const target = /^\d+$/.test(key) ? await accessUserById(ctx, Number(key)) : await accessUserByEmail(ctx, decodeURIComponent(key))
+      const target = /^\d+$/.test(key) ? await accessUserById(ctx, Number(key)) : await accessUserByEmail(ctx, key)
       const user = await getUser(ctx, target, {
         clientExtavatar: input.client_extavatar ?? true,
         includeCustomProfileFields: input.include_custom_profile_fields ?? false,

@@ -1,0 +1,288 @@
+// Load simulation (issue 16, item 1): simulated active users against two
+// Roost nodes on PostgreSQL + Redis, then against bare Fastify faking the same
+// endpoints (bench/load-stub.ts), ramping the number of users in steps until a
+// step fails.
+//
+// Each simulated user registers an event queue (message,
+// update_message_flags, presence, subscription) and keeps a long-poll held
+// on it; pings POST /users/me/presence every 6 s, sends to its team's channel
+// (50 members each) every 30 s and loads GET /messages (newest 50 of that
+// channel) every 12 s: real intervals divided by BENCH_COMPRESSION (default
+// 10), each ±20 % jitter. Users alternate between the two nodes; a user's
+// poll goes to the other node than its other requests.
+//
+// A step passes when the requests completed during it (presence, send, GET
+// /messages) average ≤ 100 ms with p99 ≤ 2 s and no error (an error is a
+// non-success answer, a failed connection or a long-poll failing). Users are
+// created in bulk before the run (set-based inserts through Prisma, before
+// any node has served a request, so no cache holds an older state).
+//
+//   node dist/bench/load-simulation.js
+// Environment: BENCH_USERS_START (100), BENCH_USERS_STEP (100),
+// BENCH_USERS_MAX (2000), BENCH_STEP_SECONDS (30), BENCH_COMPRESSION (10),
+// BENCH_TARGETS (roost,stub), BENCH_NODE_ARGS (node options of the Roost nodes,
+// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), ROOST_BENCH_DATABASE_URL,
+// ROOST_BENCH_REDIS_URL.
+// Prints figures only; nothing here asserts a time.
+import http from 'node:http'
+import { randomBytes } from 'node:crypto'
+import { loadavg } from 'node:os'
+import { openDatabase } from '../src/db/client.js'
+import { applyMigrations } from '../src/db/migrate.js'
+import { ROLE } from '../src/domain/roles.js'
+import { pickStreamColor, roleGroupName } from '../src/actions/user-rows.js'
+import { clusterEnv, clock, fmt, machine, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
+
+const START = Number(process.env.BENCH_USERS_START ?? 100)
+const STEP = Number(process.env.BENCH_USERS_STEP ?? 100)
+const MAX = Number(process.env.BENCH_USERS_MAX ?? 2000)
+const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 30)
+const COMPRESSION = Number(process.env.BENCH_COMPRESSION ?? 10)
+const TARGETS = (process.env.BENCH_TARGETS ?? 'roost,stub').split(',')
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+const TEAM_SIZE = 50
+const PRESENCE_MS = 6000 / COMPRESSION
+const SEND_MS = 30_000 / COMPRESSION
+const MESSAGES_MS = 12_000 / COMPRESSION
+const REQUEST_TIMEOUT_MS = 30_000
+
+type Kind = 'presence' | 'send' | 'messages'
+const KINDS: Kind[] = ['presence', 'send', 'messages']
+
+interface SimUser { index: number; email: string; apiKey: string; streamId: number }
+
+/** Short requests share a few keep-alive sockets per node; held polls get one socket each. */
+const requestAgent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity })
+
+interface Answer { ok: boolean; body: Record<string, unknown> | undefined }
+
+function call(port: number, agent: http.Agent, auth: string, method: string, path: string, params: Record<string, string>, timeout: number): Promise<Answer> {
+  const encoded = new URLSearchParams(params).toString()
+  const inQuery = method === 'GET'
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1', port, agent, method, timeout,
+        path: `/api/v1${path}${inQuery ? `?${encoded}` : ''}`,
+        headers: { authorization: auth, ...(inQuery ? {} : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(encoded) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          try {
+            const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>
+            resolve({ ok: res.statusCode === 200 && body.result === 'success', body })
+          } catch {
+            resolve({ ok: false, body: undefined })
+          }
+        })
+        res.on('error', () => resolve({ ok: false, body: undefined }))
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', () => resolve({ ok: false, body: undefined }))
+    if (!inQuery) req.write(encoded)
+    req.end()
+  })
+}
+
+const jitter = (ms: number): number => ms * (0.8 + 0.4 * Math.random())
+
+interface Sample { kind: Kind; at: number; ms: number; ok: boolean }
+
+class Simulation {
+  samples: Sample[] = []
+  pollAnswers = 0
+  pollErrors = 0
+  private stopped = false
+  private timers = new Set<NodeJS.Timeout>()
+  private running = 0
+
+  constructor(private readonly ports: number[], private readonly users: SimUser[]) {}
+
+  get active(): number {
+    return this.running
+  }
+
+  /** Starts users until `count` run, spread over a second. */
+  grow(count: number): void {
+    while (this.running < count) {
+      const user = this.users[this.running]
+      if (!user) throw new Error(`only ${this.users.length} users exist`)
+      this.running++
+      this.later(Math.random() * 1000, () => void this.live(user))
+    }
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const timer of this.timers) clearTimeout(timer)
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      if (!this.stopped) fn()
+    }, ms)
+    this.timers.add(timer)
+  }
+
+  private async live(user: SimUser): Promise<void> {
+    const auth = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`
+    const port = this.ports[user.index % this.ports.length] as number
+    const pollPort = this.ports[(user.index + 1) % this.ports.length] as number
+    const timed = async (kind: Kind, method: string, path: string, params: Record<string, string>) => {
+      const start = clock()
+      const answer = await call(port, requestAgent, auth, method, path, params, REQUEST_TIMEOUT_MS)
+      if (!this.stopped) this.samples.push({ kind, at: clock(), ms: clock() - start, ok: answer.ok })
+    }
+    const every = (ms: number, fn: () => Promise<void>) => {
+      const tick = () => void fn().finally(() => this.later(jitter(ms), tick))
+      this.later(jitter(ms) * Math.random(), tick)
+    }
+    const registered = await call(port, requestAgent, auth, 'POST', '/register', { event_types: JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']) }, REQUEST_TIMEOUT_MS)
+    if (!registered.ok || !registered.body) {
+      this.pollErrors++
+      return
+    }
+    let queueId = registered.body.queue_id as string
+    let lastEventId = registered.body.last_event_id as number
+    every(PRESENCE_MS, () => timed('presence', 'POST', '/users/me/presence', { status: 'active', new_user_input: 'true', ping_only: 'true' }))
+    every(SEND_MS, () => timed('send', 'POST', '/messages', { type: 'stream', to: String(user.streamId), topic: 'sim', content: `hello from ${user.index}` }))
+    every(MESSAGES_MS, () =>
+      timed('messages', 'GET', '/messages', { anchor: 'newest', num_before: '50', num_after: '0', narrow: JSON.stringify([{ operator: 'stream', operand: user.streamId }]) }),
+    )
+    while (!this.stopped) {
+      const answer = await call(pollPort, pollAgent, auth, 'GET', '/events', { queue_id: queueId, last_event_id: String(lastEventId) }, 120_000)
+      if (this.stopped) break
+      const events = answer.body?.events as Array<{ id: number }> | undefined
+      if (answer.ok && events) {
+        this.pollAnswers++
+        for (const e of events) lastEventId = Math.max(lastEventId, e.id)
+        continue
+      }
+      this.pollErrors++
+      if (answer.body?.code === 'BAD_EVENT_QUEUE_ID') {
+        const again = await call(port, requestAgent, auth, 'POST', '/register', { event_types: JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']) }, REQUEST_TIMEOUT_MS)
+        if (again.ok && again.body) {
+          queueId = again.body.queue_id as string
+          lastEventId = again.body.last_event_id as number
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
+interface StepResult { users: number; pass: boolean; row: string[] }
+
+function summarize(users: number, samples: Sample[], pollAnswers: number, pollErrors: number): StepResult {
+  const ms = samples.map((s) => s.ms)
+  const errors = samples.filter((s) => !s.ok).length + pollErrors
+  const avg = ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)
+  const p99 = percentile(ms, 99)
+  const pass = ms.length > 0 && avg <= 100 && p99 <= 2000 && errors === 0
+  const perKind = KINDS.map((kind) => {
+    const of = samples.filter((s) => s.kind === kind).map((s) => s.ms)
+    return `${fmt(of.reduce((a, b) => a + b, 0) / Math.max(1, of.length), 1)}/${fmt(percentile(of, 99), 0)}`
+  })
+  const rate = (n: number) => fmt(n / STEP_SECONDS, 0)
+  return {
+    users,
+    pass,
+    row: [String(users), rate(samples.length), rate(pollAnswers), fmt(avg, 1), fmt(p99, 0), ...perKind, String(errors), loadavg()[0]?.toFixed(1) ?? '?', pass ? 'pass' : 'FAIL'],
+  }
+}
+
+async function ramp(name: string, ports: number[], users: SimUser[]): Promise<StepResult[]> {
+  const sim = new Simulation(ports, users)
+  const results: StepResult[] = []
+  console.log(`\n${name}`)
+  const header = ['users', 'req/s', 'polls/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'messages avg/p99', 'errors', 'load', '']
+  console.log(table([header]))
+  for (let count = START; count <= MAX; count += STEP) {
+    sim.grow(count)
+    // Let the new users register and settle before measuring.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(2000, PRESENCE_MS * 2)))
+    sim.samples = []
+    sim.pollAnswers = 0
+    sim.pollErrors = 0
+    await new Promise((resolve) => setTimeout(resolve, STEP_SECONDS * 1000))
+    const result = summarize(count, sim.samples, sim.pollAnswers, sim.pollErrors)
+    results.push(result)
+    console.log(table([header.map(() => ''), result.row]).split('\n')[1])
+    if (!result.pass) break
+  }
+  sim.stop()
+  return results
+}
+
+/** Users sim-0 … sim-(n-1) with known API keys, in teams of 50 each with its own public channel; set-based inserts. */
+async function createUsers(databaseUrl: string, n: number): Promise<SimUser[]> {
+  const database = await openDatabase({ databaseUrl })
+  await applyMigrations(database)
+  const { prisma } = database
+  try {
+    const realm = await prisma.realm.findFirstOrThrow({ orderBy: { id: 'asc' } })
+    const owner = await prisma.user.findFirstOrThrow({ where: { realmId: realm.id, role: ROLE.OWNER } })
+    const group = async (name: string) => (await prisma.userGroup.findUniqueOrThrow({ where: { realmId_name: { realmId: realm.id, name } } })).id
+    const memberGroup = await group(roleGroupName(ROLE.MEMBER))
+    const adminGroup = await group(roleGroupName(ROLE.ADMIN))
+    const teams = Math.ceil(n / TEAM_SIZE)
+    const streams = await prisma.stream.createManyAndReturn({
+      data: Array.from({ length: teams }, (_, i) => ({ realmId: realm.id, name: `team ${i}`, renderedDescription: '', canRemoveSubscribersGroupId: adminGroup, creatorId: owner.id, dateCreated: new Date() })),
+      select: { id: true },
+    })
+    const keys = Array.from({ length: n }, () => randomBytes(16).toString('hex'))
+    const rows = await prisma.user.createManyAndReturn({
+      data: keys.map((apiKey, i) => {
+        const email = `sim-${i}@example.com`
+        return { realmId: realm.id, email, deliveryEmail: email, fullName: `Sim ${i}`, apiKey, role: ROLE.MEMBER, dateJoined: new Date() }
+      }),
+      select: { id: true, email: true, apiKey: true },
+    })
+    await prisma.userSettings.createMany({ data: rows.map((u) => ({ userId: u.id })) })
+    await prisma.userGroupMember.createMany({ data: rows.map((u) => ({ groupId: memberGroup, userId: u.id })) })
+    const byEmail = new Map(rows.map((u) => [u.email, u]))
+    const users = keys.map((apiKey, i) => ({ index: i, email: `sim-${i}@example.com`, apiKey, streamId: streams[Math.floor(i / TEAM_SIZE)]?.id as number, id: byEmail.get(`sim-${i}@example.com`)?.id as number }))
+    await prisma.subscription.createMany({ data: users.map((u) => ({ userId: u.id, streamId: u.streamId, color: pickStreamColor(0) })) })
+    return users
+  } finally {
+    await database.close()
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(machine())
+  console.log(`ramp ${START} → ${MAX} users by ${STEP}, ${STEP_SECONDS} s per step, time compressed ${COMPRESSION}× (presence every ${fmt(PRESENCE_MS / 1000)} s, send every ${fmt(SEND_MS / 1000)} s, GET /messages every ${fmt(MESSAGES_MS / 1000)} s, ±20 %)`)
+  const sections: string[] = []
+  const summary: string[] = []
+  const header = ['users', 'req/s', 'polls answered/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'GET /messages avg/p99', 'errors', 'load (1 min)', '']
+  if (TARGETS.includes('roost')) {
+    const env = clusterEnv('load_simulation')
+    const a = await startChild('roost-node', env, NODE_ARGS)
+    const users = await createUsers(env.DATABASE_URL as string, MAX)
+    const b = await startChild('roost-node', env, NODE_ARGS)
+    const results = await ramp('two Roost nodes (PostgreSQL + Redis)', [a.port, b.port], users)
+    await Promise.all([a.stop(), b.stop()])
+    const last = [...results].reverse().find((r) => r.pass)
+    summary.push(`two Roost nodes: last passing step ${last?.users ?? 'none'}`)
+    sections.push(`Two Roost nodes (PostgreSQL + Redis):\n\n${markdownTable([header, ...results.map((r) => r.row)])}`)
+  }
+  if (TARGETS.includes('stub')) {
+    const stub: Child = await startChild('load-stub', {})
+    const users = Array.from({ length: MAX }, (_, i) => ({ index: i, email: `sim-${i}@example.com`, apiKey: 'x'.repeat(32), streamId: Math.floor(i / TEAM_SIZE) }))
+    const results = await ramp('bare Fastify stub (one process)', [stub.port], users)
+    await stub.stop()
+    const last = [...results].reverse().find((r) => r.pass)
+    summary.push(`bare Fastify stub: last passing step ${last?.users ?? 'none'}`)
+    sections.push(`Bare Fastify stub faking the same endpoints (one process):\n\n${markdownTable([header, ...results.map((r) => r.row)])}`)
+  }
+  console.log(`\n${summary.join('\n')}`)
+  const config = `Ramp ${START} → ${MAX} by ${STEP}, ${STEP_SECONDS} s per step, ${COMPRESSION}× compression. ${machine()} (at the end).`
+  recordResult('load-simulation', [config, summary.map((s) => `* ${s}`).join('\n'), ...sections].join('\n\n'))
+}
+
+run(main)

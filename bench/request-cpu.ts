@@ -1,0 +1,80 @@
+// CPU per request type (issue 16, item 2): one Roost node on PostgreSQL +
+// Redis, driven by autocannon one request type at a time; the node's CPU
+// time (user + system, from /proc/<pid>/stat) divided by the requests it
+// answered. The same for bare Fastify decoding Basic auth and answering a small JSON body
+// (bench/bare-node.ts), as the baseline of the same run.
+//
+//   node dist/bench/request-cpu.js
+// Environment: BENCH_DURATION (seconds per request type, default 8),
+// BENCH_CONNECTIONS (default 10), BENCH_ONLY (run the request types whose
+// name contains it), BENCH_NODE_ARGS (node options of the Roost node, e.g.
+// --cpu-prof). Linux only (/proc). Prints figures only.
+import { readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 8)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const ONLY = process.env.BENCH_ONLY
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  // After "pid (comm) ": state is field 0; utime and stime are fields 11 and 12, in clock ticks (100 per second here).
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+interface Target { name: string; method: 'GET' | 'POST'; path: string; body?: string }
+
+async function measure(pid: number, base: string, auth: string, target: Target): Promise<{ rps: number; cpuUs: number; errors: number }> {
+  const options = {
+    url: base + target.path,
+    method: target.method,
+    headers: { authorization: auth, ...(target.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    ...(target.body ? { body: target.body } : {}),
+    connections: CONNECTIONS,
+  }
+  await autocannon({ ...options, duration: 2 })
+  const before = cpuSeconds(pid)
+  const result = await autocannon({ ...options, duration: DURATION })
+  const cpu = cpuSeconds(pid) - before
+  const answered = result.requests.total
+  return { rps: result.requests.average, cpuUs: (cpu * 1e6) / Math.max(1, answered), errors: result.non2xx + result.errors }
+}
+
+async function main(): Promise<void> {
+  const start = machine()
+  console.log(start)
+  const node = await startChild('roost-node', clusterEnv('request_cpu'), (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean))
+  const base = `http://127.0.0.1:${node.port}`
+  const auth = await ownerAuth(base)
+  const general = (await api(base, auth, 'GET', '/streams')).streams.find((s: { name: string }) => s.name !== undefined)
+  const streamId = general.stream_id as number
+  for (let i = 0; i < 60; i++) await api(base, auth, 'POST', '/messages', { type: 'stream', to: streamId, topic: 'cpu', content: `filler ${i}` })
+  // A queue that the sends below do not fill: dont_block polls answer an empty list, as in events-empty-poll.
+  const { queue_id } = await api(base, auth, 'POST', '/register', { event_types: ['update_message_flags'] })
+  const narrow = encodeURIComponent(JSON.stringify([{ operator: 'stream', operand: streamId }]))
+  const targets: Target[] = [
+    { name: 'GET /users/me', method: 'GET', path: '/api/v1/users/me' },
+    { name: 'POST /users/me/presence (ping_only)', method: 'POST', path: '/api/v1/users/me/presence', body: 'status=active&ping_only=true&new_user_input=true' },
+    { name: 'GET /messages (newest 50 of a channel)', method: 'GET', path: `/api/v1/messages?anchor=newest&num_before=50&num_after=0&narrow=${narrow}` },
+    { name: 'POST /messages (to a channel)', method: 'POST', path: '/api/v1/messages', body: `type=stream&to=${streamId}&topic=cpu&content=hello` },
+    { name: 'GET /events?dont_block=true', method: 'GET', path: `/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=-1&dont_block=true` },
+  ]
+  const rows = [['request', 'req/s', 'CPU µs/request', 'errors']]
+  for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {
+    const r = await measure(node.process.pid as number, base, auth, target)
+    rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), String(r.errors)])
+    console.log(table(rows).split('\n').at(-1))
+  }
+  await node.stop()
+  // The baseline: bare Fastify decoding the Basic header and answering a small JSON body (bench/bare-node.ts).
+  const bare = await startChild('bare-node', {})
+  const b = await measure(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' })
+  rows.push(['bare Fastify GET /events stub (baseline)', fmt(b.rps, 0), fmt(b.cpuUs, 0), String(b.errors)])
+  await bare.stop()
+  console.log(`\n${table(rows)}`)
+  recordResult('request-cpu', `${start} (at the start); ${CONNECTIONS} connections, ${DURATION} s per row; CPU of the server process only (PostgreSQL and Redis not counted).\n\n${markdownTable(rows)}`)
+}
+
+run(main)

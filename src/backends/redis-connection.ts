@@ -1,0 +1,262 @@
+// The three ways to reach Redis (DESIGN.md, startup contract), behind one
+// connection type the Redis backends share:
+//   REDIS_URL                                 one server
+//   REDIS_CLUSTER_NODES                       a Redis Cluster (ioredis Cluster; keys hash-tagged by the stores)
+//   REDIS_SENTINELS + REDIS_SENTINEL_MASTER   a master found through Sentinel, followed across failovers
+// Startup checks what it can and fails with a message naming the variable
+// (unreachable servers, a cluster whose state is not ok, a Sentinel that knows
+// no such master) instead of retrying forever in silence. At run time the
+// connections reconnect on their own (redis-options.ts).
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import type { Config, HostPort } from '../config.js'
+import { REDIS_OPTIONS, REDIS_RECONNECT_MAX_MS } from '../redis-options.js'
+
+/** A connection for commands: one server (also through Sentinel) or a cluster. */
+export type RedisClient = Redis | Cluster
+
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: HostPort[] }
+  | { kind: 'sentinel'; sentinels: HostPort[]; masterName: string }
+
+/** The Redis the configuration names, if any. */
+export function redisTargetOf(config: Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'>): RedisTarget | undefined {
+  if (config.redisClusterNodes) return { kind: 'cluster', nodes: config.redisClusterNodes }
+  if (config.redisSentinel) return { kind: 'sentinel', ...config.redisSentinel }
+  if (config.redisUrl) return { kind: 'single', url: config.redisUrl }
+  return undefined
+}
+
+/** Redis cannot be used as configured; the message names the variable to fix. */
+export class RedisStartupError extends Error {
+  override name = 'RedisStartupError'
+}
+
+export interface RedisLog {
+  info(msg: string): void
+}
+
+/** How long startup waits for a reachable Redis to become ready. */
+const STARTUP_TIMEOUT_MS = 10_000
+/** Per-server probe timeout at startup. */
+const PROBE_TIMEOUT_MS = 3_000
+
+const SENTINEL_OPTIONS = {
+  // Asks the Sentinels for the master again after every lost connection, and
+  // listens for their +switch-master announcements to switch at once.
+  failoverDetector: true,
+  sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, REDIS_RECONNECT_MAX_MS),
+  sentinelMaxConnections: 3,
+} satisfies RedisOptions
+
+export class RedisConnection {
+  private readonly subscribers = new Set<RedisClient>()
+
+  private constructor(
+    readonly target: RedisTarget,
+    /** Commands, auto-pipelined: every command issued in one tick goes in one write (per node). */
+    readonly client: RedisClient,
+  ) {}
+
+  /** On a cluster, pub/sub is sharded (SPUBLISH / SSUBSCRIBE): a message travels to one shard, not to every node. */
+  get sharded(): boolean {
+    return this.target.kind === 'cluster'
+  }
+
+  static async open(target: RedisTarget, log?: RedisLog): Promise<RedisConnection> {
+    const client = await connectClient(target)
+    log?.info(`redis: connected to ${describeTarget(target)}`)
+    return new RedisConnection(target, client)
+  }
+
+  /** Publishes on a channel: SPUBLISH on a cluster, PUBLISH otherwise. */
+  async publish(channel: string, message: string): Promise<void> {
+    if (this.sharded) await this.client.spublish(channel, message)
+    else await this.client.publish(channel, message)
+  }
+
+  /**
+   * A new connection in subscribe mode, closed with this one. On a cluster it
+   * keeps one sharded subscriber per master and follows slot moves.
+   */
+  newSubscriber(connectionName: string): RedisClient {
+    const client = subscriberOf(this.client, connectionName, { sharded: this.sharded })
+    this.subscribers.add(client)
+    client.once('end', () => this.subscribers.delete(client))
+    return client
+  }
+
+  /** Throws unless commands can run now (readiness). */
+  async check(): Promise<void> {
+    if (this.client.status !== 'ready') throw new Error(`redis connection is ${this.client.status}`)
+    await this.client.ping()
+  }
+
+  async close(): Promise<void> {
+    for (const subscriber of this.subscribers) subscriber.disconnect()
+    this.subscribers.clear()
+    if (this.client.status === 'ready') await this.client.quit().catch(() => undefined)
+    // Also after QUIT: only disconnect() stops the Sentinel connector's own connections (its failover detector).
+    this.client.disconnect()
+  }
+}
+
+/**
+ * A new connection in subscribe mode to the same Redis. `sharded` (clusters
+ * only): one subscriber per master for SSUBSCRIBE, following slot moves;
+ * otherwise SUBSCRIBE (on a cluster, PUBLISH reaches every node).
+ */
+export function subscriberOf(client: RedisClient, connectionName: string, options: { sharded?: boolean } = {}): RedisClient {
+  if (client instanceof Cluster) {
+    return client.duplicate([], {
+      lazyConnect: false,
+      enableAutoPipelining: false,
+      shardedSubscribers: options.sharded === true,
+      redisOptions: { ...client.options.redisOptions, connectionName },
+    })
+  }
+  return client.duplicate({ enableAutoPipelining: false, connectionName, lazyConnect: false })
+}
+
+export function describeTarget(target: RedisTarget): string {
+  switch (target.kind) {
+    case 'single':
+      return maskPassword(target.url)
+    case 'cluster':
+      return `the Redis Cluster at ${hostList(target.nodes)}`
+    case 'sentinel':
+      return `master '${target.masterName}' through the Sentinels at ${hostList(target.sentinels)}`
+  }
+}
+
+const hostList = (nodes: HostPort[]) => nodes.map(formatHostPort).join(', ')
+const formatHostPort = ({ host, port }: HostPort) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`)
+
+function maskPassword(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return url
+  }
+}
+
+async function connectClient(target: RedisTarget): Promise<RedisClient> {
+  switch (target.kind) {
+    case 'single': {
+      const redis = new Redis(target.url, { ...REDIS_OPTIONS, enableAutoPipelining: true })
+      await startup(redis, redis.connect(), `REDIS_URL: cannot connect to ${maskPassword(target.url)}`)
+      return redis
+    }
+    case 'cluster': {
+      await probeCluster(target.nodes)
+      const { lazyConnect: _lazy, ...redisOptions } = REDIS_OPTIONS
+      const cluster = new Cluster(target.nodes, {
+        lazyConnect: true,
+        enableAutoPipelining: true,
+        redisOptions,
+        clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, REDIS_RECONNECT_MAX_MS),
+        // A command on a slot whose master just failed is retried while the replica is promoted.
+        retryDelayOnClusterDown: 200,
+        retryDelayOnFailover: 200,
+        retryDelayOnTryAgain: 200,
+        maxRedirections: 16,
+      })
+      await startup(cluster, cluster.connect(), `REDIS_CLUSTER_NODES: cannot connect to the Redis Cluster at ${hostList(target.nodes)}`)
+      return cluster
+    }
+    case 'sentinel': {
+      await probeSentinels(target.sentinels, target.masterName)
+      const redis = new Redis({ ...REDIS_OPTIONS, ...SENTINEL_OPTIONS, enableAutoPipelining: true, sentinels: target.sentinels, name: target.masterName })
+      await startup(redis, redis.connect(), `REDIS_SENTINEL_MASTER: cannot connect to master '${target.masterName}' through the Sentinels at ${hostList(target.sentinels)}`)
+      return redis
+    }
+  }
+}
+
+/** Waits for `connecting`; on failure or timeout closes the client and throws `message` with the cause. */
+async function startup(client: RedisClient, connecting: Promise<void>, message: string): Promise<void> {
+  // Errors before ready are reported by the rejection below; afterwards each backend listens itself.
+  let lastError: unknown
+  const swallow = (error: unknown) => {
+    lastError = error
+  }
+  client.on('error', swallow)
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not ready within ${STARTUP_TIMEOUT_MS / 1000} s`)), STARTUP_TIMEOUT_MS)
+      }),
+    ])
+  } catch (error) {
+    client.disconnect()
+    // "Connection is closed." says less than the socket error that closed it.
+    throw new RedisStartupError(`${message}: ${reason(lastError ?? error)}`)
+  } finally {
+    clearTimeout(timer)
+    client.off('error', swallow)
+  }
+}
+
+function reason(error: unknown): string {
+  if (error instanceof AggregateError) return error.errors.map(reason).join('; ')
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** One command on a short-lived connection of its own (no retries), or the error. */
+async function probe(node: HostPort, command: string, ...args: string[]): Promise<{ reply: unknown } | { error: string }> {
+  const redis = new Redis({ host: node.host, port: node.port, lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false })
+  let lastError: unknown
+  redis.on('error', (error: unknown) => (lastError = error))
+  try {
+    await redis.connect()
+    return { reply: await redis.call(command, ...args) }
+  } catch (error) {
+    return { error: reason(lastError ?? error) }
+  } finally {
+    redis.disconnect()
+  }
+}
+
+/** Some startup node answers, is a cluster node, and sees the cluster's state as ok. */
+async function probeCluster(nodes: HostPort[]): Promise<void> {
+  const failures: string[] = []
+  for (const node of nodes) {
+    const outcome = await probe(node, 'CLUSTER', 'INFO')
+    if ('error' in outcome) {
+      if (/cluster support disabled/i.test(outcome.error)) {
+        throw new RedisStartupError(`REDIS_CLUSTER_NODES: ${formatHostPort(node)} is not a Redis Cluster node (cluster support disabled); use REDIS_URL for a single server`)
+      }
+      failures.push(`${formatHostPort(node)}: ${outcome.error}`)
+      continue
+    }
+    const info = String(outcome.reply)
+    const state = /cluster_state:(\w+)/.exec(info)?.[1]
+    if (state !== 'ok') {
+      const slots = /cluster_slots_ok:(\d+)/.exec(info)?.[1] ?? '?'
+      throw new RedisStartupError(`REDIS_CLUSTER_NODES: the Redis Cluster at ${hostList(nodes)} is in state '${state ?? 'unknown'}' (${slots} of 16384 slots served), not 'ok'`)
+    }
+    return
+  }
+  throw new RedisStartupError(`REDIS_CLUSTER_NODES: no node of the Redis Cluster answers (${failures.join('; ')})`)
+}
+
+/** Some Sentinel answers and knows a master of that name. */
+async function probeSentinels(sentinels: HostPort[], masterName: string): Promise<void> {
+  const failures: string[] = []
+  let answered = false
+  for (const sentinel of sentinels) {
+    const outcome = await probe(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)
+    if ('error' in outcome) {
+      failures.push(`${formatHostPort(sentinel)}: ${outcome.error}`)
+      continue
+    }
+    answered = true
+    if (Array.isArray(outcome.reply) && outcome.reply.length === 2) return
+  }
+  if (answered) throw new RedisStartupError(`REDIS_SENTINEL_MASTER: no Sentinel at ${hostList(sentinels)} knows a master named '${masterName}'`)
+  throw new RedisStartupError(`REDIS_SENTINELS: no Sentinel answers (${failures.join('; ')})`)
+}

@@ -1,0 +1,237 @@
+// Sends push notifications, exactly once on any number of nodes, with the
+// claiming pattern of notifications/delivery.ts: one transaction locks due
+// missed_push_notification rows with `FOR UPDATE SKIP LOCKED` and leases them
+// to this node (claimed_by, claim_expires_at); a node that dies mid-batch
+// leaves rows whose lease expires and another node claims them.
+//
+// Each row becomes upstream's `message` data payload (the keys upstream's
+// mobile apps read, get_message_payload + get_message_payload_gcm) — or,
+// for a `remove` row (queued by queuePushRemovals when a pushed message is
+// read), upstream's `remove` payload — sent to
+// every target of the user for which a sender is configured. Rows whose
+// message was read meanwhile, or whose user or organization is deactivated,
+// are dropped; a deleted message's rows go with it (ON DELETE CASCADE).
+// A target the provider rejects as gone is deleted (pruned). Any other
+// failure keeps the row: attempts + 1, due again after an exponential
+// backoff, logged and counted (roost_push_notification_failures_total).
+// A sent message push marks the copy active_mobile_push_notification (in the
+// statement that deletes the row), as upstream, so its removal can follow.
+// Each row is retried as a whole, so after a partial failure a user with
+// several devices may get the notification twice on the devices that had it.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Services } from '../actions/context.js'
+import { Prisma } from '../db/index.js'
+import { FLAG_BITS } from '../domain/flags.js'
+import { avatarUrl } from '../present/user.js'
+import { realmUrl } from '../present/realm.js'
+import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
+import { PUSH_KIND } from '../actions/push-devices.js'
+import { PUSH_REMOVE } from './enqueue.js'
+import { pushSendersFor, type PushSender, type PushSenderOptions, type PushTarget } from './push-senders.js'
+
+export const PUSH_TICK_MS = 1000
+export const PUSH_LEASE_MS = 2 * 60 * 1000
+export const PUSH_BATCH = 20
+export const PUSH_RETRY_BASE_MS = 30 * 1000
+export const PUSH_RETRY_MAX_MS = 60 * 60 * 1000
+/** Upstream truncates the content of a push to 200 characters. */
+export const PUSH_CONTENT_LIMIT = 200
+
+export interface PushDeliveryOptions extends PushSenderOptions {
+  log: FastifyBaseLogger
+  /** Only rows of these realms (tests sharing a database). */
+  realmIds?: number[]
+  tickMs?: number
+  leaseMs?: number
+  retryBaseMs?: number
+  /** The senders; pushSendersFor(config) unless given. */
+  senders?: Map<PushTarget['kind'], PushSender>
+  onFailure?: () => void
+}
+
+interface ClaimedRow {
+  id: number
+  user_id: number
+  message_id: number
+  trigger: string
+  attempts: number
+}
+
+async function claimBatch(services: Services, options: PushDeliveryOptions, now: Date): Promise<ClaimedRow[]> {
+  const realmFilter = options.realmIds ? Prisma.sql`AND realm_id = ANY(${options.realmIds}::int[])` : Prisma.empty
+  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? PUSH_LEASE_MS))
+  return services.prisma.$transaction(async (tx) => {
+    const due = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM missed_push_notification
+      WHERE due_at <= ${now}::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz) ${realmFilter}
+      ORDER BY due_at, id LIMIT ${PUSH_BATCH}
+      FOR UPDATE SKIP LOCKED`
+    if (due.length === 0) return []
+    return tx.$queryRaw<ClaimedRow[]>`
+      UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
+      WHERE id = ANY(${due.map((d) => d.id)}::int[])
+      RETURNING id, user_id, message_id, trigger, attempts`
+  })
+}
+
+async function settle(services: Services, id: number): Promise<void> {
+  await services.prisma.$executeRaw`DELETE FROM missed_push_notification WHERE id = ${id} AND claimed_by = ${services.nodeId}`
+}
+
+/** Deletes a sent message push and marks the copy active_mobile_push_notification, so reading it later sends a removal notice. */
+async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
+  const active = FLAG_BITS.active_mobile_push_notification
+  await services.prisma.$executeRaw`
+    WITH gone AS (DELETE FROM missed_push_notification WHERE id = ${row.id} AND claimed_by = ${services.nodeId} RETURNING user_id, message_id)
+    UPDATE user_message um SET flags = um.flags | ${active} FROM gone
+    WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${FLAG_BITS.read} = 0`
+}
+
+async function retryLater(services: Services, options: PushDeliveryOptions, row: ClaimedRow, error: unknown): Promise<void> {
+  const delay = Math.min((options.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** row.attempts, PUSH_RETRY_MAX_MS)
+  const due = new Date(services.now().getTime() + delay)
+  const message = error instanceof Error ? error.message : String(error)
+  await services.prisma.$executeRaw`
+    UPDATE missed_push_notification SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)}, due_at = ${due}::timestamptz,
+      claimed_by = NULL, claim_expires_at = NULL
+    WHERE id = ${row.id} AND claimed_by = ${services.nodeId}`
+}
+
+interface PayloadSource {
+  server: string
+  realm: { id: number; name: string; url: string }
+  userId: number
+  sender: { id: number; email: string; fullName: string; avatarUrl: string }
+  message: { id: number; content: string; dateSent: Date; streamId: number | null; streamName: string | null; topic: string; dmUserIds: number[] }
+}
+
+/** Upstream's get_base_payload: which server, organization and user a push is for. */
+function basePayload(p: Pick<PayloadSource, 'server' | 'realm' | 'userId'>): Record<string, unknown> {
+  return { server: p.server, realm_id: p.realm.id, realm_name: p.realm.name, realm_uri: p.realm.url, realm_url: p.realm.url, user_id: p.userId }
+}
+
+/** Upstream's `remove` payload: the notifications of these messages should be dismissed (zulip_message_id too, for older apps). */
+export function removePushPayload(p: Pick<PayloadSource, 'server' | 'realm' | 'userId'>, messageIds: number[]): Record<string, unknown> {
+  return { ...basePayload(p), event: 'remove', zulip_message_ids: messageIds.join(','), zulip_message_id: messageIds[0] }
+}
+
+/** Upstream's data payload of a `message` push (key names as upstream's apps read them). */
+export function messagePushPayload(p: PayloadSource): Record<string, unknown> {
+  const text = p.message.content
+  const truncated = text.length > PUSH_CONTENT_LIMIT
+  const base = basePayload(p)
+  const where =
+    p.message.streamId !== null
+      ? { recipient_type: 'stream', stream: p.message.streamName ?? '', stream_id: p.message.streamId, topic: p.message.topic }
+      : p.message.dmUserIds.length > 2
+        ? { recipient_type: 'private', pm_users: p.message.dmUserIds.join(',') }
+        : { recipient_type: 'private' }
+  return {
+    ...base,
+    sender_id: p.sender.id,
+    sender_email: p.sender.email,
+    sender_full_name: p.sender.fullName,
+    sender_avatar_url: p.sender.avatarUrl,
+    ...where,
+    event: 'message',
+    zulip_message_id: p.message.id,
+    time: Math.floor(p.message.dateSent.getTime() / 1000),
+    content: truncated ? `${text.slice(0, PUSH_CONTENT_LIMIT - 1)}…` : text,
+    content_truncated: truncated,
+  }
+}
+
+async function targetsOf(services: Services, userId: number, senders: Map<PushTarget['kind'], PushSender>): Promise<PushTarget[]> {
+  const targets: PushTarget[] = []
+  if (senders.has('webpush')) {
+    const subs = await services.prisma.webPushSubscription.findMany({ where: { userId }, orderBy: { id: 'asc' } })
+    targets.push(...subs.map((s) => ({ kind: 'webpush' as const, id: s.id, endpoint: s.endpoint, p256dh: s.p256dh, auth: s.auth })))
+  }
+  if (senders.has('fcm')) {
+    const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.FCM }, orderBy: { id: 'asc' } })
+    targets.push(...devices.map((d) => ({ kind: 'fcm' as const, id: d.id, token: d.token })))
+  }
+  if (senders.has('apns')) {
+    const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.APNS }, orderBy: { id: 'asc' } })
+    targets.push(...devices.map((d) => ({ kind: 'apns' as const, id: d.id, token: d.token, appId: d.appId })))
+  }
+  return targets
+}
+
+async function prune(services: Services, target: PushTarget): Promise<void> {
+  if (target.kind === 'webpush') await services.prisma.webPushSubscription.deleteMany({ where: { id: target.id } })
+  else await services.prisma.pushDevice.deleteMany({ where: { id: target.id } })
+}
+
+async function sendRow(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>, row: ClaimedRow): Promise<void> {
+  const user = await services.prisma.user.findUnique({ where: { id: row.user_id }, include: { realm: true } })
+  if (!user || !user.isActive || user.realm.deactivated) return settle(services, row.id)
+  const url = realmUrl(user.realm, services.config.externalUrl)
+  const server = new URL(services.config.externalUrl).host
+  if (row.trigger === PUSH_REMOVE) {
+    return deliver(services, options, senders, row, removePushPayload({ server, realm: { id: user.realm.id, name: user.realm.name, url }, userId: user.id }, [row.message_id]), false)
+  }
+  const message = await services.prisma.message.findUnique({ where: { id: row.message_id }, include: { sender: true, stream: true } })
+  const um = await services.prisma.userMessage.findFirst({ where: { userId: row.user_id, messageId: row.message_id } })
+  if (!message || !um || (um.flags & FLAG_BITS.read) !== 0) return settle(services, row.id)
+  const payload = messagePushPayload({
+    server,
+    realm: { id: user.realm.id, name: user.realm.name, url },
+    userId: user.id,
+    sender: { id: message.sender.id, email: message.sender.email, fullName: message.sender.fullName, avatarUrl: new URL(avatarUrl(message.sender), url).toString() },
+    message: {
+      id: message.id,
+      content: message.content,
+      dateSent: message.dateSent,
+      streamId: message.streamId,
+      streamName: message.stream?.name ?? null,
+      topic: message.topic,
+      dmUserIds: message.dmUserIds,
+    },
+  })
+  return deliver(services, options, senders, row, payload, true)
+}
+
+/** Sends one payload to every target of the row's user; settles the row, or schedules a retry. */
+async function deliver(
+  services: Services,
+  options: PushDeliveryOptions,
+  senders: Map<PushTarget['kind'], PushSender>,
+  row: ClaimedRow,
+  payload: Record<string, unknown>,
+  isMessage: boolean,
+): Promise<void> {
+  try {
+    for (const target of await targetsOf(services, row.user_id, senders)) {
+      const outcome = await senders.get(target.kind)!.send(target, payload)
+      if (outcome === 'invalid') {
+        options.log.info({ user_id: row.user_id, kind: target.kind }, 'push target rejected by the provider; pruned')
+        await prune(services, target)
+      }
+    }
+  } catch (error) {
+    options.onFailure?.()
+    options.log.error({ err: error, user_id: row.user_id, attempts: row.attempts + 1 }, 'push notification failed; will retry')
+    return retryLater(services, options, row, error)
+  }
+  await (isMessage ? settleSent(services, row) : settle(services, row.id))
+}
+
+/** Claims and sends one batch of due push notifications; returns how many rows were claimed (0: nothing due). */
+export async function deliverPushNotifications(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>): Promise<number> {
+  const rows = await claimBatch(services, options, services.now())
+  for (const row of rows) await sendRow(services, options, senders, row)
+  return rows.length
+}
+
+/** The push loop of this node; none when no sender is configured. */
+export function startPushNotifications(services: Services, options: PushDeliveryOptions): WorkerLoop | undefined {
+  const senders = options.senders ?? pushSendersFor(services.config, options)
+  if (senders.size === 0) return undefined
+  const onFailure = options.onFailure ?? (() => services.metrics.pushNotificationFailures.inc())
+  return startWorkerLoop(() => deliverPushNotifications(services, { ...options, onFailure }, senders), {
+    log: options.log,
+    tickMs: options.tickMs ?? PUSH_TICK_MS,
+    name: 'push notification',
+  })
+}

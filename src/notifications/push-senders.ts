@@ -1,0 +1,263 @@
+// Push senders behind one interface, and the one place that chooses them from
+// the configuration (pushSendersFor):
+// * Web Push (RFC 8030 delivery, RFC 8291 aes128gcm encryption, RFC 8292
+//   VAPID) through the `web-push` library, to browsers' subscriptions
+//   (POST /users/me/webpush_subscription);
+// * FCM HTTP v1 to tokens from /users/me/android_gcm_reg_id: an OAuth2
+//   JWT-bearer exchange (RS256 assertion signed with the service account's
+//   key, cached until shortly before it expires), then
+//   POST {endpoint}/v1/projects/{project}/messages:send with upstream's data
+//   payload (FCM data values are strings).
+// * APNs with token auth to tokens from /users/me/apns_device_token: an ES256
+//   JWT (kid = APNS_KEY_ID, iss = APNS_TEAM_ID; renewed every 50 minutes) on
+//   HTTP/2 `POST /3/device/{token}`, apns-topic = the device's appid (else
+//   APNS_TOPIC), the body upstream's: `aps` (alert title, subtitle, body,
+//   sound) and the payload under `zulip`.
+// The push bouncer is not built yet (README, "Push notifications").
+//
+// A sender answers per target: 'sent', or 'invalid' when the provider says the
+// token is gone (Web Push 404 / 410, FCM 404 or UNREGISTERED, APNs 410 or
+// BadDeviceToken / Unregistered), so the caller
+// prunes it. Any other failure throws, and the caller retries later.
+import { createSign, sign } from 'node:crypto'
+import { connect, constants as h2 } from 'node:http2'
+import { request, type Agent } from 'node:https'
+import { request as httpRequest } from 'node:http'
+import webpush from 'web-push'
+import type { ApnsConfig, Config, FcmConfig } from '../config.js'
+
+export interface WebPushTarget {
+  kind: 'webpush'
+  id: number
+  endpoint: string
+  p256dh: string
+  auth: string
+}
+
+export interface FcmTarget {
+  kind: 'fcm'
+  id: number
+  token: string
+}
+
+export interface ApnsTarget {
+  kind: 'apns'
+  id: number
+  token: string
+  /** The app's bundle ID given at registration (null: APNS_TOPIC). */
+  appId: string | null
+}
+
+export type PushTarget = WebPushTarget | FcmTarget | ApnsTarget
+export type PushOutcome = 'sent' | 'invalid'
+
+export interface PushSender {
+  readonly kind: PushTarget['kind']
+  /** Sends one payload (upstream's data payload, JSON) to one target. */
+  send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome>
+}
+
+export const WEB_PUSH_TTL_SECONDS = 24 * 60 * 60
+export const PUSH_TIMEOUT_MS = 15_000
+
+export class WebPushSender implements PushSender {
+  readonly kind = 'webpush' as const
+  constructor(
+    private readonly vapid: NonNullable<Config['webPush']>,
+    /** An HTTPS agent (tests pass one trusting their receiver's certificate). */
+    private readonly agent?: Agent,
+  ) {}
+
+  async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
+    if (target.kind !== 'webpush') throw new Error(`the Web Push sender got a ${target.kind} target`)
+    try {
+      await webpush.sendNotification({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, JSON.stringify(payload), {
+        vapidDetails: { subject: this.vapid.subject, publicKey: this.vapid.publicKey, privateKey: this.vapid.privateKey },
+        TTL: WEB_PUSH_TTL_SECONDS,
+        contentEncoding: 'aes128gcm',
+        timeout: PUSH_TIMEOUT_MS,
+        ...(this.agent ? { agent: this.agent } : {}),
+      })
+      return 'sent'
+    } catch (error) {
+      if (error instanceof webpush.WebPushError && (error.statusCode === 404 || error.statusCode === 410)) return 'invalid'
+      throw error
+    }
+  }
+}
+
+interface HttpAnswer {
+  status: number
+  body: string
+}
+
+/** One HTTP(S) request with a timeout; the answer whatever its status. */
+function post(url: string, headers: Record<string, string>, body: string, agent?: Agent): Promise<HttpAnswer> {
+  const target = new URL(url)
+  const send = target.protocol === 'http:' ? httpRequest : request
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: PUSH_TIMEOUT_MS, ...(agent && target.protocol === 'https:' ? { agent } : {}) },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error(`${target.host}: no answer in ${PUSH_TIMEOUT_MS} ms`)))
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
+
+export class FcmSender implements PushSender {
+  readonly kind = 'fcm' as const
+  private token: { value: string; expiresAt: number } | undefined
+
+  constructor(
+    private readonly fcm: FcmConfig,
+    private readonly agent?: Agent,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** OAuth2 JWT-bearer grant (RFC 7523) for the service account; cached until a minute before it expires. */
+  private async accessToken(): Promise<string> {
+    const nowMs = this.now()
+    if (this.token && this.token.expiresAt > nowMs + 60_000) return this.token.value
+    const iat = Math.floor(nowMs / 1000)
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: this.fcm.clientEmail, scope: FCM_SCOPE, aud: this.fcm.tokenUri, iat, exp: iat + 3600 })}`
+    const signature = createSign('RSA-SHA256').update(unsigned).sign(this.fcm.privateKey).toString('base64url')
+    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: `${unsigned}.${signature}` }).toString()
+    const answer = await post(this.fcm.tokenUri, { 'content-type': 'application/x-www-form-urlencoded' }, form, this.agent)
+    if (answer.status !== 200) throw new Error(`FCM token exchange failed: HTTP ${answer.status} ${answer.body.slice(0, 200)}`)
+    const parsed = JSON.parse(answer.body) as { access_token?: unknown; expires_in?: unknown }
+    if (typeof parsed.access_token !== 'string') throw new Error('FCM token exchange: no access_token in the answer')
+    const lifetime = typeof parsed.expires_in === 'number' ? parsed.expires_in : 3600
+    this.token = { value: parsed.access_token, expiresAt: nowMs + lifetime * 1000 }
+    return parsed.access_token
+  }
+
+  async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
+    if (target.kind !== 'fcm') throw new Error(`the FCM sender got a ${target.kind} target`)
+    const data = Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+    const body = JSON.stringify({ message: { token: target.token, data, android: { priority: 'high' } } })
+    const url = `${this.fcm.endpoint}/v1/projects/${encodeURIComponent(this.fcm.projectId)}/messages:send`
+    const send = async () => post(url, { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' }, body, this.agent)
+    let answer = await send()
+    if (answer.status === 401) {
+      this.token = undefined // revoked or expired early: one fresh token
+      answer = await send()
+    }
+    if (answer.status === 200) return 'sent'
+    if (answer.status === 404 || /"UNREGISTERED"/.test(answer.body)) return 'invalid'
+    throw new Error(`FCM answered HTTP ${answer.status}: ${answer.body.slice(0, 300)}`)
+  }
+}
+
+/** Upstream's APNs alert: the conversation as title, the sender as subtitle where the title does not say it. */
+export function apnsAlert(payload: Record<string, unknown>): { title: string; subtitle: string; body: string } {
+  const sender = String(payload.sender_full_name ?? '')
+  const body = String(payload.content ?? '')
+  if (payload.recipient_type === 'stream') return { title: `#${String(payload.stream)} > ${String(payload.topic)}`, subtitle: `${sender}:`, body }
+  if (typeof payload.pm_users === 'string') return { title: 'Group DM', subtitle: `${sender}:`, body }
+  return { title: sender, subtitle: '', body }
+}
+
+export const APNS_JWT_LIFETIME_MS = 50 * 60 * 1000
+
+export class ApnsSender implements PushSender {
+  readonly kind = 'apns' as const
+  private jwt: { value: string; madeAt: number } | undefined
+
+  constructor(
+    private readonly apns: ApnsConfig,
+    /** Extra trusted CA (tests). */
+    private readonly ca?: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private bearer(): string {
+    const nowMs = this.now()
+    if (this.jwt && nowMs - this.jwt.madeAt < APNS_JWT_LIFETIME_MS) return this.jwt.value
+    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const unsigned = `${b64({ alg: 'ES256', kid: this.apns.keyId })}.${b64({ iss: this.apns.teamId, iat: Math.floor(nowMs / 1000) })}`
+    const signature = sign('sha256', Buffer.from(unsigned), { key: this.apns.key, dsaEncoding: 'ieee-p1363' }).toString('base64url')
+    this.jwt = { value: `${unsigned}.${signature}`, madeAt: nowMs }
+    return this.jwt.value
+  }
+
+  async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
+    if (target.kind !== 'apns') throw new Error(`the APNs sender got a ${target.kind} target`)
+    const topic = target.appId || this.apns.topic
+    if (!topic) throw new Error('APNs: the device has no appid and APNS_TOPIC is unset')
+    const removal = payload.event === 'remove'
+    const aps = removal ? { 'content-available': 1 } : { alert: apnsAlert(payload), sound: 'default' }
+    const body = JSON.stringify({ aps, zulip: payload })
+    const headers = {
+      [h2.HTTP2_HEADER_METHOD]: 'POST',
+      [h2.HTTP2_HEADER_PATH]: `/3/device/${target.token}`,
+      authorization: `bearer ${this.bearer()}`,
+      'apns-topic': topic,
+      'apns-push-type': removal ? 'background' : 'alert',
+      'apns-priority': removal ? '5' : '10',
+      'content-type': 'application/json',
+    }
+    const answer = await new Promise<HttpAnswer>((resolve, reject) => {
+      const session = connect(this.apns.endpoint, this.ca ? { ca: this.ca } : {})
+      session.on('error', reject)
+      session.setTimeout(PUSH_TIMEOUT_MS, () => session.destroy(new Error(`APNs: no answer in ${PUSH_TIMEOUT_MS} ms`)))
+      const req = session.request(headers)
+      let status = 0
+      const chunks: Buffer[] = []
+      req.on('response', (h) => (status = Number(h[h2.HTTP2_HEADER_STATUS])))
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        session.close()
+        resolve({ status, body: Buffer.concat(chunks).toString('utf8') })
+      })
+      req.on('error', (error) => {
+        session.destroy()
+        reject(error)
+      })
+      req.end(body)
+    })
+    if (answer.status === 200) return 'sent'
+    const reason = (() => {
+      try {
+        return String((JSON.parse(answer.body) as { reason?: unknown }).reason ?? '')
+      } catch {
+        return ''
+      }
+    })()
+    if (answer.status === 410 || reason === 'BadDeviceToken' || reason === 'Unregistered') return 'invalid'
+    if (answer.status === 403 && reason === 'ExpiredProviderToken') this.jwt = undefined
+    throw new Error(`APNs answered HTTP ${answer.status} ${reason}`)
+  }
+}
+
+export interface PushSenderOptions {
+  /** HTTPS agent for the Web Push and FCM requests (tests). */
+  webPushAgent?: Agent
+  fcmAgent?: Agent
+  /** A CA certificate the APNs connection trusts (tests). */
+  apnsCa?: string
+}
+
+/** The configured senders, by target kind; empty when push is off. */
+export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns'>, options: PushSenderOptions = {}): Map<PushTarget['kind'], PushSender> {
+  const senders = new Map<PushTarget['kind'], PushSender>()
+  if (config.webPush) senders.set('webpush', new WebPushSender(config.webPush, options.webPushAgent))
+  if (config.fcm) senders.set('fcm', new FcmSender(config.fcm, options.fcmAgent))
+  if (config.apns) senders.set('apns', new ApnsSender(config.apns, options.apnsCa))
+  return senders
+}
+
+/** Whether any push sender is configured (`push_notifications_enabled` of /server_settings). */
+export function pushConfigured(config: Pick<Config, 'webPush' | 'fcm' | 'apns'>): boolean {
+  return config.webPush !== undefined || config.fcm !== undefined || config.apns !== undefined
+}

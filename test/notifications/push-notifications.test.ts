@@ -1,0 +1,194 @@
+// Push notifications through the HTTP API, delivered by the Web Push sender to
+// a real Web Push service on loopback that checks VAPID and decrypts the
+// RFC 8291 payload: the subscription endpoint, upstream's push triggers and
+// settings, mutes and idle detection, read messages, token pruning on 410 and
+// retries on a failing service.
+import t from 'tap'
+import webpush from 'web-push'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectError, expectSuccess } from '../support/expect.js'
+import { startWebPushPeer, type ReceivedPush } from '../support/web-push-peer.js'
+import { deliverPushNotifications } from '../../src/notifications/push-delivery.js'
+import { pushSendersFor } from '../../src/notifications/push-senders.js'
+import type { User } from '../../src/db/index.js'
+
+t.test('push notifications', async (t) => {
+  const peer = await startWebPushPeer()
+  t.teardown(() => peer.close())
+  const vapid = webpush.generateVAPIDKeys()
+  const webPush = { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: 'mailto:admin@example.com' }
+  const { app, fx, services, config } = await buildTestApp(t, { config: { webPush } })
+  const realmId = fx.realm.id
+  const owner = await fx.user('owner')
+  const senders = pushSendersFor(config, { webPushAgent: peer.agent })
+
+  /** Makes every pending row of the realm due, runs delivery until nothing is left, returns the pushes received meanwhile. */
+  const flush = async (onFailure?: () => void): Promise<ReceivedPush[]> => {
+    const before = peer.received.length
+    await services.prisma.$executeRaw`UPDATE missed_push_notification SET due_at = now() - interval '1 minute' WHERE realm_id = ${realmId} AND attempts = 0`
+    while ((await deliverPushNotifications(services, { log: app.log, realmIds: [realmId], retryBaseMs: 60_000, ...(onFailure ? { onFailure } : {}) }, senders)) > 0) {
+      // until nothing is due
+    }
+    return peer.received.slice(before)
+  }
+  const pending = async (userId: number) => services.prisma.missedPushNotification.count({ where: { userId } })
+  const dm = async (from: User, to: User, content: string): Promise<number> =>
+    expectSuccess(t, await as(app, from).post('/messages', { type: 'direct', to: [to.id], content })).id as number
+  const say = async (from: User, topic: string, content: string): Promise<number> =>
+    expectSuccess(t, await as(app, from).post('/messages', { type: 'channel', to: fx.streams.general.id, topic, content })).id as number
+  /** A user subscribed to the general channel, with one browser subscribed to Web Push. */
+  const recipient = async (name: string) => {
+    const user = await fx.newUser({ fullName: name })
+    expectSuccess(t, await as(app, user).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.general.name }] }))
+    const browser = peer.subscribe()
+    expectSuccess(t, await as(app, user).post('/users/me/webpush_subscription', browser))
+    const mine = (pushes: ReceivedPush[]) => pushes.filter((p) => p.endpoint === browser.endpoint)
+    return { user, browser, mine }
+  }
+
+  t.test('/server_settings reports push as enabled when a sender is configured', async (t) => {
+    t.equal(expectSuccess(t, await app.inject({ method: 'GET', url: '/api/v1/server_settings', headers: { host: fx.host } })).push_notifications_enabled, true)
+    const plain = await buildTestApp(t)
+    t.equal(expectSuccess(t, await plain.app.inject({ method: 'GET', url: '/api/v1/server_settings', headers: { host: plain.fx.host } })).push_notifications_enabled, false)
+  })
+
+  t.test('the Web Push subscription endpoint checks its parameters', async (t) => {
+    const bob = await fx.newUser({ fullName: 'Bob Params' })
+    const good = peer.subscribe()
+    expectError(t, await as(app, bob).post('/users/me/webpush_subscription', { ...good, endpoint: 'http://insecure.example/x' }), { code: 'BAD_REQUEST', status: 400 })
+    expectError(t, await as(app, bob).post('/users/me/webpush_subscription', { ...good, p256dh: 'AAAA' }), { code: 'BAD_REQUEST', status: 400 })
+    expectError(t, await as(app, bob).post('/users/me/webpush_subscription', { ...good, auth: 'not base64!' }), { code: 'BAD_REQUEST', status: 400 })
+    expectError(t, await as(app, bob).post('/users/me/webpush_subscription', { endpoint: good.endpoint }), { code: 'REQUEST_VARIABLE_MISSING', status: 400, msg: "Missing 'p256dh' argument" })
+    expectSuccess(t, await as(app, bob).post('/users/me/webpush_subscription', good))
+    expectSuccess(t, await as(app, bob).post('/users/me/webpush_subscription', good)) // subscribing twice is fine
+    t.equal(await services.prisma.webPushSubscription.count({ where: { userId: bob.id } }), 1)
+    expectSuccess(t, await as(app, bob).delete('/users/me/webpush_subscription', { endpoint: good.endpoint }))
+    expectError(t, await as(app, bob).delete('/users/me/webpush_subscription', { endpoint: good.endpoint }), { code: 'BAD_REQUEST', status: 400 })
+  })
+
+  t.test('a direct message reaches the browser once, encrypted, with upstream’s payload keys and a VAPID signature', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Push')
+    const id = await dm(owner, bob, 'Lunch at noon?')
+    t.equal(await pending(bob.id), 1)
+    const pushes = mine(await flush())
+    t.equal(pushes.length, 1)
+    const push = pushes[0]!
+    t.match(push.payload, {
+      event: 'message',
+      server: new URL(config.externalUrl).host,
+      realm_id: realmId,
+      realm_url: String,
+      realm_uri: String,
+      user_id: bob.id,
+      sender_id: owner.id,
+      sender_email: owner.email,
+      sender_full_name: owner.fullName,
+      recipient_type: 'private',
+      zulip_message_id: id,
+      content: 'Lunch at noon?',
+      content_truncated: false,
+    })
+    t.equal(push.vapid.publicKey, vapid.publicKey)
+    t.equal(push.vapid.sub, webPush.subject)
+    t.ok(push.vapid.exp > Date.now() / 1000)
+    t.ok(Number(push.ttl) > 0)
+    t.equal(await pending(bob.id), 0, 'sent rows are gone')
+    t.same(mine(await flush()), [], 'and never sent again')
+  })
+
+  t.test('mentions push with enable_offline_push_notifications, not without', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Mention')
+    const id = await say(owner, 'plans', `@**Bob Mention** look`)
+    const [push] = mine(await flush())
+    t.match(push?.payload, { zulip_message_id: id, recipient_type: 'stream', stream: fx.streams.general.name, stream_id: fx.streams.general.id, topic: 'plans' })
+    expectSuccess(t, await as(app, bob).patch('/settings', { enable_offline_push_notifications: false }))
+    await say(owner, 'plans', `@**Bob Mention** again`)
+    await dm(owner, bob, 'and a direct one')
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test('channel messages push per the subscription’s push_notifications, else enable_stream_push_notifications', async (t) => {
+    const { user: bob } = await recipient('Bob Stream Push')
+    const { user: carol } = await recipient('Carol Stream Push')
+    const { user: dave } = await recipient('Dave No Stream Push')
+    expectSuccess(t, await as(app, bob).patch('/settings', { enable_stream_push_notifications: true }))
+    expectSuccess(t, await as(app, carol).post('/users/me/subscriptions/properties', {
+      subscription_data: [{ stream_id: fx.streams.general.id, property: 'push_notifications', value: true }],
+    }))
+    await say(owner, 'news', 'for everyone who wants a push')
+    t.equal(await pending(bob.id), 1)
+    t.equal(await pending(carol.id), 1)
+    t.equal(await pending(dave.id), 0, 'off by default')
+    await flush()
+  })
+
+  t.test('a muted sender or a muted topic does not push', async (t) => {
+    const { user: bob } = await recipient('Bob Mutes')
+    expectSuccess(t, await as(app, bob).patch('/settings', { enable_stream_push_notifications: true }))
+    expectSuccess(t, await as(app, bob).post('/user_topics', { stream_id: fx.streams.general.id, topic: 'noise', visibility_policy: 1 }))
+    await say(owner, 'noise', 'muted topic')
+    t.equal(await pending(bob.id), 0)
+    expectSuccess(t, await as(app, bob).post(`/users/me/muted_users/${owner.id}`))
+    await dm(owner, bob, 'muted sender')
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test('an active user gets a push only with enable_online_push_notifications', async (t) => {
+    const { user: bob } = await recipient('Bob Online')
+    expectSuccess(t, await as(app, bob).post('/register', { event_types: ['message'] }))
+    expectSuccess(t, await as(app, bob).post('/users/me/presence', { status: 'active' }))
+    await dm(owner, bob, 'online, default on')
+    t.equal(await pending(bob.id), 1)
+    await flush()
+    expectSuccess(t, await as(app, bob).patch('/settings', { enable_online_push_notifications: false }))
+    await dm(owner, bob, 'online, setting off')
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test('a message read before the push goes out is not pushed', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Read')
+    const id = await dm(owner, bob, 'read elsewhere')
+    expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [id], op: 'add', flag: 'read' }))
+    t.same(mine(await flush()), [])
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test('reading a pushed message elsewhere sends upstream’s remove notice, once', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Removal')
+    const first = await dm(owner, bob, 'read me on the desktop')
+    const second = await dm(owner, bob, 'and me with mark-all-read')
+    t.equal(mine(await flush()).length, 2)
+    expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'add', flag: 'read' }))
+    const [removal, ...more] = mine(await flush())
+    t.equal(more.length, 0)
+    t.match(removal?.payload, { event: 'remove', zulip_message_ids: String(first), zulip_message_id: first, user_id: bob.id, realm_id: realmId, server: String })
+    expectSuccess(t, await as(app, bob).post('/mark_all_as_read'))
+    t.match(mine(await flush()).map((p) => p.payload), [{ event: 'remove', zulip_message_ids: String(second) }])
+    expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'remove', flag: 'read' }))
+    expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'add', flag: 'read' }))
+    t.same(mine(await flush()), [], 'no second removal')
+  })
+
+  t.test('a subscription the push service reports gone (410) is pruned', async (t) => {
+    const { user: bob, browser } = await recipient('Bob Gone')
+    peer.failWith(browser.endpoint, 410)
+    await dm(owner, bob, 'nobody there')
+    await flush()
+    t.equal(await services.prisma.webPushSubscription.count({ where: { userId: bob.id } }), 0)
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test('a failing push service keeps the notification for a retry and counts the failure', async (t) => {
+    const { user: bob, browser } = await recipient('Bob Retry')
+    peer.failWith(browser.endpoint, 500)
+    await dm(owner, bob, 'try again')
+    let failures = 0
+    await flush(() => failures++)
+    t.equal(failures, 1)
+    const row = await services.prisma.missedPushNotification.findFirst({ where: { userId: bob.id } })
+    t.equal(row?.attempts, 1)
+    t.ok(row && row.dueAt.getTime() > Date.now(), 'due again later')
+    t.equal(await services.prisma.webPushSubscription.count({ where: { userId: bob.id } }), 1, 'not pruned')
+  })
+})
