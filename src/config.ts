@@ -14,6 +14,8 @@ export interface Config {
   redisClusterNodes: HostPort[] | undefined
   /** REDIS_SENTINELS + REDIS_SENTINEL_MASTER: a master and its replicas watched by Sentinel. */
   redisSentinel: { sentinels: HostPort[]; masterName: string } | undefined
+  /** Credentials and TLS for REDIS_CLUSTER_NODES and REDIS_SENTINELS (REDIS_URL carries its own in the URL). */
+  redisAuth: RedisAuth
   /** Prefix of every Redis key and channel (REDIS_PREFIX): deployments sharing one Redis use different ones. */
   redisPrefix: string
   dataDir: string
@@ -46,6 +48,22 @@ export interface Config {
   /** Addresses / CIDRs of proxies whose X-Forwarded-For is believed; empty → none. */
   trustedProxies: string[]
   logLevel: LogLevel
+}
+
+/**
+ * How Roost authenticates to the Redis servers of a Cluster or behind
+ * Sentinel, whose addresses are host:port lists with no room for them:
+ * REDIS_USERNAME / REDIS_PASSWORD (ACL user or requirepass) for the data
+ * servers, REDIS_SENTINEL_PASSWORD for the Sentinels themselves, REDIS_TLS
+ * for TLS to all of them, verified against REDIS_TLS_CA_FILE (else the
+ * system's CAs).
+ */
+export interface RedisAuth {
+  username?: string
+  password?: string
+  sentinelPassword?: string
+  /** Present when REDIS_TLS is on; `ca` is the PEM of REDIS_TLS_CA_FILE. */
+  tls?: { ca?: string }
 }
 
 export interface HostPort {
@@ -178,6 +196,11 @@ function hostPorts(env: Env, name: string): HostPort[] | undefined {
   })
 }
 
+function redisConnection(env: Env): Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel' | 'redisAuth'> {
+  const topology = redisTopology(env)
+  return { ...topology, redisAuth: redisAuth(env, topology) }
+}
+
 /** Exactly one way to reach Redis, or none (the in-process bus). */
 function redisTopology(env: Env): Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'> {
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:'])
@@ -190,6 +213,38 @@ function redisTopology(env: Env): Pick<Config, 'redisUrl' | 'redisClusterNodes' 
   if (masterName && !sentinels) throw new ConfigError('REDIS_SENTINELS must be set with REDIS_SENTINEL_MASTER (host:port,… of the Sentinels)')
   if (masterName && !/^[A-Za-z0-9_.:-]{1,128}$/.test(masterName)) throw new ConfigError(`REDIS_SENTINEL_MASTER must be a master name (letters, digits, '_', '.', ':' or '-'), got '${masterName}'`)
   return { redisUrl, redisClusterNodes, redisSentinel: sentinels && masterName ? { sentinels, masterName } : undefined }
+}
+
+const REDIS_AUTH_VARIABLES = ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD', 'REDIS_TLS', 'REDIS_TLS_CA_FILE'] as const
+
+function redisAuth(env: Env, topology: Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'>): RedisAuth {
+  const given = REDIS_AUTH_VARIABLES.filter((name) => (env[name] ?? '') !== '')
+  if (given.length === 0) return {}
+  const first = given[0] as string
+  if (topology.redisUrl) {
+    throw new ConfigError(`${first} applies to REDIS_CLUSTER_NODES and REDIS_SENTINELS; with REDIS_URL put the credentials in the URL (redis://user:password@host:port, rediss:// for TLS)`)
+  }
+  if (!topology.redisClusterNodes && !topology.redisSentinel) throw new ConfigError(`${first} is set but no Redis is (REDIS_CLUSTER_NODES or REDIS_SENTINELS)`)
+  if (env.REDIS_SENTINEL_PASSWORD && !topology.redisSentinel) throw new ConfigError('REDIS_SENTINEL_PASSWORD applies only with REDIS_SENTINELS')
+  const tls = onOff(env, 'REDIS_TLS', false)
+  const caFile = env.REDIS_TLS_CA_FILE || undefined
+  if (caFile && !tls) throw new ConfigError('REDIS_TLS_CA_FILE needs REDIS_TLS=on')
+  let ca: string | undefined
+  if (caFile) {
+    try {
+      ca = readFileSync(caFile, 'utf8')
+    } catch (error) {
+      throw new ConfigError(`REDIS_TLS_CA_FILE: cannot read '${caFile}': ${(error as Error).message}`)
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`REDIS_TLS_CA_FILE: '${caFile}' is not a PEM certificate`)
+  }
+  if (env.REDIS_USERNAME && !env.REDIS_PASSWORD) throw new ConfigError('REDIS_USERNAME needs REDIS_PASSWORD')
+  return {
+    ...(env.REDIS_USERNAME ? { username: env.REDIS_USERNAME } : {}),
+    ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+    ...(env.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: env.REDIS_SENTINEL_PASSWORD } : {}),
+    ...(tls ? { tls: ca ? { ca } : {} } : {}),
+  }
 }
 
 function redisPrefix(env: Env): string {
@@ -303,7 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']),
-    ...redisTopology(env),
+    ...redisConnection(env),
     redisPrefix: redisPrefix(env),
     dataDir: env.DATA_DIR || './data',
     externalUrl,

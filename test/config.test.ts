@@ -76,6 +76,14 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ REDIS_SENTINEL_MASTER: 'mymaster' }, /^REDIS_SENTINELS must be set with REDIS_SENTINEL_MASTER/],
   [{ REDIS_SENTINELS: 's1:port', REDIS_SENTINEL_MASTER: 'mymaster' }, /^REDIS_SENTINELS must be a comma-separated list of host:port, got 's1:port'/],
   [{ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_MASTER: 'my master' }, /^REDIS_SENTINEL_MASTER must be a master name/],
+  [{ REDIS_URL: 'redis://r:6379', REDIS_PASSWORD: 'x' }, /^REDIS_PASSWORD applies to REDIS_CLUSTER_NODES and REDIS_SENTINELS; with REDIS_URL put the credentials in the URL/],
+  [{ REDIS_PASSWORD: 'x' }, /^REDIS_PASSWORD is set but no Redis is/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_SENTINEL_PASSWORD: 'x' }, /^REDIS_SENTINEL_PASSWORD applies only with REDIS_SENTINELS/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_USERNAME: 'roost' }, /^REDIS_USERNAME needs REDIS_PASSWORD/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_TLS: 'maybe' }, /^REDIS_TLS must be 'on' or 'off'/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_TLS_CA_FILE: '/etc/hostname' }, /^REDIS_TLS_CA_FILE needs REDIS_TLS=on/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_TLS: 'on', REDIS_TLS_CA_FILE: '/nonexistent/ca.pem' }, /^REDIS_TLS_CA_FILE: cannot read '\/nonexistent\/ca\.pem'/],
+  [{ REDIS_CLUSTER_NODES: 'r:7000', REDIS_TLS: 'on', REDIS_TLS_CA_FILE: '/etc/hostname' }, /^REDIS_TLS_CA_FILE: '\/etc\/hostname' is not a PEM certificate/],
 ]
 
 for (const [env, message] of BAD) {
@@ -119,4 +127,12 @@ t.test('REDIS_CLUSTER_NODES and REDIS_SENTINELS are read as lists of host:port',
   const sentinel = loadConfig({ REDIS_SENTINELS: 's1:26379,s2:26380', REDIS_SENTINEL_MASTER: 'roost-master' })
   t.same(sentinel.redisSentinel, { sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }], masterName: 'roost-master' })
   t.equal(sentinel.redisClusterNodes, undefined)
+  t.same(sentinel.redisAuth, {})
+})
+
+t.test('REDIS_USERNAME, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD and REDIS_TLS are read for Cluster and Sentinel', async (t) => {
+  const cluster = loadConfig({ REDIS_CLUSTER_NODES: 'r:7000', REDIS_USERNAME: 'roost', REDIS_PASSWORD: 'p', REDIS_TLS: 'on' })
+  t.same(cluster.redisAuth, { username: 'roost', password: 'p', tls: {} })
+  const sentinel = loadConfig({ REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm', REDIS_PASSWORD: 'p', REDIS_SENTINEL_PASSWORD: 's' })
+  t.same(sentinel.redisAuth, { password: 'p', sentinelPassword: 's' })
 })

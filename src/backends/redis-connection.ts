@@ -8,7 +8,8 @@
 // no such master) instead of retrying forever in silence. At run time the
 // connections reconnect on their own (redis-options.ts).
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import type { Config, HostPort } from '../config.js'
+import type { ConnectionOptions } from 'node:tls'
+import type { Config, HostPort, RedisAuth } from '../config.js'
 import { REDIS_OPTIONS, REDIS_RECONNECT_MAX_MS } from '../redis-options.js'
 
 /** A connection for commands: one server (also through Sentinel) or a cluster. */
@@ -16,13 +17,13 @@ export type RedisClient = Redis | Cluster
 
 export type RedisTarget =
   | { kind: 'single'; url: string }
-  | { kind: 'cluster'; nodes: HostPort[] }
-  | { kind: 'sentinel'; sentinels: HostPort[]; masterName: string }
+  | { kind: 'cluster'; nodes: HostPort[]; auth?: RedisAuth }
+  | { kind: 'sentinel'; sentinels: HostPort[]; masterName: string; auth?: RedisAuth }
 
 /** The Redis the configuration names, if any. */
-export function redisTargetOf(config: Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel'>): RedisTarget | undefined {
-  if (config.redisClusterNodes) return { kind: 'cluster', nodes: config.redisClusterNodes }
-  if (config.redisSentinel) return { kind: 'sentinel', ...config.redisSentinel }
+export function redisTargetOf(config: Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinel' | 'redisAuth'>): RedisTarget | undefined {
+  if (config.redisClusterNodes) return { kind: 'cluster', nodes: config.redisClusterNodes, auth: config.redisAuth }
+  if (config.redisSentinel) return { kind: 'sentinel', ...config.redisSentinel, auth: config.redisAuth }
   if (config.redisUrl) return { kind: 'single', url: config.redisUrl }
   return undefined
 }
@@ -142,6 +143,28 @@ function maskPassword(url: string): string {
   }
 }
 
+/** TLS options of ioredis from REDIS_TLS / REDIS_TLS_CA_FILE. */
+function tlsOptions(auth: RedisAuth | undefined): ConnectionOptions | undefined {
+  if (!auth?.tls) return undefined
+  return auth.tls.ca ? { ca: auth.tls.ca } : {}
+}
+
+/** Username, password and TLS of the data servers (cluster nodes, the Sentinel's master and replicas). */
+function serverOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
+  const tls = tlsOptions(auth)
+  return {
+    ...(auth?.username ? { username: auth.username } : {}),
+    ...(auth?.password ? { password: auth.password } : {}),
+    ...(tls ? { tls } : {}),
+  }
+}
+
+/** The same for the Sentinels themselves (REDIS_SENTINEL_PASSWORD, and REDIS_TLS for them too). */
+function sentinelOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'password' | 'tls'> {
+  const tls = tlsOptions(auth)
+  return { ...(auth?.sentinelPassword ? { password: auth.sentinelPassword } : {}), ...(tls ? { tls } : {}) }
+}
+
 async function connectClient(target: RedisTarget): Promise<RedisClient> {
   switch (target.kind) {
     case 'single': {
@@ -150,12 +173,12 @@ async function connectClient(target: RedisTarget): Promise<RedisClient> {
       return redis
     }
     case 'cluster': {
-      await probeCluster(target.nodes)
+      await probeCluster(target.nodes, serverOptions(target.auth))
       const { lazyConnect: _lazy, ...redisOptions } = REDIS_OPTIONS
       const cluster = new Cluster(target.nodes, {
         lazyConnect: true,
         enableAutoPipelining: true,
-        redisOptions,
+        redisOptions: { ...redisOptions, ...serverOptions(target.auth) },
         clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, REDIS_RECONNECT_MAX_MS),
         // A command on a slot whose master just failed is retried while the replica is promoted.
         retryDelayOnClusterDown: 200,
@@ -163,20 +186,30 @@ async function connectClient(target: RedisTarget): Promise<RedisClient> {
         retryDelayOnTryAgain: 200,
         maxRedirections: 16,
       })
-      await startup(cluster, cluster.connect(), `REDIS_CLUSTER_NODES: cannot connect to the Redis Cluster at ${hostList(target.nodes)}`)
+      await startup(cluster, cluster.connect(), `REDIS_CLUSTER_NODES: cannot connect to the Redis Cluster at ${hostList(target.nodes)}`, 'REDIS_PASSWORD')
       return cluster
     }
     case 'sentinel': {
-      await probeSentinels(target.sentinels, target.masterName)
-      const redis = new Redis({ ...REDIS_OPTIONS, ...SENTINEL_OPTIONS, enableAutoPipelining: true, sentinels: target.sentinels, name: target.masterName })
-      await startup(redis, redis.connect(), `REDIS_SENTINEL_MASTER: cannot connect to master '${target.masterName}' through the Sentinels at ${hostList(target.sentinels)}`)
+      await probeSentinels(target.sentinels, target.masterName, sentinelOptions(target.auth))
+      const sentinel = sentinelOptions(target.auth)
+      const redis = new Redis({
+        ...REDIS_OPTIONS,
+        ...SENTINEL_OPTIONS,
+        ...serverOptions(target.auth),
+        ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
+        ...(sentinel.tls ? { sentinelTLS: sentinel.tls, enableTLSForSentinelMode: true } : {}),
+        enableAutoPipelining: true,
+        sentinels: target.sentinels,
+        name: target.masterName,
+      })
+      await startup(redis, redis.connect(), `REDIS_SENTINEL_MASTER: cannot connect to master '${target.masterName}' through the Sentinels at ${hostList(target.sentinels)}`, 'REDIS_PASSWORD')
       return redis
     }
   }
 }
 
 /** Waits for `connecting`; on failure or timeout closes the client and throws `message` with the cause. */
-async function startup(client: RedisClient, connecting: Promise<void>, message: string): Promise<void> {
+async function startup(client: RedisClient, connecting: Promise<void>, message: string, credentialsVariable?: string): Promise<void> {
   // Errors before ready are reported by the rejection below; afterwards each backend listens itself.
   let lastError: unknown
   const swallow = (error: unknown) => {
@@ -194,7 +227,11 @@ async function startup(client: RedisClient, connecting: Promise<void>, message: 
   } catch (error) {
     client.disconnect()
     // "Connection is closed." says less than the socket error that closed it.
-    throw new RedisStartupError(`${message}: ${reason(lastError ?? error)}`)
+    const cause = reason(lastError ?? error)
+    if (credentialsVariable && CREDENTIALS_REFUSED.test(cause)) {
+      throw new RedisStartupError(`${credentialsVariable}: ${message.replace(/^[A-Z_]+: /, '')}: the server refuses the credentials: ${cause}`)
+    }
+    throw new RedisStartupError(`${message}: ${cause}`)
   } finally {
     clearTimeout(timer)
     client.off('error', swallow)
@@ -207,8 +244,8 @@ function reason(error: unknown): string {
 }
 
 /** One command on a short-lived connection of its own (no retries), or the error. */
-async function probe(node: HostPort, command: string, ...args: string[]): Promise<{ reply: unknown } | { error: string }> {
-  const redis = new Redis({ host: node.host, port: node.port, lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false })
+async function probe(node: HostPort, options: ProbeOptions, command: string, ...args: string[]): Promise<{ reply: unknown } | { error: string }> {
+  const redis = new Redis({ ...options, host: node.host, port: node.port, lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false })
   let lastError: unknown
   redis.on('error', (error: unknown) => (lastError = error))
   try {
@@ -221,12 +258,22 @@ async function probe(node: HostPort, command: string, ...args: string[]): Promis
   }
 }
 
+const CREDENTIALS_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password/i
+
+/** A server that refuses the credentials stops startup at once, naming the variable (retrying cannot help). */
+function refuseCredentials(error: string, variable: string, server: string): void {
+  if (CREDENTIALS_REFUSED.test(error)) throw new RedisStartupError(`${variable}: ${server} refuses the credentials: ${error}`)
+}
+
+type ProbeOptions = Pick<RedisOptions, 'username' | 'password' | 'tls'>
+
 /** Some startup node answers, is a cluster node, and sees the cluster's state as ok. */
-async function probeCluster(nodes: HostPort[]): Promise<void> {
+async function probeCluster(nodes: HostPort[], options: ProbeOptions): Promise<void> {
   const failures: string[] = []
   for (const node of nodes) {
-    const outcome = await probe(node, 'CLUSTER', 'INFO')
+    const outcome = await probe(node, options, 'CLUSTER', 'INFO')
     if ('error' in outcome) {
+      refuseCredentials(outcome.error, 'REDIS_PASSWORD', formatHostPort(node))
       if (/cluster support disabled/i.test(outcome.error)) {
         throw new RedisStartupError(`REDIS_CLUSTER_NODES: ${formatHostPort(node)} is not a Redis Cluster node (cluster support disabled); use REDIS_URL for a single server`)
       }
@@ -245,12 +292,13 @@ async function probeCluster(nodes: HostPort[]): Promise<void> {
 }
 
 /** Some Sentinel answers and knows a master of that name. */
-async function probeSentinels(sentinels: HostPort[], masterName: string): Promise<void> {
+async function probeSentinels(sentinels: HostPort[], masterName: string, options: ProbeOptions): Promise<void> {
   const failures: string[] = []
   let answered = false
   for (const sentinel of sentinels) {
-    const outcome = await probe(sentinel, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)
+    const outcome = await probe(sentinel, options, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)
     if ('error' in outcome) {
+      refuseCredentials(outcome.error, 'REDIS_SENTINEL_PASSWORD', formatHostPort(sentinel))
       failures.push(`${formatHostPort(sentinel)}: ${outcome.error}`)
       continue
     }

@@ -152,6 +152,22 @@ if ('unavailable' in helm) {
     )
     t.equal(sentinel.REDIS_SENTINELS, 's-0:26379,s-1:26379')
     t.equal(sentinel.REDIS_SENTINEL_MASTER, 'roost')
+    // A secured cluster: the password from the Secret, TLS with a CA mounted from a ConfigMap.
+    const securedDeployment = render(t, [
+      ...database,
+      '--set', 'config.REDIS_CLUSTER_NODES=redis-0:7000',
+      '--set', 'secret.REDIS_PASSWORD=pw',
+      '--set', 'config.REDIS_TLS=on',
+      '--set', 'config.REDIS_TLS_CA_FILE=/etc/redis-ca/ca.crt',
+      '--set', 'extraVolumes[0].name=redis-ca', '--set', 'extraVolumes[0].configMap.name=redis-ca',
+      '--set', 'extraVolumeMounts[0].name=redis-ca', '--set', 'extraVolumeMounts[0].mountPath=/etc/redis-ca',
+    ]).Deployment!.spec.template.spec
+    const secured = envOf(securedDeployment.containers[0])
+    t.same(secured.REDIS_PASSWORD, { secretKeyRef: { name: 'roost', key: 'REDIS_PASSWORD', optional: true } })
+    t.equal(secured.REDIS_TLS, 'on')
+    t.equal(secured.REDIS_TLS_CA_FILE, '/etc/redis-ca/ca.crt')
+    t.same(securedDeployment.volumes.find((v: { name: string }) => v.name === 'redis-ca'), { name: 'redis-ca', configMap: { name: 'redis-ca' } })
+    t.same(securedDeployment.containers[0].volumeMounts.find((m: { name: string }) => m.name === 'redis-ca'), { name: 'redis-ca', mountPath: '/etc/redis-ca' })
   })
 
   t.test('two ways to reach Redis at once, or a Sentinel master without Sentinels, are refused', async (t) => {
@@ -170,7 +186,7 @@ if ('unavailable' in helm) {
     const values = parseAllDocuments(readFileSync(path.join(chart, 'values.yaml'), 'utf8'))[0]!.toJS() as Manifest
     const offered = new Set([...Object.keys(values.config), ...Object.keys(values.secret), 'HOST', 'PORT', 'DATA_DIR'])
     // DESIGN.md "Startup contract"; HOST, PORT and DATA_DIR are set by the chart itself.
-    const contract = ['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'DATA_DIR', 'EXTERNAL_URL', 'BOOTSTRAP_REALM_NAME', 'BOOTSTRAP_OWNER_EMAIL', 'BOOTSTRAP_OWNER_PASSWORD', 'EVENT_QUEUE_TIMEOUT_SECONDS', 'HEARTBEAT_INTERVAL_SECONDS', 'EVENT_QUEUE_MAX_EVENTS', 'MAX_FILE_UPLOAD_SIZE', 'INVITATION_LINK_VALIDITY_MINUTES', 'SMTP_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'RATE_LIMITING', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'METRICS_TOKEN', 'UPSTREAM_NAMES', 'LISTEN_BACKLOG', 'CORS_ORIGINS', 'TRUSTED_PROXIES', 'LOG_LEVEL']
+    const contract = ['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'DATA_DIR', 'EXTERNAL_URL', 'BOOTSTRAP_REALM_NAME', 'BOOTSTRAP_OWNER_EMAIL', 'BOOTSTRAP_OWNER_PASSWORD', 'EVENT_QUEUE_TIMEOUT_SECONDS', 'HEARTBEAT_INTERVAL_SECONDS', 'EVENT_QUEUE_MAX_EVENTS', 'MAX_FILE_UPLOAD_SIZE', 'INVITATION_LINK_VALIDITY_MINUTES', 'SMTP_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'RATE_LIMITING', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD', 'REDIS_TLS', 'REDIS_TLS_CA_FILE', 'METRICS_TOKEN', 'UPSTREAM_NAMES', 'LISTEN_BACKLOG', 'CORS_ORIGINS', 'TRUSTED_PROXIES', 'LOG_LEVEL']
     t.same(contract.filter((name) => !offered.has(name)), [])
     const readme = readFileSync(path.join(chart, 'README.md'), 'utf8')
     for (const name of [...Object.keys(values.config), ...Object.keys(values.secret)]) {

@@ -8,13 +8,13 @@
 // in sync, Sentinels aware of each other), and the test's teardown stops every
 // process and removes its files.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createConnection, createServer, type Socket } from 'node:net'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { exited, freePort, redisPing, removeDir, tempDir, track, waitUntil } from '../failure/processes.js'
 import type { Tap } from './app.js'
-import type { HostPort } from '../../src/config.js'
+import type { HostPort, RedisAuth } from '../../src/config.js'
 import type { RedisTarget } from '../../src/backends/redis-connection.js'
 
 const HOST = '127.0.0.1'
@@ -28,14 +28,67 @@ export interface RedisServer {
   output(): string
 }
 
+/**
+ * What a secured topology asks of its clients: a password (requirepass on
+ * every data server, masterauth for replication), a separate one for the
+ * Sentinels, and TLS only (no plain port) with certificates from
+ * makeTlsMaterial().
+ */
+export interface RedisSecurity {
+  password?: string
+  sentinelPassword?: string
+  tls?: TlsMaterial
+}
+
+export interface TlsMaterial {
+  caFile: string
+  certFile: string
+  keyFile: string
+  /** The CA certificate (PEM). */
+  ca: string
+}
+
+/** A CA and a server certificate for 127.0.0.1 signed by it, made with openssl in a temp dir removed after the test. */
+export function makeTlsMaterial(t: Tap): TlsMaterial {
+  const dir = tempDir('roost-redis-tls-')
+  t.teardown(() => removeDir(dir))
+  const file = (name: string) => path.join(dir, name)
+  const openssl = (...args: string[]) => {
+    const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8', timeout: 30_000 })
+    if (result.status !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr}`)
+  }
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '2', '-subj', '/CN=Roost test CA')
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=127.0.0.1')
+  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+  openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.crt'), '-days', '2', '-extfile', file('san.ext'))
+  return { caFile: file('ca.crt'), certFile: file('server.crt'), keyFile: file('server.key'), ca: readFileSync(file('ca.crt'), 'utf8') }
+}
+
+/** The listening arguments of a server: a plain port, or (with TLS) only a TLS port; requirepass and masterauth with a password. */
+function listenArgs(port: number, security: RedisSecurity = {}, password = security.password): string[] {
+  const tls = security.tls
+  return [
+    ...(tls
+      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no', '--tls-replication', 'yes', '--tls-cluster', 'yes']
+      : ['--port', String(port)]),
+    ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+  ]
+}
+
+/** redis-cli's connection flags for a secured server. */
+function cliArgs(security: RedisSecurity = {}): string[] {
+  return [...(security.password ? ['-a', security.password, '--no-auth-warning'] : []), ...(security.tls ? ['--tls', '--cacert', security.tls.caFile] : [])]
+}
+
 /** One redis-server (or Sentinel) process with its arguments; its dir is the process's working directory. */
-async function startServer(dir: string, args: string[], port: number): Promise<RedisServer> {
+async function startServer(dir: string, args: string[], port: number, security?: RedisSecurity, password = security?.password): Promise<RedisServer> {
   mkdirSync(dir, { recursive: true })
   let out = ''
   const child: ChildProcess = track(spawn('redis-server', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }))
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  await waitUntil(`redis-server on ${port}`, 10_000, async () => child.exitCode === null && (await redisPing(port)), () => out)
+  const ping = security ? () => redisCallWith({ ...security, password }, port, 'PING').then((r) => r === 'PONG', () => false) : () => redisPing(port)
+  await waitUntil(`redis-server on ${port}`, 10_000, async () => child.exitCode === null && (await ping()), () => out)
   return {
     port,
     async kill() {
@@ -62,7 +115,13 @@ export async function replicaCaughtUp(masterPort: number, replicaPort: number): 
 }
 
 export async function redisCall(port: number, command: string, ...args: (string | number)[]): Promise<unknown> {
-  const redis = new Redis({ host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2_000 })
+  return redisCallWith({}, port, command, ...args)
+}
+
+/** redisCall on a secured server (its password, TLS with the test CA). */
+export async function redisCallWith(security: RedisSecurity, port: number, command: string, ...args: (string | number)[]): Promise<unknown> {
+  const secured = { ...(security.password ? { password: security.password } : {}), ...(security.tls ? { tls: { ca: security.tls.ca } } : {}) }
+  const redis = new Redis({ ...secured, host: HOST, port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2_000 })
   redis.on('error', () => undefined)
   try {
     await redis.connect()
@@ -113,9 +172,11 @@ export interface RedisClusterTopology {
   masterOf(slot: number): Promise<number>
 }
 
-export async function startRedisCluster(t: Tap, options: { masters?: number; replicas?: number } = {}): Promise<RedisClusterTopology> {
+export async function startRedisCluster(t: Tap, options: { masters?: number; replicas?: number; security?: RedisSecurity } = {}): Promise<RedisClusterTopology> {
   const masters = options.masters ?? 3
   const replicas = options.replicas ?? 1
+  const security = options.security
+  const call = (port: number, command: string, ...args: (string | number)[]) => redisCallWith(security ?? {}, port, command, ...args)
   const dir = tempDir('roost-redis-cluster-')
   const servers: RedisServer[] = []
   t.teardown(async () => {
@@ -129,7 +190,7 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
     const busPort = await freePort()
     servers.push(
       await startServer(path.join(dir, String(port)), [
-        '--port', String(port),
+        ...listenArgs(port, security),
         ...BASE_ARGS,
         '--cluster-enabled', 'yes',
         '--cluster-port', String(busPort),
@@ -137,20 +198,20 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
         '--cluster-node-timeout', '2000',
         // A replica may be promoted however long it was cut off (the tests kill masters at will).
         '--cluster-replica-validity-factor', '0',
-      ], port),
+      ], port, security),
     )
   }
   const create = spawnSync(
     'redis-cli',
-    ['--cluster', 'create', ...servers.map((s) => `${HOST}:${s.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
+    [...cliArgs(security), '--cluster', 'create', ...servers.map((s) => `${HOST}:${s.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
     { encoding: 'utf8', timeout: 60_000 },
   )
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed (${create.status}):\n${create.stdout}\n${create.stderr}`)
   await waitUntil('the Redis Cluster', READY_TIMEOUT_MS, async () => {
     for (const server of servers) {
-      const info = await redisCall(server.port, 'CLUSTER', 'INFO')
+      const info = await call(server.port, 'CLUSTER', 'INFO')
       if (field(info, 'cluster_state') !== 'ok' || Number(field(info, 'cluster_known_nodes')) !== count) return false
-      const replication = await redisCall(server.port, 'INFO', 'replication')
+      const replication = await call(server.port, 'INFO', 'replication')
       if (field(replication, 'role') === 'master' && Number(field(replication, 'connected_slaves')) < replicas) return false
       if (field(replication, 'role') === 'slave' && field(replication, 'master_link_status') !== 'up') return false
     }
@@ -161,15 +222,24 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
     servers,
     nodes,
     env: nodes.map((n) => `${n.host}:${n.port}`).join(','),
-    target: { kind: 'cluster', nodes },
+    target: { kind: 'cluster', nodes, ...(security ? { auth: authOf(security) } : {}) },
     async masterOf(slot) {
       for (const server of servers.filter((s) => s.running())) {
-        const ranges = (await redisCall(server.port, 'CLUSTER', 'SLOTS').catch(() => null)) as [number, number, [string, number]][] | null
+        const ranges = (await call(server.port, 'CLUSTER', 'SLOTS').catch(() => null)) as [number, number, [string, number]][] | null
         const range = ranges?.find(([from, to]) => slot >= from && slot <= to)
         if (range) return range[2][1]
       }
       throw new Error(`no live node knows who serves slot ${slot}`)
     },
+  }
+}
+
+/** The RedisAuth (as the configuration would hold it) that opens a secured topology. */
+export function authOf(security: RedisSecurity): RedisAuth {
+  return {
+    ...(security.password ? { password: security.password } : {}),
+    ...(security.sentinelPassword ? { sentinelPassword: security.sentinelPassword } : {}),
+    ...(security.tls ? { tls: { ca: security.tls.ca } } : {}),
   }
 }
 
@@ -200,11 +270,18 @@ export interface RedisSentinelOptions {
    * holds replication passes false.
    */
   holdable?: boolean
+  /** Passwords and TLS (then not holdable: the relay reads the plain protocol). */
+  security?: RedisSecurity
 }
 
 export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions = {}): Promise<RedisSentinelTopology> {
   const sentinelCount = options.sentinels ?? 3
   const masterName = options.masterName ?? 'roost-master'
+  const security = options.security
+  const tls = security?.tls
+  const call = (port: number, command: string, ...args: (string | number)[]) => redisCallWith(security ?? {}, port, command, ...args)
+  const callSentinel = (port: number, command: string, ...args: (string | number)[]) =>
+    redisCallWith({ ...security, password: security?.sentinelPassword }, port, command, ...args)
   const dir = tempDir('roost-redis-sentinel-')
   const all: RedisServer[] = []
   t.teardown(async () => {
@@ -212,15 +289,15 @@ export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions =
     removeDir(dir)
   })
   const masterPort = await freePort()
-  const master = await startServer(path.join(dir, 'master'), ['--port', String(masterPort), ...BASE_ARGS], masterPort)
+  const master = await startServer(path.join(dir, 'master'), [...listenArgs(masterPort, security), ...BASE_ARGS], masterPort, security)
   all.push(master)
   // Everyone reaches the master through a relay whose replication streams the
   // test can hold (writes the replica then never gets). The Sentinels watch the
   // relay's address, so the replica's view of its master agrees with theirs.
-  const relay = options.holdable === false ? undefined : await holdableRelay(t, masterPort)
+  const relay = options.holdable === false || security ? undefined : await holdableRelay(t, masterPort)
   const masterAddressPort = relay?.port ?? masterPort
   const replicaPort = await freePort()
-  const replica = await startServer(path.join(dir, 'replica'), ['--port', String(replicaPort), ...BASE_ARGS, '--replicaof', HOST, String(masterAddressPort)], replicaPort)
+  const replica = await startServer(path.join(dir, 'replica'), [...listenArgs(replicaPort, security), ...BASE_ARGS, '--replicaof', HOST, String(masterAddressPort)], replicaPort, security)
   all.push(replica)
   const quorum = Math.floor(sentinelCount / 2) + 1
   const sentinels: RedisServer[] = []
@@ -232,26 +309,31 @@ export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions =
     writeFileSync(
       path.join(sentinelDir, 'sentinel.conf'),
       [
-        `port ${port}`,
+        ...(tls
+          ? ['port 0', `tls-port ${port}`, `tls-cert-file ${tls.certFile}`, `tls-key-file ${tls.keyFile}`, `tls-ca-cert-file ${tls.caFile}`, 'tls-auth-clients no', 'tls-replication yes']
+          : [`port ${port}`]),
         `bind ${HOST}`,
         'protected-mode no',
         `dir ${sentinelDir}`,
+        ...(security?.sentinelPassword ? [`requirepass ${security.sentinelPassword}`] : []),
         `sentinel monitor ${masterName} ${HOST} ${masterAddressPort} ${quorum}`,
+        ...(security?.password ? [`sentinel auth-pass ${masterName} ${security.password}`] : []),
+        ...(security?.sentinelPassword ? [`sentinel sentinel-pass ${security.sentinelPassword}`] : []),
         `sentinel down-after-milliseconds ${masterName} 1000`,
         `sentinel failover-timeout ${masterName} 5000`,
         `sentinel parallel-syncs ${masterName} 1`,
         '',
       ].join('\n'),
     )
-    const sentinel = await startServer(sentinelDir, ['sentinel.conf', '--sentinel', '--loglevel', 'warning'], port)
+    const sentinel = await startServer(sentinelDir, ['sentinel.conf', '--sentinel', '--loglevel', 'warning'], port, security, security?.sentinelPassword)
     sentinels.push(sentinel)
     all.push(sentinel)
   }
   await waitUntil('the Sentinels', READY_TIMEOUT_MS, async () => {
-    const replication = await redisCall(replicaPort, 'INFO', 'replication')
+    const replication = await call(replicaPort, 'INFO', 'replication')
     if (field(replication, 'master_link_status') !== 'up') return false
     for (const sentinel of sentinels) {
-      const state = (await redisCall(sentinel.port, 'SENTINEL', 'MASTER', masterName)) as string[]
+      const state = (await callSentinel(sentinel.port, 'SENTINEL', 'MASTER', masterName)) as string[]
       const fields = new Map<string, string>()
       for (let i = 0; i + 1 < state.length; i += 2) fields.set(state[i] as string, state[i + 1] as string)
       if (Number(fields.get('num-slaves')) < 1 || Number(fields.get('num-other-sentinels')) < sentinelCount - 1) return false
@@ -265,14 +347,14 @@ export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions =
     sentinels,
     masterName,
     env: hostPorts.map((n) => `${n.host}:${n.port}`).join(','),
-    target: { kind: 'sentinel', sentinels: hostPorts, masterName },
+    target: { kind: 'sentinel', sentinels: hostPorts, masterName, ...(security ? { auth: authOf(security) } : {}) },
     holdReplication: () => {
       if (!relay) throw new Error('startRedisSentinel: started with holdable: false')
       relay.hold()
     },
     async currentMasterPort() {
       for (const sentinel of sentinels.filter((s) => s.running())) {
-        const addr = (await redisCall(sentinel.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).catch(() => null)) as [string, string] | null
+        const addr = (await callSentinel(sentinel.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName).catch(() => null)) as [string, string] | null
         if (addr) return Number(addr[1])
       }
       throw new Error('no Sentinel answers')
