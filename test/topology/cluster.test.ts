@@ -11,6 +11,7 @@ import { presenceStoreContract, redisPresence } from '../presence/presence-store
 import { rateLimiterContract, redisLimiter } from '../ratelimit/limiter.contract.js'
 import { RedisConnection } from '../../src/backends/redis-connection.js'
 import { RedisEventBus } from '../../src/events/redis-bus.js'
+import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { openBackends } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
@@ -86,6 +87,13 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
   const received: number[] = []
   buses[1]!.subscribe((i: BusItem) => received.push(i.realmId))
   await buses[1]!.ready()
+  // The queue store's wake-up listener on the same cluster: whichever node holds its subscription, a node leaving makes it resubscribe and resync.
+  const signals = new RedisSignals(connections[1].client, 'test-signals', () => undefined, false)
+  t.teardown(() => signals.close())
+  let resyncs = 0
+  await signals.listen('node-b', `${prefix}:wake:node-b`, (signal) => {
+    if (signal.kind === 'resync') resyncs++
+  })
   const channel = `${prefix}:items`
   const slot = Number(await redisCall(cluster.nodes[0]!.port, 'CLUSTER', 'KEYSLOT', channel))
   const ownerPort = await cluster.masterOf(slot)
@@ -111,6 +119,9 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
   const newOwner = await cluster.masterOf(slot)
   t.not(newOwner, ownerPort, 'the replica serves the slot now')
   t.ok(received.includes(1), 'the item before the failover was delivered')
+  const resyncDeadline = Date.now() + 30_000
+  while (resyncs === 0 && Date.now() < resyncDeadline) await new Promise((r) => setTimeout(r, 100))
+  t.ok(resyncs > 0, 'the wake-up listener resynced its polls after the node left (wake-ups in between may be lost)')
   await connections[0].check()
   t.ok(connections[0].client instanceof Cluster)
   t.pass(`delivery resumed (${received.length} items; slowest publish during the failover ${slowest} ms)`)

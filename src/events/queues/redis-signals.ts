@@ -91,10 +91,9 @@ export class RedisSignals {
         lost = true
         this.resetKnown(false)
       })
-      subscriber.on('ready', () => {
+      const resubscribed = () => {
         const channels = [...this.channels.keys()]
-        if (!lost || channels.length === 0) return
-        lost = false
+        if (channels.length === 0) return
         subscriber.subscribe(...channels).then(
           () => {
             this.resetKnown(this.rememberStates && subscriber.status === 'ready')
@@ -102,6 +101,21 @@ export class RedisSignals {
           },
           (error: unknown) => this.onError(error),
         )
+      }
+      subscriber.on('ready', () => {
+        if (!lost) return
+        lost = false
+        resubscribed()
+      })
+      // A cluster connection stays ready when a node leaves it (a master died,
+      // a slot moved): if that node held the subscription, ioredis moves it to
+      // another node and subscribes there again, and whatever was published
+      // in between is lost. The same in that case: forget, subscribe, resync.
+      // (Only a cluster connection emits '-node'; ioredis moves the
+      // subscription in its own '-node' handler, so ours waits a turn.)
+      subscriber.on('-node', () => {
+        this.resetKnown(false)
+        setImmediate(resubscribed)
       })
     }
     return this.subscriber
