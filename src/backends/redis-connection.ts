@@ -119,6 +119,50 @@ export function subscriberOf(client: RedisClient, connectionName: string, option
   return client.duplicate({ enableAutoPipelining: false, connectionName, lazyConnect: false })
 }
 
+/**
+ * Calls `moved` each time the connection a cluster subscribes through (plain
+ * SUBSCRIBE) loses its server. ioredis picks one node for those subscriptions
+ * and, when that node's connection ends, picks another and subscribes there
+ * again, emitting nothing on the cluster: messages published in between are
+ * lost, which only this tells. `moved` runs once ioredis has picked the new
+ * connection, so a SUBSCRIBE sent from it is answered after the
+ * resubscription. A single server's subscriber reports 'close' and 'ready'
+ * itself: for it this watches nothing. Returns the unwatch.
+ */
+export function watchSubscriptionMoves(client: RedisClient, moved: () => void): () => void {
+  if (!(client instanceof Cluster)) return () => undefined
+  // ioredis keeps the subscription connection in the cluster's private `subscriber` (a ClusterSubscriber).
+  const inner = (client as unknown as { subscriber?: { getInstance(): Redis | null } }).subscriber
+  if (!inner || typeof inner.getInstance !== 'function') return () => undefined
+  let stopped = false
+  let watched: Redis | null = null
+  const onEnd = () => {
+    watched = null
+    // ClusterSubscriber's own 'end' listener (registered first) has picked the next connection by now.
+    if (!stopped) setImmediate(() => {
+      if (stopped) return
+      watch()
+      moved()
+    })
+  }
+  const watch = () => {
+    const instance = inner.getInstance()
+    if (instance === watched) return
+    watched?.off('end', onEnd)
+    watched = instance
+    instance?.once('end', onEnd)
+  }
+  // No connection yet (no node known): ioredis picks one when a node appears.
+  const onNode = () => setImmediate(() => !stopped && watched === null && watch())
+  client.on('+node', onNode)
+  watch()
+  return () => {
+    stopped = true
+    watched?.off('end', onEnd)
+    client.off('+node', onNode)
+  }
+}
+
 export function describeTarget(target: RedisTarget): string {
   switch (target.kind) {
     case 'single':

@@ -13,8 +13,8 @@ import { RedisConnection } from '../../src/backends/redis-connection.js'
 import { RedisEventBus } from '../../src/events/redis-bus.js'
 import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import type { BusItem } from '../../src/events/bus.js'
-import { openBackends } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
+import { twoNodes } from './two-nodes.js'
 
 t.setTimeout(300_000)
 
@@ -42,25 +42,10 @@ t.test('the items channel is a shard channel: SSUBSCRIBEd on the master owning i
 })
 
 t.test('openBackends with REDIS_CLUSTER_NODES: bus, presence and limiter of two nodes work together on the cluster', async (t) => {
-  const config = loadConfig({ REDIS_CLUSTER_NODES: cluster.env, RATE_LIMITING: 'on' })
-  const prefix = `test:${randomUUID()}`
-  const a = await openBackends(config, { redisPrefix: prefix })
-  const b = await openBackends(config, { redisPrefix: prefix })
-  t.teardown(async () => {
-    await a.close()
-    await b.close()
-  })
-  const received: BusItem[] = []
-  b.bus.subscribe((i) => received.push(i))
+  const { a, b, received, reach } = await twoNodes(t, loadConfig({ REDIS_CLUSTER_NODES: cluster.env, RATE_LIMITING: 'on' }))
   await b.bus.check()
-  // The subscription is made in the background: publish until the first item arrives.
-  const deadline = Date.now() + 10_000
-  while (received.length === 0) {
-    if (Date.now() > deadline) throw new Error('no item through the cluster')
-    await a.bus.publish({ realmId: 1, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  t.match(received[0], { realmId: 1, origin: 'a' })
+  await reach(1)
+  t.equal(received[0], 1)
   await a.presence.report(5, 1, 'active', 1_700_000_000)
   t.match(await b.presence.get(5, 1), { userId: 1, activeTime: 1_700_000_000 })
   const rule = [{ windowSeconds: 60, maxCalls: 1 }]
@@ -87,13 +72,7 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
   const received: number[] = []
   buses[1]!.subscribe((i: BusItem) => received.push(i.realmId))
   await buses[1]!.ready()
-  // The queue store's wake-up listener on the same cluster: whichever node holds its subscription, a node leaving makes it resubscribe and resync.
-  const signals = new RedisSignals(connections[1].client, 'test-signals', () => undefined, false)
-  t.teardown(() => signals.close())
-  let resyncs = 0
-  await signals.listen('node-b', `${prefix}:wake:node-b`, (signal) => {
-    if (signal.kind === 'resync') resyncs++
-  })
+
   const channel = `${prefix}:items`
   const slot = Number(await redisCall(cluster.nodes[0]!.port, 'CLUSTER', 'KEYSLOT', channel))
   const ownerPort = await cluster.masterOf(slot)
@@ -119,10 +98,39 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
   const newOwner = await cluster.masterOf(slot)
   t.not(newOwner, ownerPort, 'the replica serves the slot now')
   t.ok(received.includes(1), 'the item before the failover was delivered')
-  const resyncDeadline = Date.now() + 30_000
-  while (resyncs === 0 && Date.now() < resyncDeadline) await new Promise((r) => setTimeout(r, 100))
-  t.ok(resyncs > 0, 'the wake-up listener resynced its polls after the node left (wake-ups in between may be lost)')
   await connections[0].check()
   t.ok(connections[0].client instanceof Cluster)
   t.pass(`delivery resumed (${received.length} items; slowest publish during the failover ${slowest} ms)`)
+})
+
+t.test("the node holding the queue wake-ups' subscription dies: the listener subscribes elsewhere and resyncs its polls", async (t) => {
+  // A cluster of its own: the node killed here may be any master or replica.
+  const own = await startRedisCluster(t)
+  const connection = await RedisConnection.open(own.target)
+  const signals = new RedisSignals(connection.client, 'test-signals', () => undefined, false)
+  t.teardown(async () => {
+    signals.close()
+    await connection.close()
+  })
+  const channel = `test:${randomUUID()}:wake:node-b`
+  const signalled: string[] = []
+  await signals.listen('node-b', channel, (signal) => signalled.push(signal.kind === 'resync' ? 'resync' : `${signal.kind} ${signal.queueId}`))
+  // Plain pub/sub on a cluster: PUBSUB NUMSUB counts the subscribers of the node asked, so one node answers 1.
+  const holders = []
+  for (const server of own.servers) {
+    if (((await redisCall(server.port, 'PUBSUB', 'NUMSUB', channel)) as [string, number])[1] === 1) holders.push(server)
+  }
+  t.equal(holders.length, 1, 'one node holds the subscription')
+  await holders[0]!.kill()
+  const deadline = Date.now() + 30_000
+  while (!signalled.includes('resync') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  t.ok(signalled.includes('resync'), 'held polls are told to read their queues again (wake-ups may have been lost)')
+  // Wake-ups published from now on arrive through the new subscription.
+  const survivor = own.servers.find((s) => s.running())!
+  const woken = Date.now() + 30_000
+  while (!signalled.includes('wake q1') && Date.now() < woken) {
+    await redisCall(survivor.port, 'PUBLISH', channel, 'w q1').catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  t.ok(signalled.includes('wake q1'), 'a wake-up after the move is delivered')
 })

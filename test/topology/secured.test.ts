@@ -8,8 +8,8 @@
 import t, { type Test } from 'tap'
 import { openBackends, RedisStartupError } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
-import type { BusItem } from '../../src/events/bus.js'
 import { busContract, redisBuses } from '../events/bus.contract.js'
+import { twoNodes } from './two-nodes.js'
 import { makeTlsMaterial, startRedisCluster, startRedisSentinel, type RedisSecurity } from '../support/redis-topology.js'
 
 t.setTimeout(300_000)
@@ -17,24 +17,10 @@ t.setTimeout(300_000)
 const tls = makeTlsMaterial(t)
 const security: RedisSecurity = { password: 'data-secret', sentinelPassword: 'sentinel-secret', tls }
 
-/** Opens two nodes' backends with `env`, publishes on the first until the second receives, then closes both. */
+/** Two nodes opened with `env`: an item published on one reaches the other; the rate limiter answers. */
 async function itemCrossesNodes(t: Test, env: Record<string, string>): Promise<void> {
-  const config = loadConfig(env)
-  const prefix = `test:secured:${process.pid}:${Date.now()}`
-  const a = await openBackends(config, { redisPrefix: prefix })
-  const b = await openBackends(config, { redisPrefix: prefix })
-  t.teardown(async () => {
-    await a.close()
-    await b.close()
-  })
-  const received: number[] = []
-  b.bus.subscribe((item: BusItem) => received.push(item.realmId))
-  const deadline = Date.now() + 10_000
-  while (!received.includes(7)) {
-    if (Date.now() > deadline) throw new Error('the item never reached the other node')
-    await a.bus.publish({ realmId: 7, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  const { a, reach } = await twoNodes(t, loadConfig(env))
+  await reach(7)
   t.ok((await a.limiter.hit('user:1', [{ windowSeconds: 60, maxCalls: 10 }], Date.now())).allowed, 'the rate limiter works through it')
 }
 

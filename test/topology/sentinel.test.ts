@@ -8,9 +8,8 @@ import { startRedisSentinel } from '../support/redis-topology.js'
 import { busContract, redisBuses } from '../events/bus.contract.js'
 import { presenceStoreContract, redisPresence } from '../presence/presence-store.contract.js'
 import { rateLimiterContract, redisLimiter } from '../ratelimit/limiter.contract.js'
-import { openBackends } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
-import type { BusItem } from '../../src/events/bus.js'
+import { twoNodes } from './two-nodes.js'
 
 t.setTimeout(300_000)
 
@@ -38,22 +37,9 @@ async function settles<T>(what: string, ms: number, p: Promise<T>): Promise<T | 
 t.test('failover: the master dies, Sentinel promotes the replica, the node carries on without a restart', async (t) => {
   // A node's backends as the server builds them (REDIS_SENTINELS + REDIS_SENTINEL_MASTER), and a second node's bus.
   const config = loadConfig({ REDIS_SENTINELS: sentinel.env, REDIS_SENTINEL_MASTER: sentinel.masterName, RATE_LIMITING: 'on' })
-  const prefix = `test:failover:${process.pid}`
-  const a = await openBackends(config, { redisPrefix: prefix })
-  const b = await openBackends(config, { redisPrefix: prefix })
-  t.teardown(async () => {
-    await a.close()
-    await b.close()
-  })
-  const received: number[] = []
-  b.bus.subscribe((i: BusItem) => received.push(i.realmId))
+  const { a, b, received, reach } = await twoNodes(t, config)
   // An item through the whole path (queue fan-out with no queues, then pub/sub) before the failover.
-  const first = Date.now() + 10_000
-  for (let n = 1; !received.includes(n - 1) || n === 1; n++) {
-    if (Date.now() > first) throw new Error('no item before the failover')
-    await a.bus.publish({ realmId: n, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await reach(1)
   t.ok((await a.limiter.hit('user:1', [{ windowSeconds: 60, maxCalls: 100 }], Date.now())).allowed)
   await a.presence.report(1, 1, 'active', 1_700_000_000)
 

@@ -2,7 +2,7 @@
 // the channel of each node listening through it, and what each such node
 // knows of the queues it read (known-states.ts), kept current from the
 // messages on its channel (format: lua.ts, WAKE).
-import { subscriberOf, type RedisClient } from '../../backends/redis-connection.js'
+import { subscriberOf, watchSubscriptionMoves, type RedisClient } from '../../backends/redis-connection.js'
 import { KnownStates } from './known-states.js'
 import type { WireEvent } from '../bus.js'
 import type { QueuedEvent, WakeSignal } from './types.js'
@@ -11,6 +11,7 @@ export class RedisSignals {
   /** Handlers of the subscriber connection, by channel. */
   private readonly channels = new Map<string, (message: string) => void>()
   private subscriber: RedisClient | undefined
+  private unwatchMoves: () => void = () => undefined
   /** Per listening node: what it knows of the queues it read, and its signal handler. */
   private readonly known = new Map<string, KnownStates>()
   private readonly handlers = new Map<string, (signal: WakeSignal) => void>()
@@ -69,6 +70,7 @@ export class RedisSignals {
     this.known.clear()
     this.handlers.clear()
     this.channels.clear()
+    this.unwatchMoves()
     if (this.subscriber) {
       this.subscriber.disconnect()
       this.subscriber = undefined
@@ -107,15 +109,11 @@ export class RedisSignals {
         lost = false
         resubscribed()
       })
-      // A cluster connection stays ready when a node leaves it (a master died,
-      // a slot moved): if that node held the subscription, ioredis moves it to
-      // another node and subscribes there again, and whatever was published
-      // in between is lost. The same in that case: forget, subscribe, resync.
-      // (Only a cluster connection emits '-node'; ioredis moves the
-      // subscription in its own '-node' handler, so ours waits a turn.)
-      subscriber.on('-node', () => {
+      // On a cluster the subscription may move to another node without the
+      // connection closing: the same then (forget, subscribe, resync).
+      this.unwatchMoves = watchSubscriptionMoves(subscriber, () => {
         this.resetKnown(false)
-        setImmediate(resubscribed)
+        resubscribed()
       })
     }
     return this.subscriber
