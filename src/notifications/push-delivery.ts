@@ -155,10 +155,19 @@ async function targetsOf(services: Services, userId: number, senders: Map<PushTa
     const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.APNS }, orderBy: { id: 'asc' } })
     targets.push(...devices.map((d) => ({ kind: 'apns' as const, id: d.id, token: d.token, appId: d.appId })))
   }
+  if (senders.has('bouncer')) {
+    // Upstream skips the bouncer for a user with no registered device.
+    const devices = await services.prisma.pushDevice.findMany({ where: { userId }, orderBy: { id: 'asc' }, include: { user: { select: { realmId: true } } } })
+    const tokens = (kind: number) => devices.filter((d) => d.kind === kind).map((d) => d.token)
+    if (devices.length > 0) {
+      targets.push({ kind: 'bouncer', id: userId, realmId: devices[0]!.user.realmId, androidDevices: tokens(PUSH_KIND.FCM), appleDevices: tokens(PUSH_KIND.APNS) })
+    }
+  }
   return targets
 }
 
 async function prune(services: Services, target: PushTarget): Promise<void> {
+  if (target.kind === 'bouncer') return
   if (target.kind === 'webpush') await services.prisma.webPushSubscription.deleteMany({ where: { id: target.id } })
   else await services.prisma.pushDevice.deleteMany({ where: { id: target.id } })
 }
@@ -207,6 +216,12 @@ async function deliver(
       if (outcome === 'invalid') {
         options.log.info({ user_id: row.user_id, kind: target.kind }, 'push target rejected by the provider; pruned')
         await prune(services, target)
+      } else if (typeof outcome === 'object') {
+        // The bouncer no longer has these tokens of the user: upstream deletes them locally.
+        options.log.info({ user_id: row.user_id, fcm: outcome.gone.fcm.length, apns: outcome.gone.apns.length }, 'push tokens unknown to the bouncer; pruned')
+        await services.prisma.pushDevice.deleteMany({
+          where: { userId: row.user_id, OR: [{ kind: PUSH_KIND.FCM, token: { in: outcome.gone.fcm } }, { kind: PUSH_KIND.APNS, token: { in: outcome.gone.apns } }] },
+        })
       }
     }
   } catch (error) {
