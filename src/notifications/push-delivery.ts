@@ -6,8 +6,12 @@
 //
 // Each row becomes upstream's `message` data payload (the keys upstream's
 // mobile apps read, get_message_payload + get_message_payload_gcm) — or,
-// for a `remove` row (queued by queuePushRemovals when a pushed message is
-// read), upstream's `remove` payload — sent to
+// for `remove` rows (queued by queuePushRemovals when a pushed message is
+// read or deleted), upstream's `remove` payload: all of a user's due removal
+// rows go out together, one notice per device listing up to
+// PUSH_REMOVE_MAX_IDS message IDs (upstream's handle_remove_push_notification
+// caps a notice at 200 IDs, for APNs' payload size limit; more IDs make more
+// notices, none dropped) — sent to
 // every target of the user for which a sender is configured. Rows whose
 // message was read meanwhile, or whose user or organization is deactivated,
 // are dropped; a deleted message's rows go with it (ON DELETE CASCADE).
@@ -34,6 +38,10 @@ export const PUSH_LEASE_MS = 2 * 60 * 1000
 export const PUSH_BATCH = 20
 export const PUSH_RETRY_BASE_MS = 30 * 1000
 export const PUSH_RETRY_MAX_MS = 60 * 60 * 1000
+/** Message IDs in one removal notice (upstream's MAX_APNS_MESSAGE_IDS). */
+export const PUSH_REMOVE_MAX_IDS = 200
+/** Further removal rows of one user claimed with a batch (the rest go with the next batch). */
+const PUSH_REMOVE_CLAIM_LIMIT = 5 * PUSH_REMOVE_MAX_IDS
 /** Upstream truncates the content of a push to 200 characters. */
 export const PUSH_CONTENT_LIMIT = 200
 
@@ -177,9 +185,6 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
   if (!user || !user.isActive || user.realm.deactivated) return settle(services, row.id)
   const url = realmUrl(user.realm, services.config.externalUrl)
   const server = new URL(services.config.externalUrl).host
-  if (row.trigger === PUSH_REMOVE) {
-    return deliver(services, options, senders, row, removePushPayload({ server, realm: { id: user.realm.id, name: user.realm.name, url }, userId: user.id }, [row.message_id]), false)
-  }
   const message = await services.prisma.message.findUnique({ where: { id: row.message_id }, include: { sender: true, stream: true } })
   const um = await services.prisma.userMessage.findFirst({ where: { userId: row.user_id, messageId: row.message_id } })
   if (!message || !um || (um.flags & FLAG_BITS.read) !== 0) return settle(services, row.id)
@@ -198,18 +203,54 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
       dmUserIds: message.dmUserIds,
     },
   })
-  return deliver(services, options, senders, row, payload, true)
+  return deliver(services, options, senders, [row], payload, true)
 }
 
-/** Sends one payload to every target of the row's user; settles the row, or schedules a retry. */
+/** Claims the user's other due removal rows, so one notice carries them all. */
+async function claimMoreRemovals(services: Services, options: PushDeliveryOptions, userId: number, claimed: number[], now: Date): Promise<ClaimedRow[]> {
+  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? PUSH_LEASE_MS))
+  return services.prisma.$transaction(async (tx) => {
+    const due = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM missed_push_notification
+      WHERE user_id = ${userId} AND trigger = ${PUSH_REMOVE} AND id <> ALL(${claimed}::int[]) AND due_at <= ${now}::timestamptz
+        AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz)
+      ORDER BY message_id LIMIT ${PUSH_REMOVE_CLAIM_LIMIT}
+      FOR UPDATE SKIP LOCKED`
+    if (due.length === 0) return []
+    return tx.$queryRaw<ClaimedRow[]>`
+      UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
+      WHERE id = ANY(${due.map((d) => d.id)}::int[])
+      RETURNING id, user_id, message_id, trigger, attempts`
+  })
+}
+
+/** Sends one user's removal rows: one `remove` notice per PUSH_REMOVE_MAX_IDS message IDs. */
+async function sendRemovals(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>, rows: ClaimedRow[], now: Date): Promise<void> {
+  const userId = rows[0]!.user_id
+  const all = [...rows, ...(await claimMoreRemovals(services, options, userId, rows.map((r) => r.id), now))].sort((a, b) => a.message_id - b.message_id)
+  const user = await services.prisma.user.findUnique({ where: { id: userId }, include: { realm: true } })
+  if (!user || !user.isActive || user.realm.deactivated) {
+    for (const row of all) await settle(services, row.id)
+    return
+  }
+  const realm = { id: user.realm.id, name: user.realm.name, url: realmUrl(user.realm, services.config.externalUrl) }
+  const server = new URL(services.config.externalUrl).host
+  for (let i = 0; i < all.length; i += PUSH_REMOVE_MAX_IDS) {
+    const chunk = all.slice(i, i + PUSH_REMOVE_MAX_IDS)
+    await deliver(services, options, senders, chunk, removePushPayload({ server, realm, userId }, chunk.map((r) => r.message_id)), false)
+  }
+}
+
+/** Sends one payload to every target of the rows' user (one message, or removals); settles the rows, or schedules their retry. */
 async function deliver(
   services: Services,
   options: PushDeliveryOptions,
   senders: Map<PushTarget['kind'], PushSender>,
-  row: ClaimedRow,
+  rows: ClaimedRow[],
   payload: Record<string, unknown>,
   isMessage: boolean,
 ): Promise<void> {
+  const row = rows[0]!
   try {
     for (const target of await targetsOf(services, row.user_id, senders)) {
       const outcome = await senders.get(target.kind)!.send(target, payload)
@@ -227,15 +268,22 @@ async function deliver(
   } catch (error) {
     options.onFailure?.()
     options.log.error({ err: error, user_id: row.user_id, attempts: row.attempts + 1 }, 'push notification failed; will retry')
-    return retryLater(services, options, row, error)
+    for (const r of rows) await retryLater(services, options, r, error)
+    return
   }
-  await (isMessage ? settleSent(services, row) : settle(services, row.id))
+  for (const r of rows) await (isMessage ? settleSent(services, r) : settle(services, r.id))
 }
 
 /** Claims and sends one batch of due push notifications; returns how many rows were claimed (0: nothing due). */
 export async function deliverPushNotifications(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>): Promise<number> {
-  const rows = await claimBatch(services, options, services.now())
-  for (const row of rows) await sendRow(services, options, senders, row)
+  const now = services.now()
+  const rows = await claimBatch(services, options, now)
+  const removals = new Map<number, ClaimedRow[]>()
+  for (const row of rows) {
+    if (row.trigger === PUSH_REMOVE) removals.set(row.user_id, [...(removals.get(row.user_id) ?? []), row])
+    else await sendRow(services, options, senders, row)
+  }
+  for (const group of removals.values()) await sendRemovals(services, options, senders, group, now)
   return rows.length
 }
 

@@ -9,7 +9,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { startWebPushPeer, type ReceivedPush } from '../support/web-push-peer.js'
-import { deliverPushNotifications } from '../../src/notifications/push-delivery.js'
+import { deliverPushNotifications, PUSH_REMOVE_MAX_IDS } from '../../src/notifications/push-delivery.js'
 import { pushSendersFor } from '../../src/notifications/push-senders.js'
 import type { User } from '../../src/db/index.js'
 
@@ -168,6 +168,35 @@ t.test('push notifications', async (t) => {
     expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'remove', flag: 'read' }))
     expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'add', flag: 'read' }))
     t.same(mine(await flush()), [], 'no second removal')
+  })
+
+  t.test('marking many pushed messages read sends one removal notice listing them all', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Batch')
+    const ids: number[] = []
+    for (let i = 0; i < 3; i++) ids.push(await dm(owner, bob, `batch ${i}`))
+    ids.push(await say(owner, 'batch topic', `@**${bob.fullName}** look`))
+    t.equal(mine(await flush()).length, 4)
+    expectSuccess(t, await as(app, bob).post('/mark_all_as_read'))
+    t.equal(await pending(bob.id), 4, 'one removal row per message until delivery')
+    const removals = mine(await flush())
+    t.equal(removals.length, 1, 'one notice')
+    t.match(removals[0]?.payload, { event: 'remove', zulip_message_ids: ids.join(','), zulip_message_id: ids[0] })
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test(`removal notices carry at most ${PUSH_REMOVE_MAX_IDS} message IDs each; none is dropped`, async (t) => {
+    // The pushes go out before the browser subscribes (no device: nothing to encrypt), which keeps the test quick.
+    const bob = await fx.newUser({ fullName: 'Bob Many' })
+    const ids: number[] = []
+    for (let i = 0; i <= PUSH_REMOVE_MAX_IDS; i++) ids.push(await dm(owner, bob, `many ${i}`))
+    await flush()
+    const browser = peer.subscribe()
+    expectSuccess(t, await as(app, bob).post('/users/me/webpush_subscription', browser))
+    const mine = (pushes: ReceivedPush[]) => pushes.filter((p) => p.endpoint === browser.endpoint)
+    expectSuccess(t, await as(app, bob).post('/mark_all_as_read'))
+    const removals = mine(await flush()).map((p) => String(p.payload.zulip_message_ids).split(',').map(Number))
+    t.same(removals.map((r) => r.length), [PUSH_REMOVE_MAX_IDS, 1])
+    t.same(removals.flat(), ids)
   })
 
   t.test('a subscription the push service reports gone (410) is pruned', async (t) => {
