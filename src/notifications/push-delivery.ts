@@ -14,7 +14,8 @@
 // notices, none dropped) — sent to
 // every target of the user for which a sender is configured. Rows whose
 // message was read meanwhile, or whose user or organization is deactivated,
-// are dropped; a deleted message's rows go with it (ON DELETE CASCADE).
+// are dropped; deleting a message drops its pending pushes and queues
+// removal notices for the copies already pushed (queuePushRemovalsForDeletion).
 // A target the provider rejects as gone is deleted (pruned). Any other
 // failure keeps the row: attempts + 1, due again after an exponential
 // backoff, logged and counted (roost_push_notification_failures_total).

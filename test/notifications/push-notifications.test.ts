@@ -199,6 +199,20 @@ t.test('push notifications', async (t) => {
     t.same(removals.flat(), ids)
   })
 
+  t.test('deleting a pushed message sends a removal notice; deleting one not yet pushed drops its push', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Deleted')
+    const pushed = await dm(owner, bob, 'oops, wrong person')
+    t.equal(mine(await flush()).length, 1)
+    expectSuccess(t, await as(app, owner).delete(`/messages/${pushed}`))
+    t.equal(await pending(bob.id), 1)
+    t.match(mine(await flush()).map((p) => p.payload), [{ event: 'remove', zulip_message_ids: String(pushed), user_id: bob.id }])
+    const unsent = await dm(owner, bob, 'never mind')
+    t.equal(await pending(bob.id), 1)
+    expectSuccess(t, await as(app, owner).delete(`/messages/${unsent}`))
+    t.equal(await pending(bob.id), 0, 'the pending push went with the message')
+    t.same(mine(await flush()), [])
+  })
+
   t.test('a subscription the push service reports gone (410) is pruned', async (t) => {
     const { user: bob, browser } = await recipient('Bob Gone')
     peer.failWith(browser.endpoint, 410)
