@@ -27,6 +27,8 @@ export interface MissedMessageEmailInput {
   messages: EmailMessage[]
   /** False when the user or the organization keeps message content out of emails. */
   includeContent: boolean
+  /** Upstream's include_realm_name_in_missedmessage_emails_subject: the subject starts with `[organization name] `. */
+  realmNameInSubject?: boolean
   unsubscribeUrl: string
   noreply: string
 }
@@ -50,15 +52,16 @@ const NO_CONTENT = 'This email does not include message content because you have
 export function renderMissedMessageEmail(input: MissedMessageEmailInput): OutgoingMail {
   const senders = [...new Set(input.messages.map((m) => m.senderName))]
   const fromName = senders.length === 1 ? `${senders[0]} (${input.realmName})` : `${input.realmName} notifications`
-  const subject = missedMessageSubject(input)
+  const conversation = missedMessageSubject(input)
+  const subject = input.realmNameInSubject ? `[${input.realmName}] ${conversation}` : conversation
   const last = input.messages[input.messages.length - 1]
   const replyUrl = last ? conversationUrl(input, last.id) : input.realmUrl
 
-  const text: string[] = [`Hi ${input.recipient.fullName},`, '', `You have new messages in ${input.realmName} (${input.realmUrl}):`, '', subject, '']
+  const text: string[] = [`Hi ${input.recipient.fullName},`, '', `You have new messages in ${input.realmName} (${input.realmUrl}):`, '', conversation, '']
   const html: string[] = [
     `<p>Hi ${escapeHtml(input.recipient.fullName)},</p>`,
     `<p>You have new messages in <a href="${escapeHtml(input.realmUrl)}">${escapeHtml(input.realmName)}</a>:</p>`,
-    `<h3>${escapeHtml(subject)}</h3>`,
+    `<h3>${escapeHtml(conversation)}</h3>`,
   ]
   for (const m of input.messages) {
     const url = conversationUrl(input, m.id)
