@@ -32,6 +32,7 @@ import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
 import { PUSH_KIND } from '../actions/push-devices.js'
 import { PUSH_REMOVE } from './enqueue.js'
+import { mentionedUserGroup, type MentionedGroup } from './mentioned-group.js'
 import { pushSendersFor, type PushSender, type PushSenderOptions, type PushTarget } from './push-senders.js'
 
 export const PUSH_TICK_MS = 1000
@@ -112,6 +113,8 @@ interface PayloadSource {
   userId: number
   sender: { id: number; email: string; fullName: string; avatarUrl: string }
   message: { id: number; content: string; dateSent: Date; streamId: number | null; streamName: string | null; topic: string; dmUserIds: number[] }
+  /** The group through which the user was mentioned (upstream adds mentioned_user_group_id and _name). */
+  mentionedGroup?: MentionedGroup | null
 }
 
 /** Upstream's get_base_payload: which server, organization and user a push is for. */
@@ -142,6 +145,7 @@ export function messagePushPayload(p: PayloadSource): Record<string, unknown> {
     sender_full_name: p.sender.fullName,
     sender_avatar_url: p.sender.avatarUrl,
     ...where,
+    ...(p.mentionedGroup ? { mentioned_user_group_id: p.mentionedGroup.id, mentioned_user_group_name: p.mentionedGroup.name } : {}),
     event: 'message',
     zulip_message_id: p.message.id,
     time: Math.floor(p.message.dateSent.getTime() / 1000),
@@ -189,7 +193,9 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
   const message = await services.prisma.message.findUnique({ where: { id: row.message_id }, include: { sender: true, stream: true } })
   const um = await services.prisma.userMessage.findFirst({ where: { userId: row.user_id, messageId: row.message_id } })
   if (!message || !um || (um.flags & FLAG_BITS.read) !== 0) return settle(services, row.id)
+  const group = row.trigger === 'mentioned' ? await mentionedUserGroup(services.prisma, row.user_id, message.renderedContent) : null
   const payload = messagePushPayload({
+    mentionedGroup: group,
     server,
     realm: { id: user.realm.id, name: user.realm.name, url },
     userId: user.id,

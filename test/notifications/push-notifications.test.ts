@@ -213,6 +213,23 @@ t.test('push notifications', async (t) => {
     t.same(mine(await flush()), [])
   })
 
+  t.test('a group mention names the smallest mentioned group of the user, as upstream’s payload does; a personal mention names none', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Grouped')
+    const admin = await fx.user('admin')
+    const group = async (name: string, members: number[]) =>
+      expectSuccess(t, await as(app, owner).post('/user_groups/create', { name, description: 'push test', members })).group_id as number
+    const big = await group(`big-${realmId}`, [bob.id, admin.id, owner.id])
+    const small = await group(`small-${realmId}`, [bob.id, admin.id])
+    await say(owner, 'groups', `@*big-${realmId}* and @*small-${realmId}*, please look`)
+    await say(owner, 'groups', `@**${bob.fullName}** and @*small-${realmId}*`)
+    const [byGroup, personal, ...more] = mine(await flush()).map((p) => p.payload)
+    t.equal(more.length, 0)
+    t.match(byGroup, { event: 'message', mentioned_user_group_id: small, mentioned_user_group_name: `small-${realmId}` })
+    t.not(small, big)
+    t.equal(personal?.mentioned_user_group_id, undefined)
+    t.equal(personal?.mentioned_user_group_name, undefined)
+  })
+
   t.test('a subscription the push service reports gone (410) is pruned', async (t) => {
     const { user: bob, browser } = await recipient('Bob Gone')
     peer.failWith(browser.endpoint, 410)
