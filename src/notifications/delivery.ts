@@ -26,6 +26,7 @@ import { mailerFor, noreplyAddress, type Mailer } from '../mail/outbox.js'
 import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
 import { renderMissedMessageEmail } from './email-content.js'
+import { mentionedUserGroup } from './mentioned-group.js'
 import { conversationKey } from './enqueue.js'
 import { unsubscribePath, unsubscribeToken } from './unsubscribe.js'
 
@@ -166,6 +167,8 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
       messages: msgs.map((m) => ({ id: m.id, senderId: m.sender_id, senderName: m.sender_name, content: m.content, renderedContent: m.rendered_content })),
       includeContent: user.settings.messageContentInEmailNotifications && user.realm.messageContentAllowedInEmailNotifications,
       realmNameInSubject,
+      // Over all the email's messages: a personal mention anywhere names no group; else the smallest mentioned group of the user (upstream's get_mentioned_user_group).
+      mentionedGroupName: (await mentionedUserGroup(services.prisma, userId, msgs.map((m) => m.rendered_content).join('\n')))?.name ?? null,
       unsubscribeUrl,
       noreply: noreplyAddress(services.config.externalUrl),
     })

@@ -29,6 +29,8 @@ export interface MissedMessageEmailInput {
   includeContent: boolean
   /** Upstream's include_realm_name_in_missedmessage_emails_subject: the subject starts with `[organization name] `. */
   realmNameInSubject?: boolean
+  /** The group through which the user was mentioned (upstream names it in the email), when not mentioned personally. */
+  mentionedGroupName?: string | null
   unsubscribeUrl: string
   noreply: string
 }
@@ -57,11 +59,14 @@ export function renderMissedMessageEmail(input: MissedMessageEmailInput): Outgoi
   const last = input.messages[input.messages.length - 1]
   const replyUrl = last ? conversationUrl(input, last.id) : input.realmUrl
 
+  const groupLine = input.mentionedGroupName ? `You are receiving this because @${input.mentionedGroupName} was mentioned.` : null
   const text: string[] = [`Hi ${input.recipient.fullName},`, '', `You have new messages in ${input.realmName} (${input.realmUrl}):`, '', conversation, '']
+  if (groupLine) text.push(groupLine, '')
   const html: string[] = [
     `<p>Hi ${escapeHtml(input.recipient.fullName)},</p>`,
     `<p>You have new messages in <a href="${escapeHtml(input.realmUrl)}">${escapeHtml(input.realmName)}</a>:</p>`,
     `<h3>${escapeHtml(conversation)}</h3>`,
+    ...(groupLine ? [`<p class="mentioned-group">${escapeHtml(groupLine)}</p>`] : []),
   ]
   for (const m of input.messages) {
     const url = conversationUrl(input, m.id)

@@ -43,6 +43,21 @@ t.test('missed-message emails', async (t) => {
     return user
   }
 
+  t.test('an email for a group mention names the group; a personal mention names none', async (t) => {
+    const bob = await recipient('Bob Group Mail')
+    const admin = await fx.user('admin')
+    const name = `mailers-${realmId}`
+    expectSuccess(t, await as(app, owner).post('/user_groups/create', { name, description: 'email test', members: [bob.id, admin.id] }))
+    await say(owner, 'group call', `@*${name}* standup in five`)
+    const [mail] = to(await flush(), bob)
+    t.match(mail?.text, `You are receiving this because @${name} was mentioned.`)
+    t.match(String(mail?.html), `@${name} was mentioned.`)
+    await say(owner, 'group call 2', `@**${bob.fullName}** and @*${name}*`)
+    const [personal] = to(await flush(), bob)
+    t.ok(personal)
+    t.notMatch(personal?.text, 'was mentioned.')
+  })
+
   t.test('realm_name_in_email_notifications_policy puts the organization name in the subject as upstream does', async (t) => {
     const bob = await recipient('Bob Subject')
     expectError(t, await as(app, bob).patch('/settings', { realm_name_in_email_notifications_policy: 4 }), { code: 'BAD_REQUEST', status: 400, msg: /realm_name_in_email_notifications_policy/ })
