@@ -35,6 +35,8 @@ export interface Config {
   fcm: FcmConfig | undefined
   /** APNs token auth (APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_TOPIC, APNS_ENDPOINT); unset → no APNs sender. */
   apns: ApnsConfig | undefined
+  /** Upstream's push notification bouncer (PUSH_BOUNCER_URL, PUSH_BOUNCER_ORG_ID, PUSH_BOUNCER_ORG_KEY); replaces the FCM and APNs senders. */
+  pushBouncer: PushBouncerConfig | undefined
   s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string } | undefined
   rateLimiting: boolean
   /** Pending-connection queue of the listening socket (the kernel caps it at net.core.somaxconn). */
@@ -351,7 +353,33 @@ function apnsConfig(env: Env): ApnsConfig | undefined {
   return { key, keyId, teamId, topic: env.APNS_TOPIC?.trim() || undefined, endpoint }
 }
 
+export interface PushBouncerConfig {
+  /** Base URL of the bouncer; requests go to `{url}/api/v1/remotes/push/…`. */
+  url: string
+  /** The server's registration at the bouncer (upstream's ZULIP_ORG_ID, a UUID, and ZULIP_ORG_KEY). */
+  orgId: string
+  orgKey: string
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The three bouncer variables go together, and exclude the direct FCM and APNs senders (upstream sends through one or the other). */
+function pushBouncerConfig(env: Env, direct: { fcm: boolean; apns: boolean }): PushBouncerConfig | undefined {
+  const bouncerUrl = url(env, 'PUSH_BOUNCER_URL', ['https:', 'http:'])
+  const orgId = env.PUSH_BOUNCER_ORG_ID?.trim()
+  const orgKey = env.PUSH_BOUNCER_ORG_KEY?.trim()
+  if (!bouncerUrl && !orgId && !orgKey) return undefined
+  if (!bouncerUrl) throw new ConfigError('PUSH_BOUNCER_URL must be set with PUSH_BOUNCER_ORG_ID and PUSH_BOUNCER_ORG_KEY')
+  if (!orgId || !UUID_PATTERN.test(orgId)) throw new ConfigError(`PUSH_BOUNCER_ORG_ID must be the server's registration UUID at the bouncer, got '${orgId ?? ''}'`)
+  if (!orgKey || !/^[\x21-\x7e]{16,}$/.test(orgKey)) throw new ConfigError('PUSH_BOUNCER_ORG_KEY must be the server\'s API key at the bouncer (at least 16 printable characters, no spaces)')
+  if (direct.fcm) throw new ConfigError('PUSH_BOUNCER_URL and FCM_SERVICE_ACCOUNT_FILE are alternatives: the bouncer sends to Android devices')
+  if (direct.apns) throw new ConfigError('PUSH_BOUNCER_URL and APNS_KEY_FILE are alternatives: the bouncer sends to Apple devices')
+  return { url: bouncerUrl.replace(/\/+$/, ''), orgId: orgId.toLowerCase(), orgKey }
+}
+
 export function loadConfig(env: Env = process.env): Config {
+  const fcm = fcmConfig(env)
+  const apns = apnsConfig(env)
   const port = integer(env, 'PORT', 9991, 0, 65535)
   const externalUrl = (url(env, 'EXTERNAL_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '')
   return {
@@ -371,8 +399,9 @@ export function loadConfig(env: Env = process.env): Config {
     invitationLinkValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     webPush: webPushConfig(env),
-    fcm: fcmConfig(env),
-    apns: apnsConfig(env),
+    fcm,
+    apns,
+    pushBouncer: pushBouncerConfig(env, { fcm: fcm !== undefined, apns: apns !== undefined }),
     s3: s3Config(env),
     rateLimiting: onOff(env, 'RATE_LIMITING', true),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', DEFAULT_LISTEN_BACKLOG, 1, 1_000_000),

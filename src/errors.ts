@@ -323,3 +323,5 @@ export const tooManyAlertWords = (limit: number) => badRequest(`You can have at 
 /** An array parameter longer than its documented maximum. */
 export const tooManyItems = (name: string, limit: number) => badRequest(`${name} has too many items (limit: ${limit})`)
 export const requestBodyTooLarge = () => new ApiError('Request body is too large', 'BAD_REQUEST', 413)
+// Push notification bouncer (upstream's PushNotificationBouncerRetryLaterError is a 502)
+export const pushBouncerUnavailable = (detail: string) => new ApiError(detail, 'BAD_REQUEST', 502)

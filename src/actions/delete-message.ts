@@ -2,7 +2,8 @@
 // message; others their own (or their bots') where delete_own_message_policy
 // and the delete time limit allow. `delete_message` events are published in
 // bulk form; events/queues/filter.ts splits them for queues without the
-// bulk_message_deletion capability.
+// bulk_message_deletion capability. Copies whose push notification went out
+// get a removal notice (notifications/enqueue.ts).
 import type { ActionContext, Emit, Services } from './context.js'
 import { inTransaction } from './context.js'
 import type { Message, Realm, Tx } from '../db/index.js'
@@ -12,6 +13,7 @@ import { messageAlreadyDeleted } from '../errors.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
 import { deletePrivateMessageEvent, deleteStreamMessagesEvent, type ChatEvent } from '../events/schemas/index.js'
 import { emitFirstMessageIdChange } from './first-message-id.js'
+import { queuePushRemovalsForDeletion } from '../notifications/enqueue.js'
 
 export async function deleteMessage(ctx: ActionContext, messageId: number): Promise<void> {
   const { message } = await accessMessageById(ctx, messageId)
@@ -33,6 +35,7 @@ export async function deleteMessages(ctx: Services & { realm: Realm }, messages:
   await inTransaction(ctx, async (tx, emit) => {
     const ids = messages.map((m) => m.id)
     const emissions = await deletionEvents(tx, messages, actingUserId)
+    await queuePushRemovalsForDeletion(tx, ids, ctx.now())
     const deleted = await tx.message.deleteMany({ where: { id: { in: ids } } })
     if (deleted.count !== ids.length) throw messageAlreadyDeleted()
     for (const e of emissions) emit(e.event, e.userIds)

@@ -2,9 +2,15 @@
 // POST/DELETE /users/me/apns_device_token and /users/me/android_gcm_reg_id.
 // Tokens are kept per user for the notification sender; registering a token
 // twice is not an error, removing an unknown one is. Humans only.
+// With a push bouncer configured, the token is also registered with
+// (`push/register`) or removed from (`push/unregister`) the bouncer, after the
+// local change, as upstream does; a bouncer that cannot be reached makes the
+// request fail with 502 (the local row stays, and the app registers again on
+// its next start), a bouncer's 4xx is answered with its message.
 import type { ActionContext } from './context.js'
 import { Prisma } from '../db/index.js'
-import { botRequestsNotAccepted, emptyOrInvalidLengthToken, invalidApnsToken, invalidAppId, pushTokenDoesNotExist } from '../errors.js'
+import { botRequestsNotAccepted, emptyOrInvalidLengthToken, invalidApnsToken, invalidAppId, pushBouncerUnavailable, pushTokenDoesNotExist, badRequest } from '../errors.js'
+import { BouncerError, bouncerRequest, realmUuid, userUuid } from '../notifications/push-bouncer.js'
 
 export const PUSH_KIND = { APNS: 1, FCM: 2 } as const
 export type PushKind = (typeof PUSH_KIND)[keyof typeof PUSH_KIND]
@@ -30,6 +36,24 @@ export async function addPushDevice(ctx: ActionContext, input: { kind: PushKind;
     INSERT INTO push_device (user_id, kind, token, app_id, created_at)
     VALUES (${ctx.user.id}, ${input.kind}, ${token}, ${appId}, ${ctx.now()})
     ON CONFLICT (user_id, kind, md5(token)) DO UPDATE SET app_id = EXCLUDED.app_id`)
+  await tellBouncer(ctx, 'push/register', { token, token_kind: input.kind, ...(appId !== null ? { ios_app_id: appId } : {}) })
+}
+
+/** Registers or unregisters a token with the push bouncer, when one is configured (form fields as upstream sends them). */
+async function tellBouncer(ctx: ActionContext, endpoint: 'push/register' | 'push/unregister', fields: Record<string, string | number>): Promise<void> {
+  const config = ctx.config.pushBouncer
+  if (!config) return
+  try {
+    await bouncerRequest(config, endpoint, {
+      form: { server_uuid: config.orgId, user_uuid: userUuid(config, ctx.user.id), realm_uuid: realmUuid(config, ctx.user.realmId), user_id: ctx.user.id, ...fields },
+    })
+  } catch (error) {
+    if (!(error instanceof BouncerError)) throw error
+    ctx.log.warn({ user_id: ctx.user.id, endpoint, err: error }, 'push bouncer request failed')
+    // Unregistering a token the bouncer does not have is what the caller wanted.
+    if (endpoint === 'push/unregister' && error.status === 400 && /Token does not exist/.test(error.message)) return
+    throw error.retryable || error.code === 'INVALID_ZULIP_SERVER' ? pushBouncerUnavailable(error.message) : badRequest(error.message)
+  }
 }
 
 export async function removePushDevice(ctx: ActionContext, input: { kind: PushKind; token: string }): Promise<void> {
@@ -37,4 +61,5 @@ export async function removePushDevice(ctx: ActionContext, input: { kind: PushKi
   const token = normalizePushToken(input.token, input.kind)
   const removed = await ctx.prisma.pushDevice.deleteMany({ where: { userId: ctx.user.id, kind: input.kind, token } })
   if (removed.count === 0) throw pushTokenDoesNotExist()
+  await tellBouncer(ctx, 'push/unregister', { token, token_kind: input.kind })
 }

@@ -26,6 +26,7 @@ import { mailerFor, noreplyAddress, type Mailer } from '../mail/outbox.js'
 import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
 import { renderMissedMessageEmail } from './email-content.js'
+import { mentionedUserGroup } from './mentioned-group.js'
 import { conversationKey } from './enqueue.js'
 import { unsubscribePath, unsubscribeToken } from './unsubscribe.js'
 
@@ -144,6 +145,7 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
     groups.set(key, [...(groups.get(key) ?? []), r])
   }
   const base = realmUrl(user.realm, services.config.externalUrl)
+  const realmNameInSubject = await includeRealmNameInSubject(services, user.settings.realmNameInEmailNotificationsPolicy, user.deliveryEmail)
   const unsubscribeUrl = `${base}${unsubscribePath(unsubscribeToken(user))}`
   for (const claimedGroup of groups.values()) {
     // Renews the lease of this email's rows before sending it; rows whose lease lapsed (this node was too slow) belong to whoever claimed them since.
@@ -164,6 +166,9 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
       dmOthers,
       messages: msgs.map((m) => ({ id: m.id, senderId: m.sender_id, senderName: m.sender_name, content: m.content, renderedContent: m.rendered_content })),
       includeContent: user.settings.messageContentInEmailNotifications && user.realm.messageContentAllowedInEmailNotifications,
+      realmNameInSubject,
+      // Over all the email's messages: a personal mention anywhere names no group; else the smallest mentioned group of the user (upstream's get_mentioned_user_group).
+      mentionedGroupName: (await mentionedUserGroup(services.prisma, userId, msgs.map((m) => m.rendered_content).join('\n')))?.name ?? null,
       unsubscribeUrl,
       noreply: noreplyAddress(services.config.externalUrl),
     })
@@ -184,6 +189,23 @@ export async function deliverMissedMessageEmails(services: Services, options: Em
   const rows = await claimUserBatch(services, options, services.now())
   if (rows.length > 0) await sendUserBatch(services, options, mailer, rows)
   return rows.length
+}
+
+/** realm_name_in_email_notifications_policy values (upstream's REALM_NAME_IN_EMAIL_NOTIFICATIONS_POLICY_*). */
+export const REALM_NAME_IN_SUBJECT = { AUTOMATIC: 1, ALWAYS: 2, NEVER: 3 } as const
+
+/**
+ * Upstream's include_realm_name_in_missedmessage_emails_subject: always, never,
+ * or (automatic, the default) when the address receives notifications from
+ * more than one organization (active human accounts in active organizations).
+ */
+async function includeRealmNameInSubject(services: Services, policy: number, deliveryEmail: string): Promise<boolean> {
+  if (policy === REALM_NAME_IN_SUBJECT.ALWAYS) return true
+  if (policy !== REALM_NAME_IN_SUBJECT.AUTOMATIC) return false
+  const accounts = await services.prisma.user.count({
+    where: { deliveryEmail: { equals: deliveryEmail, mode: 'insensitive' }, isActive: true, isBot: false, realm: { deactivated: false } },
+  })
+  return accounts > 1
 }
 
 export function startMissedMessageEmails(services: Services, options: EmailDeliveryOptions): WorkerLoop {

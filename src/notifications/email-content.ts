@@ -27,6 +27,10 @@ export interface MissedMessageEmailInput {
   messages: EmailMessage[]
   /** False when the user or the organization keeps message content out of emails. */
   includeContent: boolean
+  /** Upstream's include_realm_name_in_missedmessage_emails_subject: the subject starts with `[organization name] `. */
+  realmNameInSubject?: boolean
+  /** The group through which the user was mentioned (upstream names it in the email), when not mentioned personally. */
+  mentionedGroupName?: string | null
   unsubscribeUrl: string
   noreply: string
 }
@@ -50,15 +54,19 @@ const NO_CONTENT = 'This email does not include message content because you have
 export function renderMissedMessageEmail(input: MissedMessageEmailInput): OutgoingMail {
   const senders = [...new Set(input.messages.map((m) => m.senderName))]
   const fromName = senders.length === 1 ? `${senders[0]} (${input.realmName})` : `${input.realmName} notifications`
-  const subject = missedMessageSubject(input)
+  const conversation = missedMessageSubject(input)
+  const subject = input.realmNameInSubject ? `[${input.realmName}] ${conversation}` : conversation
   const last = input.messages[input.messages.length - 1]
   const replyUrl = last ? conversationUrl(input, last.id) : input.realmUrl
 
-  const text: string[] = [`Hi ${input.recipient.fullName},`, '', `You have new messages in ${input.realmName} (${input.realmUrl}):`, '', subject, '']
+  const groupLine = input.mentionedGroupName ? `You are receiving this because @${input.mentionedGroupName} was mentioned.` : null
+  const text: string[] = [`Hi ${input.recipient.fullName},`, '', `You have new messages in ${input.realmName} (${input.realmUrl}):`, '', conversation, '']
+  if (groupLine) text.push(groupLine, '')
   const html: string[] = [
     `<p>Hi ${escapeHtml(input.recipient.fullName)},</p>`,
     `<p>You have new messages in <a href="${escapeHtml(input.realmUrl)}">${escapeHtml(input.realmName)}</a>:</p>`,
-    `<h3>${escapeHtml(subject)}</h3>`,
+    `<h3>${escapeHtml(conversation)}</h3>`,
+    ...(groupLine ? [`<p class="mentioned-group">${escapeHtml(groupLine)}</p>`] : []),
   ]
   for (const m of input.messages) {
     const url = conversationUrl(input, m.id)

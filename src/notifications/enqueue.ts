@@ -177,6 +177,24 @@ export async function queuePushRemovals(tx: Pick<Services['prisma'], '$executeRa
     ON CONFLICT (user_id, message_id) DO NOTHING`
 }
 
+/**
+ * Inside the transaction that deletes messages, before the deletion: their
+ * pending pushes go (the table has no foreign key to message, so a removal
+ * notice can outlive it), and each copy whose push went out (the
+ * active_mobile_push_notification flag) queues a removal notice, as upstream's
+ * do_delete_messages calls handle_remove_push_notification for those users.
+ */
+export async function queuePushRemovalsForDeletion(tx: Pick<Services['prisma'], '$executeRaw'>, messageIds: number[], now: Date): Promise<void> {
+  if (messageIds.length === 0) return
+  await tx.$executeRaw`DELETE FROM missed_push_notification WHERE message_id = ANY(${messageIds}::int[]) AND trigger <> ${PUSH_REMOVE}`
+  await tx.$executeRaw`
+    INSERT INTO missed_push_notification (realm_id, user_id, message_id, trigger, created_at, due_at)
+    SELECT u.realm_id, um.user_id, um.message_id, ${PUSH_REMOVE}, ${now}::timestamptz, ${now}::timestamptz
+    FROM user_message um JOIN user_profile u ON u.id = um.user_id
+    WHERE um.message_id = ANY(${messageIds}::int[]) AND um.flags & ${FLAG_BITS.active_mobile_push_notification} <> 0
+    ON CONFLICT (user_id, message_id) DO NOTHING`
+}
+
 /** Pending push rows (sent ones are deleted): the gauge of /metrics. */
 export async function countPendingPushNotifications(prisma: Services['prisma']): Promise<number> {
   const [row] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM missed_push_notification`

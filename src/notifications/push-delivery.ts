@@ -6,11 +6,16 @@
 //
 // Each row becomes upstream's `message` data payload (the keys upstream's
 // mobile apps read, get_message_payload + get_message_payload_gcm) — or,
-// for a `remove` row (queued by queuePushRemovals when a pushed message is
-// read), upstream's `remove` payload — sent to
+// for `remove` rows (queued by queuePushRemovals when a pushed message is
+// read or deleted), upstream's `remove` payload: all of a user's due removal
+// rows go out together, one notice per device listing up to
+// PUSH_REMOVE_MAX_IDS message IDs (upstream's handle_remove_push_notification
+// caps a notice at 200 IDs, for APNs' payload size limit; more IDs make more
+// notices, none dropped) — sent to
 // every target of the user for which a sender is configured. Rows whose
 // message was read meanwhile, or whose user or organization is deactivated,
-// are dropped; a deleted message's rows go with it (ON DELETE CASCADE).
+// are dropped; deleting a message drops its pending pushes and queues
+// removal notices for the copies already pushed (queuePushRemovalsForDeletion).
 // A target the provider rejects as gone is deleted (pruned). Any other
 // failure keeps the row: attempts + 1, due again after an exponential
 // backoff, logged and counted (roost_push_notification_failures_total).
@@ -27,6 +32,7 @@ import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
 import { PUSH_KIND } from '../actions/push-devices.js'
 import { PUSH_REMOVE } from './enqueue.js'
+import { mentionedUserGroup, type MentionedGroup } from './mentioned-group.js'
 import { pushSendersFor, type PushSender, type PushSenderOptions, type PushTarget } from './push-senders.js'
 
 export const PUSH_TICK_MS = 1000
@@ -34,6 +40,10 @@ export const PUSH_LEASE_MS = 2 * 60 * 1000
 export const PUSH_BATCH = 20
 export const PUSH_RETRY_BASE_MS = 30 * 1000
 export const PUSH_RETRY_MAX_MS = 60 * 60 * 1000
+/** Message IDs in one removal notice (upstream's MAX_APNS_MESSAGE_IDS). */
+export const PUSH_REMOVE_MAX_IDS = 200
+/** Further removal rows of one user claimed with a batch (the rest go with the next batch). */
+const PUSH_REMOVE_CLAIM_LIMIT = 5 * PUSH_REMOVE_MAX_IDS
 /** Upstream truncates the content of a push to 200 characters. */
 export const PUSH_CONTENT_LIMIT = 200
 
@@ -103,6 +113,8 @@ interface PayloadSource {
   userId: number
   sender: { id: number; email: string; fullName: string; avatarUrl: string }
   message: { id: number; content: string; dateSent: Date; streamId: number | null; streamName: string | null; topic: string; dmUserIds: number[] }
+  /** The group through which the user was mentioned (upstream adds mentioned_user_group_id and _name). */
+  mentionedGroup?: MentionedGroup | null
 }
 
 /** Upstream's get_base_payload: which server, organization and user a push is for. */
@@ -133,6 +145,7 @@ export function messagePushPayload(p: PayloadSource): Record<string, unknown> {
     sender_full_name: p.sender.fullName,
     sender_avatar_url: p.sender.avatarUrl,
     ...where,
+    ...(p.mentionedGroup ? { mentioned_user_group_id: p.mentionedGroup.id, mentioned_user_group_name: p.mentionedGroup.name } : {}),
     event: 'message',
     zulip_message_id: p.message.id,
     time: Math.floor(p.message.dateSent.getTime() / 1000),
@@ -155,10 +168,19 @@ async function targetsOf(services: Services, userId: number, senders: Map<PushTa
     const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.APNS }, orderBy: { id: 'asc' } })
     targets.push(...devices.map((d) => ({ kind: 'apns' as const, id: d.id, token: d.token, appId: d.appId })))
   }
+  if (senders.has('bouncer')) {
+    // Upstream skips the bouncer for a user with no registered device.
+    const devices = await services.prisma.pushDevice.findMany({ where: { userId }, orderBy: { id: 'asc' }, include: { user: { select: { realmId: true } } } })
+    const tokens = (kind: number) => devices.filter((d) => d.kind === kind).map((d) => d.token)
+    if (devices.length > 0) {
+      targets.push({ kind: 'bouncer', id: userId, realmId: devices[0]!.user.realmId, androidDevices: tokens(PUSH_KIND.FCM), appleDevices: tokens(PUSH_KIND.APNS) })
+    }
+  }
   return targets
 }
 
 async function prune(services: Services, target: PushTarget): Promise<void> {
+  if (target.kind === 'bouncer') return
   if (target.kind === 'webpush') await services.prisma.webPushSubscription.deleteMany({ where: { id: target.id } })
   else await services.prisma.pushDevice.deleteMany({ where: { id: target.id } })
 }
@@ -168,13 +190,12 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
   if (!user || !user.isActive || user.realm.deactivated) return settle(services, row.id)
   const url = realmUrl(user.realm, services.config.externalUrl)
   const server = new URL(services.config.externalUrl).host
-  if (row.trigger === PUSH_REMOVE) {
-    return deliver(services, options, senders, row, removePushPayload({ server, realm: { id: user.realm.id, name: user.realm.name, url }, userId: user.id }, [row.message_id]), false)
-  }
   const message = await services.prisma.message.findUnique({ where: { id: row.message_id }, include: { sender: true, stream: true } })
   const um = await services.prisma.userMessage.findFirst({ where: { userId: row.user_id, messageId: row.message_id } })
   if (!message || !um || (um.flags & FLAG_BITS.read) !== 0) return settle(services, row.id)
+  const group = row.trigger === 'mentioned' ? await mentionedUserGroup(services.prisma, row.user_id, message.renderedContent) : null
   const payload = messagePushPayload({
+    mentionedGroup: group,
     server,
     realm: { id: user.realm.id, name: user.realm.name, url },
     userId: user.id,
@@ -189,38 +210,87 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
       dmUserIds: message.dmUserIds,
     },
   })
-  return deliver(services, options, senders, row, payload, true)
+  return deliver(services, options, senders, [row], payload, true)
 }
 
-/** Sends one payload to every target of the row's user; settles the row, or schedules a retry. */
+/** Claims the user's other due removal rows, so one notice carries them all. */
+async function claimMoreRemovals(services: Services, options: PushDeliveryOptions, userId: number, claimed: number[], now: Date): Promise<ClaimedRow[]> {
+  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? PUSH_LEASE_MS))
+  return services.prisma.$transaction(async (tx) => {
+    const due = await tx.$queryRaw<{ id: number }[]>`
+      SELECT id FROM missed_push_notification
+      WHERE user_id = ${userId} AND trigger = ${PUSH_REMOVE} AND id <> ALL(${claimed}::int[]) AND due_at <= ${now}::timestamptz
+        AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz)
+      ORDER BY message_id LIMIT ${PUSH_REMOVE_CLAIM_LIMIT}
+      FOR UPDATE SKIP LOCKED`
+    if (due.length === 0) return []
+    return tx.$queryRaw<ClaimedRow[]>`
+      UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
+      WHERE id = ANY(${due.map((d) => d.id)}::int[])
+      RETURNING id, user_id, message_id, trigger, attempts`
+  })
+}
+
+/** Sends one user's removal rows: one `remove` notice per PUSH_REMOVE_MAX_IDS message IDs. */
+async function sendRemovals(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>, rows: ClaimedRow[], now: Date): Promise<void> {
+  const userId = rows[0]!.user_id
+  const all = [...rows, ...(await claimMoreRemovals(services, options, userId, rows.map((r) => r.id), now))].sort((a, b) => a.message_id - b.message_id)
+  const user = await services.prisma.user.findUnique({ where: { id: userId }, include: { realm: true } })
+  if (!user || !user.isActive || user.realm.deactivated) {
+    for (const row of all) await settle(services, row.id)
+    return
+  }
+  const realm = { id: user.realm.id, name: user.realm.name, url: realmUrl(user.realm, services.config.externalUrl) }
+  const server = new URL(services.config.externalUrl).host
+  for (let i = 0; i < all.length; i += PUSH_REMOVE_MAX_IDS) {
+    const chunk = all.slice(i, i + PUSH_REMOVE_MAX_IDS)
+    await deliver(services, options, senders, chunk, removePushPayload({ server, realm, userId }, chunk.map((r) => r.message_id)), false)
+  }
+}
+
+/** Sends one payload to every target of the rows' user (one message, or removals); settles the rows, or schedules their retry. */
 async function deliver(
   services: Services,
   options: PushDeliveryOptions,
   senders: Map<PushTarget['kind'], PushSender>,
-  row: ClaimedRow,
+  rows: ClaimedRow[],
   payload: Record<string, unknown>,
   isMessage: boolean,
 ): Promise<void> {
+  const row = rows[0]!
   try {
     for (const target of await targetsOf(services, row.user_id, senders)) {
       const outcome = await senders.get(target.kind)!.send(target, payload)
       if (outcome === 'invalid') {
         options.log.info({ user_id: row.user_id, kind: target.kind }, 'push target rejected by the provider; pruned')
         await prune(services, target)
+      } else if (typeof outcome === 'object') {
+        // The bouncer no longer has these tokens of the user: upstream deletes them locally.
+        options.log.info({ user_id: row.user_id, fcm: outcome.gone.fcm.length, apns: outcome.gone.apns.length }, 'push tokens unknown to the bouncer; pruned')
+        await services.prisma.pushDevice.deleteMany({
+          where: { userId: row.user_id, OR: [{ kind: PUSH_KIND.FCM, token: { in: outcome.gone.fcm } }, { kind: PUSH_KIND.APNS, token: { in: outcome.gone.apns } }] },
+        })
       }
     }
   } catch (error) {
     options.onFailure?.()
     options.log.error({ err: error, user_id: row.user_id, attempts: row.attempts + 1 }, 'push notification failed; will retry')
-    return retryLater(services, options, row, error)
+    for (const r of rows) await retryLater(services, options, r, error)
+    return
   }
-  await (isMessage ? settleSent(services, row) : settle(services, row.id))
+  for (const r of rows) await (isMessage ? settleSent(services, r) : settle(services, r.id))
 }
 
 /** Claims and sends one batch of due push notifications; returns how many rows were claimed (0: nothing due). */
 export async function deliverPushNotifications(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>): Promise<number> {
-  const rows = await claimBatch(services, options, services.now())
-  for (const row of rows) await sendRow(services, options, senders, row)
+  const now = services.now()
+  const rows = await claimBatch(services, options, now)
+  const removals = new Map<number, ClaimedRow[]>()
+  for (const row of rows) {
+    if (row.trigger === PUSH_REMOVE) removals.set(row.user_id, [...(removals.get(row.user_id) ?? []), row])
+    else await sendRow(services, options, senders, row)
+  }
+  for (const group of removals.values()) await sendRemovals(services, options, senders, group, now)
   return rows.length
 }
 

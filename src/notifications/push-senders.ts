@@ -13,7 +13,8 @@
 //   HTTP/2 `POST /3/device/{token}`, apns-topic = the device's appid (else
 //   APNS_TOPIC), the body upstream's: `aps` (alert title, subtitle, body,
 //   sound) and the payload under `zulip`.
-// The push bouncer is not built yet (README, "Push notifications").
+// * upstream's push bouncer (notifications/push-bouncer.ts) instead of FCM and
+//   APNs: one request per user carrying all of their mobile devices' tokens.
 //
 // A sender answers per target: 'sent', or 'invalid' when the provider says the
 // token is gone (Web Push 404 / 410, FCM 404 or UNREGISTERED, APNs 410 or
@@ -25,6 +26,7 @@ import { request, type Agent } from 'node:https'
 import { request as httpRequest } from 'node:http'
 import webpush from 'web-push'
 import type { ApnsConfig, Config, FcmConfig } from '../config.js'
+import { PushBouncerSender, type BouncerTarget } from './push-bouncer.js'
 
 export interface WebPushTarget {
   kind: 'webpush'
@@ -48,8 +50,9 @@ export interface ApnsTarget {
   appId: string | null
 }
 
-export type PushTarget = WebPushTarget | FcmTarget | ApnsTarget
-export type PushOutcome = 'sent' | 'invalid'
+export type PushTarget = WebPushTarget | FcmTarget | ApnsTarget | BouncerTarget
+/** 'invalid': the target is gone; `gone`: sent, and the bouncer no longer knows these tokens of the user. */
+export type PushOutcome = 'sent' | 'invalid' | { gone: { fcm: string[]; apns: string[] } }
 
 export interface PushSender {
   readonly kind: PushTarget['kind']
@@ -86,13 +89,13 @@ export class WebPushSender implements PushSender {
   }
 }
 
-interface HttpAnswer {
+export interface HttpAnswer {
   status: number
   body: string
 }
 
 /** One HTTP(S) request with a timeout; the answer whatever its status. */
-function post(url: string, headers: Record<string, string>, body: string, agent?: Agent): Promise<HttpAnswer> {
+export function post(url: string, headers: Record<string, string>, body: string, agent?: Agent): Promise<HttpAnswer> {
   const target = new URL(url)
   const send = target.protocol === 'http:' ? httpRequest : request
   return new Promise((resolve, reject) => {
@@ -249,8 +252,9 @@ export interface PushSenderOptions {
 }
 
 /** The configured senders, by target kind; empty when push is off. */
-export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns'>, options: PushSenderOptions = {}): Map<PushTarget['kind'], PushSender> {
+export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns' | 'pushBouncer'>, options: PushSenderOptions = {}): Map<PushTarget['kind'], PushSender> {
   const senders = new Map<PushTarget['kind'], PushSender>()
+  if (config.pushBouncer) senders.set('bouncer', new PushBouncerSender(config.pushBouncer))
   if (config.webPush) senders.set('webpush', new WebPushSender(config.webPush, options.webPushAgent))
   if (config.fcm) senders.set('fcm', new FcmSender(config.fcm, options.fcmAgent))
   if (config.apns) senders.set('apns', new ApnsSender(config.apns, options.apnsCa))
@@ -258,6 +262,6 @@ export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns'>,
 }
 
 /** Whether any push sender is configured (`push_notifications_enabled` of /server_settings). */
-export function pushConfigured(config: Pick<Config, 'webPush' | 'fcm' | 'apns'>): boolean {
-  return config.webPush !== undefined || config.fcm !== undefined || config.apns !== undefined
+export function pushConfigured(config: Pick<Config, 'webPush' | 'fcm' | 'apns' | 'pushBouncer'>): boolean {
+  return config.webPush !== undefined || config.fcm !== undefined || config.apns !== undefined || config.pushBouncer !== undefined
 }

@@ -6,7 +6,7 @@ import t from 'tap'
 import type { ParsedMail } from 'mailparser'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
-import { expectSuccess } from '../support/expect.js'
+import { expectError, expectSuccess } from '../support/expect.js'
 import { startSmtpPeer } from '../support/smtp-peer.js'
 import { SmtpMailer, type Mailer } from '../../src/mail/outbox.js'
 import { deliverMissedMessageEmails, startMissedMessageEmails } from '../../src/notifications/delivery.js'
@@ -42,6 +42,40 @@ t.test('missed-message emails', async (t) => {
     expectSuccess(t, await as(app, user).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.general.name }] }))
     return user
   }
+
+  t.test('an email for a group mention names the group; a personal mention names none', async (t) => {
+    const bob = await recipient('Bob Group Mail')
+    const admin = await fx.user('admin')
+    const name = `mailers-${realmId}`
+    expectSuccess(t, await as(app, owner).post('/user_groups/create', { name, description: 'email test', members: [bob.id, admin.id] }))
+    await say(owner, 'group call', `@*${name}* standup in five`)
+    const [mail] = to(await flush(), bob)
+    t.match(mail?.text, `You are receiving this because @${name} was mentioned.`)
+    t.match(String(mail?.html), `@${name} was mentioned.`)
+    await say(owner, 'group call 2', `@**${bob.fullName}** and @*${name}*`)
+    const [personal] = to(await flush(), bob)
+    t.ok(personal)
+    t.notMatch(personal?.text, 'was mentioned.')
+  })
+
+  t.test('realm_name_in_email_notifications_policy puts the organization name in the subject as upstream does', async (t) => {
+    const bob = await recipient('Bob Subject')
+    expectError(t, await as(app, bob).patch('/settings', { realm_name_in_email_notifications_policy: 4 }), { code: 'BAD_REQUEST', status: 400, msg: /realm_name_in_email_notifications_policy/ })
+    expectSuccess(t, await as(app, bob).patch('/settings', { realm_name_in_email_notifications_policy: 2 }))
+    await dm(owner, bob, 'always')
+    t.same(to(await flush(), bob).map((m) => m.subject), [`[${fx.realm.name}] DMs with ${owner.fullName}`], 'Always')
+    expectSuccess(t, await as(app, bob).patch('/settings', { realm_name_in_email_notifications_policy: 1 }))
+    await dm(owner, bob, 'automatic, one organization')
+    t.same(to(await flush(), bob).map((m) => m.subject), [`DMs with ${owner.fullName}`], 'Automatic, with one account')
+    // The same address in a second organization: Automatic now names the organization.
+    const other = await buildTestApp(t)
+    await other.fx.newUser({ fullName: 'Bob Elsewhere', email: bob.deliveryEmail })
+    await dm(owner, bob, 'automatic, two organizations')
+    t.same(to(await flush(), bob).map((m) => m.subject), [`[${fx.realm.name}] DMs with ${owner.fullName}`], 'Automatic, with two accounts')
+    expectSuccess(t, await as(app, bob).patch('/settings', { realm_name_in_email_notifications_policy: 3 }))
+    await dm(owner, bob, 'never')
+    t.same(to(await flush(), bob).map((m) => m.subject), [`DMs with ${owner.fullName}`], 'Never')
+  })
 
   t.test('a direct message to someone away is emailed with its content, links, sender and organization', async (t) => {
     const bob = await recipient('Bob Away')

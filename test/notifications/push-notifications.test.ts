@@ -9,7 +9,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { startWebPushPeer, type ReceivedPush } from '../support/web-push-peer.js'
-import { deliverPushNotifications } from '../../src/notifications/push-delivery.js'
+import { deliverPushNotifications, PUSH_REMOVE_MAX_IDS } from '../../src/notifications/push-delivery.js'
 import { pushSendersFor } from '../../src/notifications/push-senders.js'
 import type { User } from '../../src/db/index.js'
 
@@ -168,6 +168,66 @@ t.test('push notifications', async (t) => {
     expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'remove', flag: 'read' }))
     expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [first], op: 'add', flag: 'read' }))
     t.same(mine(await flush()), [], 'no second removal')
+  })
+
+  t.test('marking many pushed messages read sends one removal notice listing them all', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Batch')
+    const ids: number[] = []
+    for (let i = 0; i < 3; i++) ids.push(await dm(owner, bob, `batch ${i}`))
+    ids.push(await say(owner, 'batch topic', `@**${bob.fullName}** look`))
+    t.equal(mine(await flush()).length, 4)
+    expectSuccess(t, await as(app, bob).post('/mark_all_as_read'))
+    t.equal(await pending(bob.id), 4, 'one removal row per message until delivery')
+    const removals = mine(await flush())
+    t.equal(removals.length, 1, 'one notice')
+    t.match(removals[0]?.payload, { event: 'remove', zulip_message_ids: ids.join(','), zulip_message_id: ids[0] })
+    t.equal(await pending(bob.id), 0)
+  })
+
+  t.test(`removal notices carry at most ${PUSH_REMOVE_MAX_IDS} message IDs each; none is dropped`, async (t) => {
+    // The pushes go out before the browser subscribes (no device: nothing to encrypt), which keeps the test quick.
+    const bob = await fx.newUser({ fullName: 'Bob Many' })
+    const ids: number[] = []
+    for (let i = 0; i <= PUSH_REMOVE_MAX_IDS; i++) ids.push(await dm(owner, bob, `many ${i}`))
+    await flush()
+    const browser = peer.subscribe()
+    expectSuccess(t, await as(app, bob).post('/users/me/webpush_subscription', browser))
+    const mine = (pushes: ReceivedPush[]) => pushes.filter((p) => p.endpoint === browser.endpoint)
+    expectSuccess(t, await as(app, bob).post('/mark_all_as_read'))
+    const removals = mine(await flush()).map((p) => String(p.payload.zulip_message_ids).split(',').map(Number))
+    t.same(removals.map((r) => r.length), [PUSH_REMOVE_MAX_IDS, 1])
+    t.same(removals.flat(), ids)
+  })
+
+  t.test('deleting a pushed message sends a removal notice; deleting one not yet pushed drops its push', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Deleted')
+    const pushed = await dm(owner, bob, 'oops, wrong person')
+    t.equal(mine(await flush()).length, 1)
+    expectSuccess(t, await as(app, owner).delete(`/messages/${pushed}`))
+    t.equal(await pending(bob.id), 1)
+    t.match(mine(await flush()).map((p) => p.payload), [{ event: 'remove', zulip_message_ids: String(pushed), user_id: bob.id }])
+    const unsent = await dm(owner, bob, 'never mind')
+    t.equal(await pending(bob.id), 1)
+    expectSuccess(t, await as(app, owner).delete(`/messages/${unsent}`))
+    t.equal(await pending(bob.id), 0, 'the pending push went with the message')
+    t.same(mine(await flush()), [])
+  })
+
+  t.test('a group mention names the smallest mentioned group of the user, as upstream’s payload does; a personal mention names none', async (t) => {
+    const { user: bob, mine } = await recipient('Bob Grouped')
+    const admin = await fx.user('admin')
+    const group = async (name: string, members: number[]) =>
+      expectSuccess(t, await as(app, owner).post('/user_groups/create', { name, description: 'push test', members })).group_id as number
+    const big = await group(`big-${realmId}`, [bob.id, admin.id, owner.id])
+    const small = await group(`small-${realmId}`, [bob.id, admin.id])
+    await say(owner, 'groups', `@*big-${realmId}* and @*small-${realmId}*, please look`)
+    await say(owner, 'groups', `@**${bob.fullName}** and @*small-${realmId}*`)
+    const [byGroup, personal, ...more] = mine(await flush()).map((p) => p.payload)
+    t.equal(more.length, 0)
+    t.match(byGroup, { event: 'message', mentioned_user_group_id: small, mentioned_user_group_name: `small-${realmId}` })
+    t.not(small, big)
+    t.equal(personal?.mentioned_user_group_id, undefined)
+    t.equal(personal?.mentioned_user_group_name, undefined)
   })
 
   t.test('a subscription the push service reports gone (410) is pruned', async (t) => {
