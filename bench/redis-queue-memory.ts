@@ -4,7 +4,9 @@
 // USERS users with QUEUES_PER_USER queues each, then EVENTS events published
 // to every user (each reaches all of the user's queues) and left
 // unacknowledged, then every queue acknowledges them all. Figures: bytes of
-// `used_memory` per queue over the empty server, at each step.
+// `used_memory` per queue over the empty server, at each step; and Redis's
+// CPU (INFO cpu, user + sys: its scripts and its network I/O) per event
+// queued and per acknowledging read (one FETCH per queue).
 //   node dist/bench/redis-queue-memory.js
 // Env: BENCH_USERS (default 2000). Scenarios: 1 and 3 queues per user; 1 and 10 events.
 import { randomUUID } from 'node:crypto'
@@ -24,7 +26,18 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/^used_memory:(\d+)/m.exec(info)?.[1])
 }
 
+/** Redis's own CPU so far (INFO cpu, user + sys), µs. */
+async function redisCpu(redis: Redis): Promise<{ cpu: number }> {
+  const cpu = await redis.info('cpu')
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1])
+  return { cpu: (field('used_cpu_user') + field('used_cpu_sys')) * 1e6 }
+}
+
 interface Figures {
+  /** Redis µs per event delivered to a queue (the appends), CPU and command time. */
+  appendCpu: number
+  /** Redis µs per acknowledging read of a queue. */
+  ackCpu: number
   queues: number
   empty: number
   pending: number
@@ -48,26 +61,36 @@ async function measure(url: string, layout: 'per-queue' | 'per-user', perUser: n
     for (let q = 0; q < perUser; q++) descs.push(...(await Promise.all(batch.map((userId) => node.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1, eventTypes: ['message', 'alert_words'] })))))
   }
   const empty = await usedMemory(admin)
+  const cpu0 = await redisCpu(admin)
   for (let e = 0; e < events; e++) {
     // A message-sized event, the same for every recipient (as a channel message's is, up to its flags).
     const event: ChatEvent = { type: 'message', message: { id: e + 1, type: 'stream', stream_id: 1, display_recipient: 'general', subject: 'lunch', sender_id: 1, sender_email: 'bob@example.com', content: `<p>message number ${e} with some text in it</p>`, raw_content: `message number ${e} with some text in it` } }
     await store.append({ realmId: 1, userIds, event, perUser: Object.fromEntries(userIds.map((id) => [id, { flags: [] }])), origin: 'bench' })
   }
   const pending = await usedMemory(admin)
+  const cpu1 = await redisCpu(admin)
   for (let start = 0; start < descs.length; start += 200) await Promise.all(descs.slice(start, start + 200).map((desc) => store.fetch(desc, events - 1)))
   const acked = await usedMemory(admin)
+  const cpu2 = await redisCpu(admin)
   await node.close()
   await store.close()
   await connection.close()
   admin.disconnect()
   const n = descs.length
-  return { queues: n, empty: (empty - before) / n, pending: (pending - before) / n, acked: (acked - before) / n }
+  const delivered = n * events
+  return {
+    appendCpu: (cpu1.cpu - cpu0.cpu) / delivered,
+    ackCpu: (cpu2.cpu - cpu1.cpu) / n,
+    queues: n,
+    empty: (empty - before) / n, pending: (pending - before) / n, acked: (acked - before) / n }
 }
 
 run(async () => {
   const teardowns: (() => unknown)[] = []
   const redis = await startRedis({ teardown: (fn) => teardowns.push(fn) })
-  const rows: string[][] = [['layout', 'queues per user', 'events', 'queues', 'B/queue, no events', 'B/queue, events pending', 'B/queue, all acknowledged']]
+  const rows: string[][] = [
+    ['layout', 'queues per user', 'events', 'queues', 'B/queue, no events', 'B/queue, events pending', 'B/queue, all acknowledged', 'Redis CPU µs per queued event', 'Redis CPU µs per acknowledging read'],
+  ]
   const start = machine()
   // Warm-up, not recorded: the first run on a fresh server also pays for the scripts' cache and the allocator's first pages.
   await measure(redis.url, 'per-queue', 1, 1)
@@ -76,7 +99,7 @@ run(async () => {
     for (const events of [1, 10]) {
       for (const layout of ['per-queue', 'per-user'] as const) {
         const f = await measure(redis.url, layout, perUser, events)
-        rows.push([layout, String(perUser), String(events), String(f.queues), fmt(f.empty, 0), fmt(f.pending, 0), fmt(f.acked, 0)])
+        rows.push([layout, String(perUser), String(events), String(f.queues), fmt(f.empty, 0), fmt(f.pending, 0), fmt(f.acked, 0), fmt(f.appendCpu, 1), fmt(f.ackCpu, 1)])
         console.log(table(rows))
       }
     }
