@@ -22,6 +22,7 @@ async function storeNode(prefix: string, options: { groupBySlot?: boolean } = {}
   return {
     redis,
     queues,
+    prefix,
     async close() {
       await queues.close()
       await connection.close()
@@ -77,4 +78,21 @@ t.test("a user's queues share one stream, each event stored once, trimmed to the
   t.equal(await store.redis.xlen(stream), 0, 'removing the laggard trims the rest (the typed queue never needed them)')
   const keys = [stream, `${prefix}:u:{1}:m`, `${prefix}:u:{1}:c:${one.queueId}`, `${prefix}:u:{1}:h:${one.queueId}`, `${prefix}:uq:{1}`]
   t.equal(new Set(keys.map(hashSlot)).size, 1, "a user's stream, cursors and index share one slot")
+})
+
+t.test('a user with more queues than one stream entry holds gets every event on every queue', async (t) => {
+  const store = await storeNode(`test:${randomUUID()}`)
+  store.queues.setMaxQueuesPerUser(2_200)
+  const node = new EventQueues(store.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
+  t.teardown(async () => {
+    await node.close()
+    await store.close()
+  })
+  const descs = []
+  for (let i = 0; i < 2_100; i += 100) descs.push(...(await Promise.all(Array.from({ length: 100 }, () => node.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })))))
+  await store.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'test' })
+  t.equal(await store.redis.xlen(`${store.prefix}:u:{1}:e`), 2, 'two entries')
+  const first = await node.getEvents({ queueId: descs[0]!.queueId, userId: 1, lastEventId: -1, dontBlock: true })
+  const last = await node.getEvents({ queueId: descs.at(-1)!.queueId, userId: 1, lastEventId: -1, dontBlock: true })
+  t.match([first, last], [[{ id: 0, alert_words: ['x'] }], [{ id: 0, alert_words: ['x'] }]])
 })

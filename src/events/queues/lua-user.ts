@@ -207,11 +207,13 @@ return 1
  * ARGV maxEvents, nodeChannelPrefix, variantCount, the variants, then per
  * user: base (U), queue count, then per queue: queueId and its variant
  * numbers, comma-separated. Per user: each accepting queue's events get its
- * next IDs; one stream entry holds them all. Returns, per queue in argument
+ * next IDs; one stream entry holds them all (one per 2,000 queues: Lua's
+ * unpack() cannot pass more fields to XADD). Returns, per queue in argument
  * order, the first ID, -1 (gone) or -2 (dropped past maxEvents). Wake-ups as
  * APPEND in lua.ts (same message format, so known-states.ts applies).
  */
 export const APPEND_U = new LuaScript(`${EXTEND_TTL}${SCAN_TRIM}${WAKE}
+local ENTRY_QUEUES = 2000
 local max = tonumber(ARGV[1])
 local variantCount = tonumber(ARGV[3])
 local jsons = {}
@@ -225,9 +227,25 @@ for _, meta in ipairs(KEYS) do
   local streamKey = base .. 'e'
   local fields = {}
   local used = {}
+  local inEntry = 0
   local maxTtl = -1
   local pending = {}
   local dropped = false
+  -- One entry per ENTRY_QUEUES queues at most (unpack() is limited to a few thousand values).
+  local function flush()
+    if inEntry == 0 then return end
+    local seq = redis.call('HINCRBY', meta, 'seq', 1)
+    for v = 1, variantCount do
+      if used[v] then
+        fields[#fields + 1] = 'j' .. v
+        fields[#fields + 1] = jsons[v]
+      end
+    end
+    redis.call('XADD', streamKey, seq .. '-1', unpack(fields))
+    fields = {}
+    used = {}
+    inEntry = 0
+  end
   for _ = 1, count do
     local qid = ARGV[a]
     local nums = ARGV[a + 1]
@@ -256,18 +274,13 @@ for _, meta in ipairs(KEYS) do
         if ttl > maxTtl then maxTtl = ttl end
         pending[#pending + 1] = { holderKey, watchersKey, qid, first, variants }
         out[#out + 1] = first
+        inEntry = inEntry + 1
+        if inEntry >= ENTRY_QUEUES then flush() end
       end
     end
   end
+  flush()
   if #pending > 0 then
-    local seq = redis.call('HINCRBY', meta, 'seq', 1)
-    for v = 1, variantCount do
-      if used[v] then
-        fields[#fields + 1] = 'j' .. v
-        fields[#fields + 1] = jsons[v]
-      end
-    end
-    redis.call('XADD', streamKey, seq .. '-1', unpack(fields))
     extend(meta, maxTtl)
     extend(streamKey, maxTtl)
     for _, p in ipairs(pending) do send_events(p[1], p[2], p[3], p[4], p[5], jsons) end
