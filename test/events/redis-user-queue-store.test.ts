@@ -76,7 +76,7 @@ t.test("a user's queues share one stream, each event stored once, trimmed to the
   t.equal((await store.redis.xrange(stream, '-', '+')).length, 2, 'trimmed to the slowest queue')
   await node.delete(two.queueId, 1)
   t.equal(await store.redis.xlen(stream), 0, 'removing the laggard trims the rest (the typed queue never needed them)')
-  const keys = [stream, `${prefix}:u:{1}:m`, `${prefix}:u:{1}:c:${one.queueId}`, `${prefix}:u:{1}:h:${one.queueId}`, `${prefix}:uq:{1}`]
+  const keys = [stream, `${prefix}:u:{1}:m`, `${prefix}:u:{1}:p`, `${prefix}:u:{1}:c:${one.queueId}`, `${prefix}:u:{1}:h:${one.queueId}`, `${prefix}:uq:{1}`]
   t.equal(new Set(keys.map(hashSlot)).size, 1, "a user's stream, cursors and index share one slot")
 })
 

@@ -11,10 +11,12 @@
 //                    variant used "j<v>" = event JSON without "id". Filtering happens
 //                    on write: an entry names only the queues that accepted it, with
 //                    their own transformed variants and their own IDs.
-//   U m              hash: seq (last stream seq), qn (queue number counter), and per
-//                    queue "p:<queue_id>" = the seq of the newest entry this queue has
-//                    passed (every event of it for this queue acknowledged). The stream
-//                    is trimmed to the smallest of those.
+//   U m              hash: seq (last stream seq), qn (queue number counter)
+//   U p              sorted set: per queue, member queue_id, score the seq of the newest
+//                    entry this queue has passed (every event of it for this queue
+//                    acknowledged). The stream is trimmed to the lowest score of a live
+//                    queue (ZRANGE 0 0; collected queues' members are dropped as met),
+//                    so a trim costs O(log queues), not O(queues).
 //   U c:<queue_id>   hash, the queue's cursor { n, last: last issued ID, pruned: newest
 //                    acknowledged ID }; its TTL is the queue's life
 //   U h:<queue_id>   holder of the long-poll: "<node_id>|<token>"
@@ -47,8 +49,9 @@ end
  * pos; returns the events of queue n with IDs above \`after\` (flat id, json;
  * none when after is nil) and the position the queue can move to: the last
  * entry before the first one holding an event of the queue above upTo.
- * trim(meta, stream, base): drops the positions of collected queues and trims
- * the stream to the smallest position left (deletes it when none is).
+ * trim(meta, stream, base): trims the stream to the lowest position of a live
+ * queue, dropping collected queues' positions on the way (deletes the stream
+ * when no queue is left).
  */
 const SCAN_TRIM = `
 local function scan(streamKey, n, pos, after, upTo)
@@ -84,26 +87,27 @@ local function scan(streamKey, n, pos, after, upTo)
   end
   return events, newPos
 end
+local function posKey(metaKey)
+  return string.sub(metaKey, 1, -2) .. 'p'
+end
 local function trim(metaKey, streamKey, base)
-  local all = redis.call('HGETALL', metaKey)
-  local min = nil
-  for i = 1, #all, 2 do
-    local k = all[i]
-    if string.sub(k, 1, 2) == 'p:' then
-      if redis.call('EXISTS', base .. 'c:' .. string.sub(k, 3)) == 0 then
-        redis.call('HDEL', metaKey, k)
-      else
-        local p = tonumber(all[i + 1])
-        if min == nil or p < min then min = p end
-      end
+  local pk = posKey(metaKey)
+  while true do
+    local lowest = redis.call('ZRANGE', pk, 0, 0, 'WITHSCORES')
+    if #lowest == 0 then
+      redis.call('DEL', streamKey)
+      return
     end
+    if redis.call('EXISTS', base .. 'c:' .. lowest[1]) == 1 then
+      redis.call('XTRIM', streamKey, 'MINID', '=', string.format('%d', tonumber(lowest[2]) + 1))
+      return
+    end
+    redis.call('ZREM', pk, lowest[1])
   end
-  if min == nil then redis.call('DEL', streamKey)
-  else redis.call('XTRIM', streamKey, 'MINID', '=', string.format('%d', min + 1)) end
 end
 local function advance(metaKey, streamKey, base, qid, pos, newPos)
   if newPos > pos then
-    redis.call('HSET', metaKey, 'p:' .. qid, newPos)
+    redis.call('ZADD', posKey(metaKey), newPos, qid)
     trim(metaKey, streamKey, base)
   end
 end
@@ -114,6 +118,7 @@ const REFRESH = `
 local function refresh(ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)
   extend(KEYS[2], ttl)
+  extend(posKey(KEYS[2]), ttl)
   if redis.call('EXISTS', KEYS[3]) == 1 then extend(KEYS[3], ttl) end
   if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
   if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
@@ -126,8 +131,10 @@ local ttl = tonumber(ARGV[2])
 local n = redis.call('HINCRBY', KEYS[2], 'qn', 1)
 redis.call('HSET', KEYS[1], 'n', n, 'last', -1, 'pruned', -1)
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('HSET', KEYS[2], 'p:' .. ARGV[1], redis.call('HGET', KEYS[2], 'seq') or '0')
+local pk = string.sub(KEYS[2], 1, -2) .. 'p'
+redis.call('ZADD', pk, redis.call('HGET', KEYS[2], 'seq') or '0', ARGV[1])
 extend(KEYS[2], ttl)
+extend(pk, ttl)
 if redis.call('EXISTS', KEYS[3]) == 1 then extend(KEYS[3], ttl) end
 return 1
 `)
@@ -143,7 +150,7 @@ local c = redis.call('HMGET', KEYS[1], 'n', 'last', 'pruned')
 local n, issued, pruned = c[1], tonumber(c[2]), tonumber(c[3])
 if last < pruned then return {'pruned', tostring(pruned)} end
 if last > issued then return {'ahead'} end
-local pos = tonumber(redis.call('HGET', KEYS[2], 'p:' .. ARGV[5]) or '0')
+local pos = tonumber(redis.call('ZSCORE', posKey(KEYS[2]), ARGV[5]) or '0')
 local events, newPos = scan(KEYS[3], n, pos, last, last)
 if last > pruned then
   redis.call('HSET', KEYS[1], 'pruned', last)
@@ -174,7 +181,7 @@ if ARGV[2] ~= '' then
     pruned = upTo
   end
 end
-local pos = tonumber(redis.call('HGET', KEYS[2], 'p:' .. ARGV[4]) or '0')
+local pos = tonumber(redis.call('ZSCORE', posKey(KEYS[2]), ARGV[4]) or '0')
 local _, newPos = scan(KEYS[3], n, pos, nil, pruned)
 advance(KEYS[2], KEYS[3], ARGV[3], ARGV[4], pos, newPos)
 refresh(tonumber(ARGV[1]))
@@ -193,7 +200,7 @@ local n, issued, pruned = c[1], tonumber(c[2]), tonumber(c[3])
 if upTo < pruned or upTo > issued then return -1 end
 if upTo > pruned then
   redis.call('HSET', KEYS[1], 'pruned', upTo)
-  local pos = tonumber(redis.call('HGET', KEYS[2], 'p:' .. ARGV[4]) or '0')
+  local pos = tonumber(redis.call('ZSCORE', posKey(KEYS[2]), ARGV[4]) or '0')
   local _, newPos = scan(KEYS[3], n, pos, nil, upTo)
   advance(KEYS[2], KEYS[3], ARGV[6], ARGV[4], pos, newPos)
   tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
@@ -264,7 +271,7 @@ for _, meta in ipairs(KEYS) do
       if lastId - tonumber(c[2]) > max then
         wake_readers(holderKey, watchersKey, qid)
         redis.call('DEL', cursor, watchersKey)
-        redis.call('HDEL', meta, 'p:' .. qid)
+        redis.call('ZREM', posKey(meta), qid)
         dropped = true
         out[#out + 1] = -2
       else
@@ -282,6 +289,7 @@ for _, meta in ipairs(KEYS) do
   flush()
   if #pending > 0 then
     extend(meta, maxTtl)
+    extend(posKey(meta), maxTtl)
     extend(streamKey, maxTtl)
     for _, p in ipairs(pending) do send_events(p[1], p[2], p[3], p[4], p[5], jsons) end
   end
@@ -299,7 +307,7 @@ export const REMOVE_U = new LuaScript(`${SCAN_TRIM}${WAKE}
 local existed = redis.call('DEL', KEYS[1])
 if existed == 1 then wake_readers(KEYS[4], KEYS[5], ARGV[2]) end
 redis.call('DEL', KEYS[4], KEYS[5])
-redis.call('HDEL', KEYS[2], 'p:' .. ARGV[2])
+redis.call('ZREM', posKey(KEYS[2]), ARGV[2])
 trim(KEYS[2], KEYS[3], ARGV[3])
 send_wakes(ARGV[1])
 return existed
