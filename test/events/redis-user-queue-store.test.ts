@@ -11,6 +11,7 @@ import { EventQueues } from '../../src/events/queues/index.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
 import { queueStoreContract } from './queue-store.contract.js'
 import { crossSlotCommands } from '../support/cross-slot.js'
+import { queueLayout } from '../../src/backends/index.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -95,4 +96,10 @@ t.test('a user with more queues than one stream entry holds gets every event on 
   const first = await node.getEvents({ queueId: descs[0]!.queueId, userId: 1, lastEventId: -1, dontBlock: true })
   const last = await node.getEvents({ queueId: descs.at(-1)!.queueId, userId: 1, lastEventId: -1, dontBlock: true })
   t.match([first, last], [[{ id: 0, alert_words: ['x'] }], [{ id: 0, alert_words: ['x'] }]])
+})
+
+t.test('ROOST_QUEUE_LAYOUT chooses the layout: per-queue unless per-user is asked for; anything else names the variable', async (t) => {
+  t.equal(queueLayout({}), 'per-queue')
+  t.equal(queueLayout({ ROOST_QUEUE_LAYOUT: 'per-user' }), 'per-user')
+  t.throws(() => queueLayout({ ROOST_QUEUE_LAYOUT: 'per-stream' }), /ROOST_QUEUE_LAYOUT must be per-queue or per-user/)
 })
