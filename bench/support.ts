@@ -12,6 +12,26 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BENCH_DATABASE_URL = process.env.ROOST_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/roost_bench'
 export const BENCH_REDIS_URL = process.env.ROOST_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+/**
+ * ROOST_BENCH_REDIS_CLUSTER_NODES (host:port,…): the nodes run on that Redis
+ * Cluster (REDIS_CLUSTER_NODES) instead of BENCH_REDIS_URL; raw-Redis
+ * baselines stay on BENCH_REDIS_URL. Start one with
+ * `node scripts/redis-topology.mjs cluster` (3 masters, 3 replicas).
+ */
+export const BENCH_REDIS_CLUSTER_NODES = process.env.ROOST_BENCH_REDIS_CLUSTER_NODES
+/** Database names: <prefix><benchmark> (ROOST_BENCH_DB_PREFIX, default roost_bench_; must start roost_bench or roost_redis_bench). */
+const BENCH_DB_PREFIX = process.env.ROOST_BENCH_DB_PREFIX ?? 'roost_bench_'
+/**
+ * What the results are of, when not the defaults: the experimental queue
+ * layout (ROOST_QUEUE_LAYOUT, read by src/backends/index.ts) and a Redis
+ * Cluster. Each variant records its own result block.
+ */
+export const BENCH_VARIANT = [
+  process.env.ROOST_QUEUE_LAYOUT && process.env.ROOST_QUEUE_LAYOUT !== 'per-queue' ? process.env.ROOST_QUEUE_LAYOUT : '',
+  BENCH_REDIS_CLUSTER_NODES ? 'cluster' : '',
+]
+  .filter(Boolean)
+  .join('-')
 export const OWNER = { email: 'bench-owner@example.com', password: 'bench-password-1' }
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes of this machine. */
@@ -112,7 +132,7 @@ export function freshDatabase(url: string): void {
 
 export function benchDatabase(name: string): string {
   const url = new URL(BENCH_DATABASE_URL)
-  url.pathname = `/roost_bench_${name}`
+  url.pathname = `/${BENCH_DB_PREFIX}${name}`
   return url.toString()
 }
 
@@ -126,7 +146,7 @@ export function clusterEnv(name: string): Record<string, string> {
   freshDatabase(databaseUrl)
   return {
     DATABASE_URL: databaseUrl,
-    REDIS_URL: BENCH_REDIS_URL,
+    ...(BENCH_REDIS_CLUSTER_NODES ? { REDIS_CLUSTER_NODES: BENCH_REDIS_CLUSTER_NODES } : { REDIS_URL: BENCH_REDIS_URL }),
     BENCH_REDIS_PREFIX: `bench:${randomUUID()}`,
     BOOTSTRAP_REALM_NAME: 'Roost bench',
     BOOTSTRAP_OWNER_EMAIL: OWNER.email,
@@ -178,6 +198,15 @@ export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.to
 
 /** Replaces (or appends) the section of bench/README.md between this benchmark's markers. */
 export function recordResult(name: string, markdown: string): void {
+  if (BENCH_VARIANT) {
+    name = `${name}:${BENCH_VARIANT}`
+    const what = [
+      process.env.ROOST_QUEUE_LAYOUT === 'per-user' ? 'the experimental per-user queue layout (ROOST_QUEUE_LAYOUT=per-user)' : '',
+      BENCH_REDIS_CLUSTER_NODES ? 'nodes on a 3-master Redis Cluster (ROOST_BENCH_REDIS_CLUSTER_NODES)' : '',
+    ].filter(Boolean)
+    markdown = markdown.replace(/^(#+ .*)$/m, `$1 — ${BENCH_VARIANT}`)
+    markdown = `${markdown.trim()}\n\nVariant: ${what.join('; ')}.`
+  }
   const file = path.join(ROOT, 'bench/README.md')
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n'
   const begin = `<!-- result:${name} -->`

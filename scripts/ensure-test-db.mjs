@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes sure the PostgreSQL database named by a URL exists, creating it when
-// missing. With --fresh, a database whose name starts with "roost_test" or
-// "roost_bench" is dropped and created again, so every run starts from an
+// missing. With --fresh, a database whose name starts with "roost_test",
+// "roost_bench" or "roost_redis_bench" is dropped and created again, so every run starts from an
 // empty schema (migrations are applied by the tests themselves).
 //
 //   node scripts/ensure-test-db.mjs [--fresh] [postgresql://…/roost_test]
@@ -28,7 +28,7 @@ admin.pathname = '/postgres'
 const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 10_000 })
 await client.connect()
 try {
-  const disposable = /^roost_(test|bench)/.test(name)
+  const disposable = /^roost_(test|bench|redis_bench)/.test(name)
   if (fresh && disposable) {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   }

@@ -9,6 +9,7 @@ import { ApiError } from '../../src/errors.js'
 import { FETCH } from '../../src/events/queues/lua.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
 import { queueStoreContract, waitForHeld, withTimeout } from './queue-store.contract.js'
+import { crossSlotCommands } from '../support/cross-slot.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -36,20 +37,6 @@ t.test('one server', async (t) => {
     return { store: node.queues, close: () => node.close() }
   })
 })
-
-/** Records every command sent on the connection whose keys span more than one cluster slot. */
-function crossSlotCommands(redis: Redis): string[] {
-  const seen: string[] = []
-  const send = redis.sendCommand.bind(redis)
-  Object.assign(redis, {
-    sendCommand: (...args: Parameters<typeof send>) => {
-      const keys = args[0].getKeys().map(String)
-      if (new Set(keys.map(hashSlot)).size > 1) seen.push(`${args[0].name} ${keys.join(' ')}`)
-      return send(...args)
-    },
-  })
-  return seen
-}
 
 // The code path of a Redis Cluster (work split per hash slot), on one server;
 // a command naming keys of two slots fails the test that sent it.

@@ -186,7 +186,7 @@ ${REFRESH_QUEUE_TTL}return 1
  * no raw newline). Past WAKE_PAYLOAD_MAX bytes for a node, only "w" lines are
  * added.
  */
-const WAKE = `
+export const WAKE = `
 local WAKE_PAYLOAD_MAX = 262144
 local parts = {}
 local sizes = {}

@@ -536,7 +536,7 @@ export class RedisQueueStore implements QueueStore {
 }
 
 /** Sets a cache entry, dropping the oldest one when the cache is full. */
-function setBounded<V>(cache: Map<string, V>, key: string, value: V): void {
+export function setBounded<V>(cache: Map<string, V>, key: string, value: V): void {
   if (cache.size >= CACHE_SIZE && !cache.has(key)) {
     const oldest = cache.keys().next().value
     if (oldest !== undefined) cache.delete(oldest)
@@ -545,13 +545,13 @@ function setBounded<V>(cache: Map<string, V>, key: string, value: V): void {
 }
 
 /** A member of the user and realm-public index sets. */
-function indexMember(userId: number, queueId: string): string {
+export function indexMember(userId: number, queueId: string): string {
   return `${userId}:${queueId}`
 }
 
-type QueuedEventMaker = ReturnType<typeof queuedEventMaker>
+export type QueuedEventMaker = ReturnType<typeof queuedEventMaker>
 
-function serializeEvent(event: WireEvent): string {
+export function serializeEvent(event: WireEvent): string {
   const { id: _id, ...rest } = event
   return JSON.stringify(rest)
 }
