@@ -7,7 +7,9 @@
 //
 // A transaction client is never registered: its reads stay in the
 // transaction. Only for columns whose pg and Prisma
-// decodings agree (int4, bool, text; not int8 or numeric). On PGlite, and when
+// decodings agree (int4, int4[], bool, text, timestamptz, json/jsonb; not
+// int8 or numeric: the message and send statements rely on the former, and
+// their tests pass on both drivers). On PGlite, and when
 // the adapter is wrapped (tests counting statements), the same SQL goes
 // through Prisma's $queryRawUnsafe, so counts and the embedded mode are
 // unchanged.
