@@ -7,12 +7,14 @@
 //
 // A transaction client is never registered: its reads stay in the
 // transaction. Only for columns whose pg and Prisma
-// decodings agree (int4, bool, text; not int8 or numeric). On PGlite, and when
+// decodings agree (int4, int4[], bool, text, timestamptz, json/jsonb; not
+// int8 or numeric: the message and send statements rely on the former, and
+// their tests pass on both drivers). On PGlite, and when
 // the adapter is wrapped (tests counting statements), the same SQL goes
 // through Prisma's $queryRawUnsafe, so counts and the embedded mode are
 // unchanged.
 import type pg from 'pg'
-import type { PrismaClient, Tx } from './index.js'
+import type { Prisma, PrismaClient, Tx } from './index.js'
 
 const pools = new WeakMap<object, pg.Pool>()
 
@@ -29,5 +31,19 @@ export async function fastRead<T>(prisma: PrismaClient | Tx, name: string, text:
   const pool = pools.get(prisma)
   if (!pool) return prisma.$queryRawUnsafe<T[]>(text, ...values)
   const result = await pool.query({ name, text, values })
+  return result.rows as T[]
+}
+
+/**
+ * A statement built with Prisma.sql (its text varies, e.g. with a narrow's
+ * terms) sent as an unnamed statement on the same pool: no Prisma query
+ * compilation, no prepared statement per shape. Same fall-backs as fastRead.
+ * Values must decode alike through both drivers (see above); JS arrays are
+ * encoded by each driver.
+ */
+export async function fastQuery<T>(prisma: PrismaClient | Tx, sql: Prisma.Sql): Promise<T[]> {
+  const pool = pools.get(prisma)
+  if (!pool) return prisma.$queryRaw<T[]>(sql)
+  const result = await pool.query({ text: sql.text, values: sql.values as unknown[] })
   return result.rows as T[]
 }

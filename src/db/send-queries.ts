@@ -1,11 +1,14 @@
 // The statements of sending a message (actions/send-message.ts), one round
-// trip each: Prisma's ORM path costs 1.5–2 ms of CPU per query here, and a
+// trip each, sent on the pg pool without Prisma where db/fast-read.ts allows
+// (Prisma compiles even a raw query in its WASM query compiler: ~20% of the
+// node's CPU on POST /messages before, issue 16): Prisma's ORM path costs 1.5–2 ms of CPU per query here, and a
 // 1,000-subscriber channel through findMany (subscribers, then alert words
 // with 1,000 parameters) cost ~15 ms of CPU per send. Rows come back in
 // Prisma's own shapes (test/db/send-queries.test.ts compares them).
 import type { Message, PrismaClient, Stream, Tx, User } from './index.js'
 import { Prisma } from './index.js'
 import { fromJson, toModel, USER_DATES } from './hot-queries.js'
+import { fastQuery } from './fast-read.js'
 
 type Db = PrismaClient | Tx
 
@@ -39,7 +42,7 @@ const STREAM_DATES = ['dateCreated']
 
 /** The channel with everything a send to it needs, or null when no channel matches. */
 export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promise<StreamAudience | null> {
-  const rows = await db.$queryRaw<Record<string, unknown>[]>(Prisma.sql`
+  const rows = await fastQuery<Record<string, unknown>>(db, Prisma.sql`
     WITH st AS (
       SELECT * FROM stream
       WHERE (${q.streamId}::int IS NOT NULL AND id = ${q.streamId}::int)
@@ -88,7 +91,7 @@ export async function findDirectAudience(
   q: { realmId: number; senderId: number; ids: readonly number[]; emails: readonly string[] },
 ): Promise<DirectAudience> {
   const lower = q.emails.map((e) => e.toLowerCase())
-  const rows = await db.$queryRaw<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[] }[]>(Prisma.sql`
+  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[] }>(db, Prisma.sql`
     WITH found AS (
       SELECT id, email, delivery_email, full_name, is_active FROM user_profile
       WHERE realm_id = ${q.realmId}::int
@@ -142,7 +145,7 @@ function intList(values: readonly number[]): string {
  * the transaction that wrote it.
  */
 export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRows): Promise<{ message: Message; xid: string }> {
-  const rows = await db.$queryRaw<Record<string, unknown>[]>(Prisma.sql`
+  const rows = await fastQuery<Record<string, unknown>>(db, Prisma.sql`
     WITH m AS (
       INSERT INTO message (realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
       VALUES (${m.realmId}::int, ${m.senderId}::int, ${m.streamId}::int, ${m.topic}, ${m.dmUserIds}::int[], ${m.content}, ${m.renderedContent},

@@ -22,6 +22,8 @@ export interface PresentMessageOptions {
   clientExtavatar: boolean
   realm: Pick<Realm, 'stringId'>
   sender: PresentableUser
+  /** avatarUrlOf(sender, clientExtavatar), when the caller computed it already (once per sender for many messages). */
+  avatarUrl?: string | null
   /** The channel of a channel message. */
   stream?: Pick<Stream, 'id' | 'name'> | null
   /** Every participant of a direct message, the sender included. */
@@ -93,7 +95,7 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
           .sort((a, b) => a.id - b.id)
           .map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: false })),
     type: isStream ? 'stream' : 'private',
-    avatar_url: avatarUrlOf(o.sender, o.clientExtavatar),
+    avatar_url: o.avatarUrl !== undefined ? o.avatarUrl : avatarUrlOf(o.sender, o.clientExtavatar),
     content_type: o.applyMarkdown ? 'text/html' : 'text/x-markdown',
   }
   if (isStream) out.stream_id = row.streamId

@@ -6,9 +6,11 @@ import { escapeHtml } from '../domain/markdown.js'
 import { HISTORICAL_FLAGS } from '../domain/flags.js'
 import { parseNarrow } from '../domain/narrow.js'
 import { badRequest, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
-import { presentMessage, type MessageRow } from '../present/message.js'
+import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message.js'
 import { accessMessageById } from '../access/message.js'
 import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
+import { fastQuery } from '../db/fast-read.js'
+import { messageLookups, type MessageReactionRow } from '../db/message-reads.js'
 
 /** Upstream's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000
@@ -42,19 +44,15 @@ export interface GetMessagesResult {
   anchor: number
 }
 
-interface IdRow {
-  id: number
-  flags: number
-}
+type WindowRow = MessageRow & { realmId: number; flags: number }
 
-/** Loads what presentMessage needs for the rows and presents them in the given order. */
+/** Loads what presentMessage needs for the rows (one statement) and presents them in the given order. */
 export async function presentMessages(
   ctx: ViewerContext,
   rows: { message: MessageRow & { realmId: number }; flags: number }[],
   options: { applyMarkdown: boolean; clientExtavatar: boolean },
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return []
-  const messageIds = rows.map((r) => r.message.id)
   const userIds = new Set<number>()
   const streamIds = new Set<number>()
   for (const { message } of rows) {
@@ -62,27 +60,31 @@ export async function presentMessages(
     for (const id of message.dmUserIds) userIds.add(id)
     if (message.streamId !== null) streamIds.add(message.streamId)
   }
-  const reactions = await ctx.prisma.reaction.findMany({
-    where: { messageId: { in: messageIds } },
-    orderBy: { id: 'asc' },
-    include: { user: { select: { id: true, email: true, fullName: true } } },
-  })
-  const [users, streams] = await Promise.all([
-    ctx.prisma.user.findMany({ where: { id: { in: [...userIds] } } }),
-    ctx.prisma.stream.findMany({ where: { id: { in: [...streamIds] } }, select: { id: true, name: true } }),
-  ])
-  const userById = new Map(users.map((u) => [u.id, u]))
-  const streamById = new Map(streams.map((s) => [s.id, s]))
+  const lookups = await messageLookups(ctx.prisma, rows.map((r) => r.message.id), userIds, streamIds)
+  const userById = new Map(lookups.users.map((u) => [u.id, u]))
+  const streamById = new Map(lookups.streams.map((s) => [s.id, s]))
+  const reactionsOf = new Map<number, MessageReactionRow[]>()
+  for (const r of lookups.reactions) {
+    const list = reactionsOf.get(r.messageId)
+    if (list) list.push(r)
+    else reactionsOf.set(r.messageId, [r])
+  }
+  // Per request, not per message: a window has few senders.
+  const avatarOf = new Map<number, string | null>()
   return rows.map(({ message, flags }) => {
     const sender = userById.get(message.senderId)
     if (!sender) throw new Error(`sender ${message.senderId} of message ${message.id} not found`)
+    let avatarUrl = avatarOf.get(sender.id)
+    if (avatarUrl === undefined) avatarOf.set(sender.id, (avatarUrl = avatarUrlOf(sender, options.clientExtavatar)))
     return presentMessage(message, {
-      ...options,
+      applyMarkdown: options.applyMarkdown,
+      clientExtavatar: options.clientExtavatar,
       realm: ctx.realm,
       sender,
+      avatarUrl,
       stream: message.streamId === null ? null : streamById.get(message.streamId),
       recipients: message.dmUserIds.flatMap((id) => userById.get(id) ?? []),
-      reactions: reactions.filter((r) => r.messageId === message.id),
+      reactions: reactionsOf.get(message.id) ?? [],
       flags,
       allowEditHistory: ctx.realm.allowEditHistory,
     })
@@ -111,14 +113,22 @@ async function resolveAnchor(ctx: ViewerContext, narrow: CompiledNarrow, anchor:
   return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID
 }
 
-function idRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<IdRow[]> {
+/** The columns presentMessages needs, as the model's field names. */
+const WINDOW_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sender_id AS "senderId", m.stream_id AS "streamId", m.topic,
+  m.dm_user_ids AS "dmUserIds", m.content, m.rendered_content AS "renderedContent", m.date_sent AS "dateSent",
+  m.last_edit_time AS "lastEditTime", m.edit_history AS "editHistory", m.client`
+
+/** One side of the window: the messages with the viewer's flags, in one statement (the SQL varies with the narrow: unnamed). */
+function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<WindowRow[]> {
   if (limit <= 0) return Promise.resolve([])
   // Message ids are 32-bit; the `newest` anchor is not (and Prisma refuses to send it).
   const clamped = Math.max(-1, Math.min(bound, MAX_INT32))
   const cmp = side === 'before' ? Prisma.sql`${narrow.id} <= ${clamped}` : Prisma.sql`${narrow.id} >= ${clamped}`
   const order = side === 'before' ? Prisma.sql`ORDER BY ${narrow.id} DESC` : Prisma.sql`ORDER BY ${narrow.id} ASC`
-  return ctx.prisma.$queryRaw<IdRow[]>(Prisma.sql`
-    SELECT ${narrow.id} AS id, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`)
+  return fastQuery<WindowRow>(
+    ctx.prisma,
+    Prisma.sql`SELECT ${WINDOW_COLUMNS}, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`,
+  )
 }
 
 export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {
@@ -136,27 +146,27 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
   // upstream limit_query_to_range: the anchor row rides along with one side.
   const needBefore = !anchoredToLeft && numBefore > 0
   const needAfter = !anchoredToRight && numAfter > 0
-  let before: IdRow[] = []
-  let after: IdRow[] = []
+  let before: WindowRow[] = []
+  let after: WindowRow[] = []
   if (needBefore && needAfter) {
     ;[before, after] = await Promise.all([
-      idRows(ctx, narrow, 'before', anchor - 1, numBefore),
-      idRows(ctx, narrow, 'after', anchor, numAfter + 1),
+      windowRows(ctx, narrow, 'before', anchor - 1, numBefore),
+      windowRows(ctx, narrow, 'after', anchor, numAfter + 1),
     ])
   } else if (needBefore) {
     const limit = numBefore + (!anchoredToRight && includeAnchor ? 1 : 0)
-    before = await idRows(ctx, narrow, 'before', includeAnchor ? anchor : anchor - 1, limit)
+    before = await windowRows(ctx, narrow, 'before', includeAnchor ? anchor : anchor - 1, limit)
   } else if (needAfter) {
-    after = await idRows(ctx, narrow, 'after', includeAnchor ? anchor : anchor + 1, numAfter + (includeAnchor ? 1 : 0))
+    after = await windowRows(ctx, narrow, 'after', includeAnchor ? anchor : anchor + 1, numAfter + (includeAnchor ? 1 : 0))
   } else {
-    after = await idRows(ctx, narrow, 'after', anchor, 1)
+    after = await windowRows(ctx, narrow, 'after', anchor, 1)
   }
   const rows = [...before.reverse(), ...after]
 
   // upstream post_process_limited_query
-  let beforeRows: IdRow[]
-  let anchorRows: IdRow[]
-  let afterRows: IdRow[]
+  let beforeRows: WindowRow[]
+  let anchorRows: WindowRow[]
+  let afterRows: WindowRow[]
   if (anchoredToRight) {
     numAfter = 0
     beforeRows = rows
@@ -173,14 +183,10 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
   else afterRows = []
   const kept = [...beforeRows, ...(includeAnchor ? anchorRows : []), ...afterRows]
 
-  const messages = await ctx.prisma.message.findMany({ where: { id: { in: kept.map((r) => r.id) } } })
-  const byId = new Map(messages.map((m) => [m.id, m]))
+  const byId = new Map(kept.map((r) => [r.id, r]))
   const presented = await presentMessages(
     ctx,
-    kept.flatMap((r) => {
-      const message = byId.get(r.id)
-      return message ? [{ message, flags: r.flags }] : []
-    }),
+    kept.map((r) => ({ message: r, flags: r.flags })),
     { applyMarkdown: input.applyMarkdown, clientExtavatar: input.clientExtavatar },
   )
   if (narrow.isSearch) {

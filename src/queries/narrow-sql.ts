@@ -17,6 +17,7 @@ import { isGuest } from '../domain/roles.js'
 import { RESOLVED_TOPIC_PREFIX } from '../domain/topics.js'
 import { canReadStreamHistory } from '../access/message.js'
 import { escapeLike, idsMatchingLower } from '../db/exact-match.js'
+import { streamsWithSubscription } from '../db/message-reads.js'
 
 type Db = PrismaClient | Tx
 
@@ -71,20 +72,16 @@ async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): P
   const streamNames = channelOperands.filter((o): o is string => typeof o === 'string').map((name) => name.trim())
   const namedIds = (await idsMatchingLower(db, 'stream_name', { realm_id: realmId }, streamNames)).map((row) => row.id)
   const wanted = [...new Set([...streamIds, ...namedIds])]
-  const streams = new Map(wanted.length === 0 ? [] : (await db.stream.findMany({ where: { id: { in: wanted }, realmId } })).map((s) => [s.id, s]))
+  // The channels and the viewer's subscriptions to them: one statement.
+  const found = await streamsWithSubscription(db, realmId, viewer.id, wanted)
+  const streams = new Map(found.map(({ stream }) => [stream.id, stream]))
   const named = namedIds.map((id) => streams.get(id)).filter((s): s is Stream => s !== undefined)
   /** Among the channels the database matched by name, the one `name` names (the lowest ID when several do, as a lookup of one name picks). */
   const byName = (name: string): Stream | undefined => {
     const lower = name.trim().toLowerCase()
     return named.filter((s) => s.name.toLowerCase() === lower).sort((a, b) => a.id - b.id)[0]
   }
-  const subscribed = new Set(
-    streams.size === 0
-      ? []
-      : (await db.subscription.findMany({ where: { userId: viewer.id, streamId: { in: [...streams.keys()] }, active: true }, select: { streamId: true } })).map(
-          (s) => s.streamId,
-        ),
-  )
+  const subscribed = new Set(found.filter((f) => f.subscribed).map((f) => f.stream.id))
   const userOperands = terms.flatMap((t) => {
     if (USER_OPERATORS.has(t.operator)) return [t.operand as string | number]
     if (t.operator !== 'dm') return []
