@@ -63,12 +63,13 @@ export function installObservability(app: FastifyInstance, services: Services): 
   app.decorateRequest('roostRealm', null)
   app.decorateRequest('roostQueueId', null)
   const histogram = services.metrics.httpDuration
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback hook (every request): no promise per request.
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const route = routeOf(request)
     const status = reply.statusCode
     const seconds = reply.elapsedTime / 1000
     histogram.observe({ method: request.method, route, status: String(status) }, seconds)
-    if (QUIET_LEVELS.has(request.log.level)) return
+    if (QUIET_LEVELS.has(request.log.level)) return done()
     request.log.info(
       {
         method: request.method,
@@ -82,6 +83,7 @@ export function installObservability(app: FastifyInstance, services: Services): 
       },
       'request completed',
     )
+    done()
   })
 }
 

@@ -21,8 +21,9 @@
 // backoff, logged and counted (roost_push_notification_failures_total).
 // A sent message push marks the copy active_mobile_push_notification (in the
 // statement that deletes the row), as upstream, so its removal can follow.
-// Each row is retried as a whole, so after a partial failure a user with
-// several devices may get the notification twice on the devices that had it.
+// A row remembers the targets it reached (delivered_to): after a partial
+// failure its retry goes only to the targets that have not had it, so no
+// device gets the same notification twice.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../actions/context.js'
 import { Prisma } from '../db/index.js'
@@ -65,7 +66,14 @@ interface ClaimedRow {
   message_id: number
   trigger: string
   attempts: number
+  /** Targets this row already reached (targetKey). */
+  delivered_to: string[]
 }
+
+const CLAIMED_COLUMNS = Prisma.sql`id, user_id, message_id, trigger, attempts, COALESCE(delivered_to, '{}') AS delivered_to`
+
+/** How a row records a target it reached. */
+const targetKey = (target: PushTarget): string => `${target.kind}:${target.id}`
 
 async function claimBatch(services: Services, options: PushDeliveryOptions, now: Date): Promise<ClaimedRow[]> {
   const realmFilter = options.realmIds ? Prisma.sql`AND realm_id = ANY(${options.realmIds}::int[])` : Prisma.empty
@@ -80,7 +88,7 @@ async function claimBatch(services: Services, options: PushDeliveryOptions, now:
     return tx.$queryRaw<ClaimedRow[]>`
       UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
       WHERE id = ANY(${due.map((d) => d.id)}::int[])
-      RETURNING id, user_id, message_id, trigger, attempts`
+      RETURNING ${CLAIMED_COLUMNS}`
   })
 }
 
@@ -97,13 +105,15 @@ async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
     WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${FLAG_BITS.read} = 0`
 }
 
-async function retryLater(services: Services, options: PushDeliveryOptions, row: ClaimedRow, error: unknown): Promise<void> {
+/** Due again after a backoff, remembering the targets reached so far (`reached`) so that the retry skips them. */
+async function retryLater(services: Services, options: PushDeliveryOptions, row: ClaimedRow, error: unknown, reached: string[] = []): Promise<void> {
   const delay = Math.min((options.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** row.attempts, PUSH_RETRY_MAX_MS)
   const due = new Date(services.now().getTime() + delay)
   const message = error instanceof Error ? error.message : String(error)
   await services.prisma.$executeRaw`
     UPDATE missed_push_notification SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)}, due_at = ${due}::timestamptz,
-      claimed_by = NULL, claim_expires_at = NULL
+      claimed_by = NULL, claim_expires_at = NULL,
+      delivered_to = ARRAY(SELECT DISTINCT unnest(COALESCE(delivered_to, '{}') || ${reached}::text[]))
     WHERE id = ${row.id} AND claimed_by = ${services.nodeId}`
 }
 
@@ -227,7 +237,7 @@ async function claimMoreRemovals(services: Services, options: PushDeliveryOption
     return tx.$queryRaw<ClaimedRow[]>`
       UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
       WHERE id = ANY(${due.map((d) => d.id)}::int[])
-      RETURNING id, user_id, message_id, trigger, attempts`
+      RETURNING ${CLAIMED_COLUMNS}`
   })
 }
 
@@ -258,9 +268,24 @@ async function deliver(
   isMessage: boolean,
 ): Promise<void> {
   const row = rows[0]!
+  // Targets every row already reached (a retry after a partial failure) are not sent again.
+  const done = new Set(row.delivered_to.filter((key) => rows.every((r) => r.delivered_to.includes(key))))
+  const reached: string[] = []
+  let failure: unknown
   try {
     for (const target of await targetsOf(services, row.user_id, senders)) {
-      const outcome = await senders.get(target.kind)!.send(target, payload)
+      const key = targetKey(target)
+      if (done.has(key)) continue
+      let outcome: Awaited<ReturnType<PushSender['send']>>
+      try {
+        outcome = await senders.get(target.kind)!.send(target, payload)
+      } catch (error) {
+        // The other targets are still tried; this one is retried later.
+        failure ??= error
+        options.log.warn({ err: error, user_id: row.user_id, kind: target.kind }, 'push to one target failed')
+        continue
+      }
+      reached.push(key)
       if (outcome === 'invalid') {
         options.log.info({ user_id: row.user_id, kind: target.kind }, 'push target rejected by the provider; pruned')
         await prune(services, target)
@@ -273,9 +298,12 @@ async function deliver(
       }
     }
   } catch (error) {
+    failure ??= error
+  }
+  if (failure !== undefined) {
     options.onFailure?.()
-    options.log.error({ err: error, user_id: row.user_id, attempts: row.attempts + 1 }, 'push notification failed; will retry')
-    for (const r of rows) await retryLater(services, options, r, error)
+    options.log.error({ err: failure, user_id: row.user_id, attempts: row.attempts + 1 }, 'push notification failed; will retry')
+    for (const r of rows) await retryLater(services, options, r, failure, reached)
     return
   }
   for (const r of rows) await (isMessage ? settleSent(services, r) : settle(services, r.id))

@@ -239,6 +239,30 @@ t.test('push notifications', async (t) => {
     t.equal(await pending(bob.id), 0)
   })
 
+  t.test('after one of two browsers fails, the retry goes only to that one: no device gets a push twice', async (t) => {
+    const { user: bob, browser: first, mine: onFirst } = await recipient('Bob Two Browsers')
+    const second = peer.subscribe()
+    expectSuccess(t, await as(app, bob).post('/users/me/webpush_subscription', second))
+    const onSecond = (pushes: ReceivedPush[]) => pushes.filter((p) => p.endpoint === second.endpoint)
+    peer.failWith(second.endpoint, 500)
+    await dm(owner, bob, 'to both browsers')
+    let failures = 0
+    const firstRound = await flush(() => failures++)
+    t.equal(failures, 1)
+    t.equal(onFirst(firstRound).length, 1, 'the working browser has it')
+    t.equal(onSecond(firstRound).length, 0)
+    const row = await services.prisma.missedPushNotification.findFirst({ where: { userId: bob.id } })
+    t.same(row?.deliveredTo.length, 1, 'the row remembers the browser it reached')
+    // The service recovers; the row is due again.
+    peer.recover(second.endpoint)
+    await services.prisma.$executeRaw`UPDATE missed_push_notification SET due_at = now() - interval '1 minute' WHERE user_id = ${bob.id}`
+    const retry = await flush()
+    t.equal(onSecond(retry).length, 1, 'the failed browser gets it on the retry')
+    t.equal(onFirst(retry).length, 0, 'the other browser does not get it again')
+    t.equal(await pending(bob.id), 0)
+    t.not(first.endpoint, second.endpoint)
+  })
+
   t.test('a failing push service keeps the notification for a retry and counts the failure', async (t) => {
     const { user: bob, browser } = await recipient('Bob Retry')
     peer.failWith(browser.endpoint, 500)

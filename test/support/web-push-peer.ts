@@ -32,6 +32,8 @@ export interface WebPushPeer {
   subscribe(): PeerSubscription
   /** Answers every later push to this endpoint with `status` (and nothing is recorded). */
   failWith(endpoint: string, status: number): void
+  /** Answers `endpoint` normally again. */
+  recover(endpoint: string): void
   received: ReceivedPush[]
   /** Resolves once `count` pushes were received in all; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs: number): Promise<void>
@@ -133,6 +135,9 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
     },
     failWith(endpoint, status) {
       failures.set(endpoint, status)
+    },
+    recover(endpoint) {
+      failures.delete(endpoint)
     },
     received,
     waitFor(count, timeoutMs) {
