@@ -4,7 +4,7 @@
 // moved by the delivery loops as server.ts starts them, against a real SMTP
 // server and a real push bouncer on loopback that both fail, then recover.
 import t from 'tap'
-import { buildTestApp } from '../support/app.js'
+import { buildTestApp, ownDatabase } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { startSmtpPeer } from '../support/smtp-peer.js'
@@ -39,7 +39,9 @@ t.test('notification metrics through GET /metrics', async (t) => {
   t.teardown(() => smtpPeer.close())
   const bouncer = await startBouncerPeer()
   t.teardown(() => bouncer.close())
+  // The gauges count every organization's rows: a database no other file writes to meanwhile.
   const { app, fx, services, config } = await buildTestApp(t, {
+    database: await ownDatabase(t, 'metrics'),
     config: { metricsToken: TOKEN, smtpUrl: smtpPeer.url, pushBouncer: { url: bouncer.url, orgId: bouncer.orgId, orgKey: bouncer.orgKey } },
   })
   const realmId = fx.realm.id

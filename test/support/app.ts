@@ -2,6 +2,7 @@
 // (owner, admin, moderator, member, guest, bot; two channels). Files run in
 // parallel; each test makes its own realm, so nothing needs cleaning up.
 import { randomUUID } from 'node:crypto'
+import pg from 'pg'
 import tap from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -42,6 +43,41 @@ export function testDatabase(): Promise<Database> {
     return db
   })()
   return shared
+}
+
+/**
+ * A database of the calling file alone, for tests of database-wide figures
+ * (the pending-notification gauges count every organization's rows, and the
+ * PostgreSQL phase runs files side by side on one database). On PostgreSQL a
+ * fresh `<test database>_<suffix>`, migrated, dropped again afterwards; on
+ * PGlite each file's database is its own already.
+ */
+export async function ownDatabase(t: Tap, suffix: string): Promise<Database> {
+  if (!TEST_DATABASE_URL) return testDatabase()
+  if (!/^[a-z0-9_]+$/.test(suffix)) throw new Error(`ownDatabase: suffix '${suffix}'`)
+  const url = new URL(TEST_DATABASE_URL)
+  const name = `${decodeURIComponent(url.pathname.slice(1))}_${suffix}`
+  const admin = new URL(url)
+  admin.pathname = '/postgres'
+  const adminQuery = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin.toString() })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  await adminQuery(`CREATE DATABASE "${name}"`)
+  url.pathname = `/${name}`
+  const db = await openDatabase({ databaseUrl: url.toString() })
+  await applyMigrations(db)
+  t.teardown(async () => {
+    await db.close()
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  })
+  return db
 }
 
 
