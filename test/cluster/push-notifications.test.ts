@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import webpush from 'web-push'
-import { buildTestApp } from '../support/app.js'
+import { buildTestApp, type Tap } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { startWebPushPeer } from '../support/web-push-peer.js'
@@ -14,16 +14,22 @@ import { pushSendersFor, type PushOutcome, type PushSender } from '../../src/not
 const USERS = 30
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-t.test('each push notification is sent once across three nodes', async (t) => {
+/** A Web Push service on loopback and `count` nodes on one database and one Redis prefix, all with the same VAPID keys. */
+async function pushCluster(t: Tap, count: number) {
   const peer = await startWebPushPeer()
   t.teardown(() => peer.close())
   const keys = webpush.generateVAPIDKeys()
   const config = { webPush: { publicKey: keys.publicKey, privateKey: keys.privateKey, subject: 'mailto:admin@example.com' } }
   const redisPrefix = `test:${randomUUID()}`
-  const a = await buildTestApp(t, { bus: 'redis', redisPrefix, config })
-  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: a.fx })
-  const c = await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: a.fx })
-  const nodes = [a, b, c] as const
+  const first = await buildTestApp(t, { bus: 'redis', redisPrefix, config })
+  const nodes = [first]
+  for (let i = 1; i < count; i++) nodes.push(await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: first.fx }))
+  return { peer, nodes }
+}
+
+t.test('each push notification is sent once across three nodes', async (t) => {
+  const { peer, nodes } = await pushCluster(t, 3)
+  const a = nodes[0]!
   const owner = await a.fx.user('owner')
   const endpoints: string[] = []
   for (let i = 0; i < USERS; i++) {
@@ -45,13 +51,8 @@ t.test('each push notification is sent once across three nodes', async (t) => {
 })
 
 t.test('a node stopped mid-send: its lease expires and another node pushes the notification once', async (t) => {
-  const peer = await startWebPushPeer()
-  t.teardown(() => peer.close())
-  const keys = webpush.generateVAPIDKeys()
-  const config = { webPush: { publicKey: keys.publicKey, privateKey: keys.privateKey, subject: 'mailto:admin@example.com' } }
-  const redisPrefix = `test:${randomUUID()}`
-  const a = await buildTestApp(t, { bus: 'redis', redisPrefix, config })
-  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: a.fx })
+  const { peer, nodes } = await pushCluster(t, 2)
+  const [a, b] = [nodes[0]!, nodes[1]!]
   const owner = await a.fx.user('owner')
   const bob = await a.fx.newUser({ fullName: 'Bob Stranded Push' })
   const browser = peer.subscribe()
