@@ -31,7 +31,7 @@ import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
 import { ROLE } from '../src/domain/roles.js'
 import { pickStreamColor, roleGroupName } from '../src/actions/user-rows.js'
-import { clusterEnv, clock, fmt, machine, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
+import { clusterEnv, clock, cpuSeconds, cpuSecondsOfCommands, fmt, machine, machineBusySeconds, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
 
 const START = Number(process.env.BENCH_USERS_START ?? 100)
 const STEP = Number(process.env.BENCH_USERS_STEP ?? 100)
@@ -196,11 +196,28 @@ function summarize(users: number, samples: Sample[], pollAnswers: number, pollEr
   }
 }
 
-async function ramp(name: string, ports: number[], users: SimUser[]): Promise<StepResult[]> {
+/** CPU seconds used so far: the servers under test, PostgreSQL, Redis, this load generator and the whole machine. */
+function cpuNow(serverPids: number[]): number[] {
+  const own = process.cpuUsage()
+  return [
+    serverPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    cpuSecondsOfCommands(['postgres']),
+    cpuSecondsOfCommands(['redis-server']),
+    (own.user + own.system) / 1e6,
+    machineBusySeconds(),
+  ]
+}
+
+/** Each share as a percentage of one core over the step: where the machine's CPU went. */
+function cpuShares(before: number[], after: number[]): string {
+  return after.map((value, i) => fmt((100 * (value - (before[i] ?? 0))) / STEP_SECONDS, 0)).join('/')
+}
+
+async function ramp(name: string, ports: number[], serverPids: number[], users: SimUser[]): Promise<StepResult[]> {
   const sim = new Simulation(ports, users)
   const results: StepResult[] = []
   console.log(`\n${name}`)
-  const header = ['users', 'req/s', 'polls/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'messages avg/p99', 'errors', 'load', '']
+  const header = ['users', 'req/s', 'polls/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'messages avg/p99', 'errors', 'load', '', 'CPU % srv/pg/redis/sim/all']
   console.log(table([header]))
   for (let count = START; count <= MAX; count += STEP) {
     sim.grow(count)
@@ -209,8 +226,10 @@ async function ramp(name: string, ports: number[], users: SimUser[]): Promise<St
     sim.samples = []
     sim.pollAnswers = 0
     sim.pollErrors = 0
+    const cpuBefore = cpuNow(serverPids)
     await new Promise((resolve) => setTimeout(resolve, STEP_SECONDS * 1000))
     const result = summarize(count, sim.samples, sim.pollAnswers, sim.pollErrors)
+    result.row.push(cpuShares(cpuBefore, cpuNow(serverPids)))
     results.push(result)
     console.log(table([header.map(() => ''), result.row]).split('\n')[1])
     if (!result.pass) break
@@ -259,13 +278,13 @@ async function main(): Promise<void> {
   console.log(`ramp ${START} → ${MAX} users by ${STEP}, ${STEP_SECONDS} s per step, time compressed ${COMPRESSION}× (presence every ${fmt(PRESENCE_MS / 1000)} s, send every ${fmt(SEND_MS / 1000)} s, GET /messages every ${fmt(MESSAGES_MS / 1000)} s, ±20 %)`)
   const sections: string[] = []
   const summary: string[] = []
-  const header = ['users', 'req/s', 'polls answered/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'GET /messages avg/p99', 'errors', 'load (1 min)', '']
+  const header = ['users', 'req/s', 'polls answered/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'GET /messages avg/p99', 'errors', 'load (1 min)', '', 'CPU % of a core: servers/PostgreSQL/Redis/load generator/machine']
   if (TARGETS.includes('roost')) {
     const env = clusterEnv('load_simulation')
     const a = await startChild('roost-node', env, NODE_ARGS)
     const users = await createUsers(env.DATABASE_URL as string, MAX)
     const b = await startChild('roost-node', env, NODE_ARGS)
-    const results = await ramp('two Roost nodes (PostgreSQL + Redis)', [a.port, b.port], users)
+    const results = await ramp('two Roost nodes (PostgreSQL + Redis)', [a.port, b.port], [a.process.pid as number, b.process.pid as number], users)
     await Promise.all([a.stop(), b.stop()])
     const last = [...results].reverse().find((r) => r.pass)
     summary.push(`two Roost nodes: last passing step ${last?.users ?? 'none'}`)
@@ -274,7 +293,7 @@ async function main(): Promise<void> {
   if (TARGETS.includes('stub')) {
     const stub: Child = await startChild('load-stub', {})
     const users = Array.from({ length: MAX }, (_, i) => ({ index: i, email: `sim-${i}@example.com`, apiKey: 'x'.repeat(32), streamId: Math.floor(i / TEAM_SIZE) }))
-    const results = await ramp('bare Fastify stub (one process)', [stub.port], users)
+    const results = await ramp('bare Fastify stub (one process)', [stub.port], [stub.process.pid as number], users)
     await stub.stop()
     const last = [...results].reverse().find((r) => r.pass)
     summary.push(`bare Fastify stub: last passing step ${last?.users ?? 'none'}`)

@@ -9,20 +9,12 @@
 // BENCH_CONNECTIONS (default 10), BENCH_ONLY (run the request types whose
 // name contains it), BENCH_NODE_ARGS (node options of the Roost node, e.g.
 // --cpu-prof). Linux only (/proc). Prints figures only.
-import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+import { api, clusterEnv, cpuSeconds, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const ONLY = process.env.BENCH_ONLY
-
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  // After "pid (comm) ": state is field 0; utime and stime are fields 11 and 12, in clock ticks (100 per second here).
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 interface Target { name: string; method: 'GET' | 'POST'; path: string; body?: string }
 
@@ -53,13 +45,20 @@ async function main(): Promise<void> {
   for (let i = 0; i < 60; i++) await api(base, auth, 'POST', '/messages', { type: 'stream', to: streamId, topic: 'cpu', content: `filler ${i}` })
   // A queue that the sends below do not fill: dont_block polls answer an empty list, as in events-empty-poll.
   const { queue_id } = await api(base, auth, 'POST', '/register', { event_types: ['update_message_flags'] })
+  // A queue holding one message event: each poll that does not acknowledge it is answered with that event.
+  const answered = await api(base, auth, 'POST', '/register', { event_types: ['message'] })
+  await api(base, auth, 'POST', '/messages', { type: 'stream', to: streamId, topic: 'cpu', content: 'the answered event' })
+  const simEventTypes = encodeURIComponent(JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']))
   const narrow = encodeURIComponent(JSON.stringify([{ operator: 'stream', operand: streamId }]))
   const targets: Target[] = [
     { name: 'GET /users/me', method: 'GET', path: '/api/v1/users/me' },
     { name: 'POST /users/me/presence (ping_only)', method: 'POST', path: '/api/v1/users/me/presence', body: 'status=active&ping_only=true&new_user_input=true' },
     { name: 'GET /messages (newest 50 of a channel)', method: 'GET', path: `/api/v1/messages?anchor=newest&num_before=50&num_after=0&narrow=${narrow}` },
+    { name: 'GET /events answered (one message event)', method: 'GET', path: `/api/v1/events?queue_id=${encodeURIComponent(answered.queue_id)}&last_event_id=-1` },
     { name: 'POST /messages (to a channel)', method: 'POST', path: '/api/v1/messages', body: `type=stream&to=${streamId}&topic=cpu&content=hello` },
     { name: 'GET /events?dont_block=true', method: 'GET', path: `/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=-1&dont_block=true` },
+    // Last: the queues it registers would receive the sends above.
+    { name: 'POST /register (the simulation\'s event types)', method: 'POST', path: '/api/v1/register', body: `event_types=${simEventTypes}` },
   ]
   const rows = [['request', 'req/s', 'CPU µs/request', 'errors']]
   for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {

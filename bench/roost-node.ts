@@ -11,8 +11,13 @@
 // message events with contents "x<n>", when the response was written
 // (the end of cross-node delivery); { kind: 'writes' } returns them as
 // [n, at] pairs.
+//   { kind: 'profile-start' } / { kind: 'profile-stop', file } → a V8 CPU profile
+//   of just that stretch, written to `file` (node:inspector), for
+//   scripts/summarize-cpuprofile.mjs
 //   env: DATABASE_URL, REDIS_URL, BENCH_REDIS_PREFIX, PORT, BOOTSTRAP_*
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { loadConfig } from '../src/config.js'
 import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
@@ -56,6 +61,7 @@ if (process.env.BENCH_REPORT_WRITES === '1') {
 await app.listen({ port: config.port, host: config.host, backlog: config.listenBacklog })
 
 let eld: IntervalHistogram | undefined
+let profiler: Session | undefined
 const gc = (globalThis as { gc?: () => void }).gc
 process.on('message', (raw) => {
   const message = raw as { kind: string; id: number }
@@ -67,6 +73,21 @@ process.on('message', (raw) => {
       break
     case 'writes':
       reply(writes.splice(0))
+      break
+    case 'profile-start':
+      profiler = new Session()
+      profiler.connect()
+      void profiler
+        .post('Profiler.enable')
+        .then(() => profiler?.post('Profiler.start'))
+        .then(() => reply(null))
+      break
+    case 'profile-stop':
+      void profiler?.post('Profiler.stop').then(({ profile }) => {
+        writeFileSync((message as { file?: string }).file ?? 'roost-node.cpuprofile', JSON.stringify(profile))
+        profiler?.disconnect()
+        reply(null)
+      })
       break
     case 'eld-start':
       eld = monitorEventLoopDelay({ resolution: 1 })

@@ -2,7 +2,7 @@
 // IPC channel, the machine description, percentiles, and bench/README.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
@@ -181,6 +181,40 @@ export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
+}
+
+/** CPU seconds (user + system) process `pid` has used so far (Linux /proc; 100 clock ticks per second). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    // After "pid (comm) ": state is field 0; utime and stime are fields 11 and 12.
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0 // the process has exited
+  }
+}
+
+/** CPU seconds used so far by every process whose command name is one of `names` (e.g. postgres, redis-server). */
+export function cpuSecondsOfCommands(names: string[]): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (names.includes(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) total += cpuSeconds(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
+/** CPU seconds the whole machine has spent busy so far (not idle, not waiting for I/O), over all cores. */
+export function machineBusySeconds(): number {
+  const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).map(Number)
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks
+  void idle
+  void iowait
+  return (user + nice + system + irq + softirq + steal) / 100
 }
 
 export function machine(): string {

@@ -52,6 +52,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   app.addHook('preClose', async () => services.events.drain())
   app.addHook('onClose', async () => services.events.close())
   app.addHook('onClose', async () => services.authCache.close())
+  app.addHook('onClose', async () => services.presenceDirectory.close())
   services.authCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'authentication cache: invalidation listener lost; bypassing the cache until it reconnects'))
   // Browser clients on other origins (CORS_ORIGINS); off when the list is empty.
   if (services.config.corsOrigins.length > 0) {

@@ -163,6 +163,11 @@ export function countingBus(bus: EventBus, metrics: Metrics): EventBus {
       metrics.eventPublished(item)
       return bus.publish(item)
     },
+    async publishMany(items) {
+      for (const item of items) metrics.eventPublished(item)
+      if (bus.publishMany) return bus.publishMany(items)
+      for (const item of items) await bus.publish(item)
+    },
     subscribe: (onItem) => bus.subscribe(onItem),
     check: () => bus.check(),
     close: () => bus.close(),

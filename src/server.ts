@@ -58,6 +58,12 @@ async function main(): Promise<void> {
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down')
+    // A request that never settles (or a connection that never closes) must not keep a stopping node alive:
+    // exit within Kubernetes' default 30 s grace period either way.
+    setTimeout(() => {
+      app.log.error({ signal, seconds: SHUTDOWN_DEADLINE_SECONDS }, 'shutdown did not finish in time; exiting')
+      process.exit(1)
+    }, SHUTDOWN_DEADLINE_SECONDS * 1000).unref()
     try {
       // Answer held long-polls first (app.close also does, via preClose) so clients reconnect to another node.
       services.events.drain()
@@ -73,6 +79,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
 }
+
+/** How long a stopping node drains before it exits regardless. */
+const SHUTDOWN_DEADLINE_SECONDS = 25
 
 main().catch((error: unknown) => {
   if (error instanceof DataDirBusyError || error instanceof RedisStartupError) {

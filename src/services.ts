@@ -6,6 +6,8 @@ import type { Config } from './config.js'
 import type { Services } from './actions/context.js'
 import { openDatabase, type Database } from './db/client.js'
 import { createAuthCache } from './db/auth-cache.js'
+import { PresenceMirror } from './presence/mirror.js'
+import { createPresenceDirectory } from './queries/presence-directory.js'
 import { applyMigrations } from './db/migrate.js'
 import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/file-storage.js'
@@ -46,6 +48,9 @@ export function servicesOver(config: Config, database: Database, backends: Backe
     events,
     storage: createStorage(config),
     presence: backends.presence,
+    presenceMirror: new PresenceMirror(backends.presence),
+    // Its invalidation listener, too, starts with the first use and closes with the app.
+    presenceDirectory: createPresenceDirectory(database),
     authCache,
     metrics,
   }
@@ -62,6 +67,7 @@ export async function openServices(config: Config, options: OpenServicesOptions 
       ...services,
       async close() {
         await services.authCache.close()
+        await services.presenceDirectory.close()
         await backends.close()
         await database.close()
       },

@@ -3,12 +3,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { PrismaClient, Tx } from '../db/index.js'
-import type { ChatEvent, EventBus } from '../events/bus.js'
+import type { BusItem, ChatEvent, EventBus } from '../events/bus.js'
 import type { Realm, User } from '../db/index.js'
 import type { RateLimiter } from '../ratelimit/limiter.js'
 import type { EventQueues } from '../events/queues/index.js'
 import type { FileStorage } from '../storage/file-storage.js'
 import type { PresenceStore } from '../presence/store.js'
+import type { PresenceMirror } from '../presence/mirror.js'
+import type { PresenceDirectory } from '../queries/presence-directory.js'
 import type { AuthCache } from '../db/auth-cache.js'
 import type { Metrics } from '../metrics.js'
 
@@ -25,6 +27,10 @@ export interface Services {
   storage: FileStorage
   /** Users' presence (in-process or Redis, like the bus). */
   presence: PresenceStore
+  /** This node's copy of the realms' presence rows, refreshed from `presence` on every read. */
+  presenceMirror: PresenceMirror
+  /** This node's cache of the users realm-wide presence lists (email, join date, listed). */
+  presenceDirectory: PresenceDirectory
   /** This node's cache of the authentication lookups (HTTP layer only). */
   authCache: AuthCache
   /** This node's Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
@@ -83,8 +89,10 @@ export async function inTransaction<T>(ctx: Services & { realm: Realm }, fn: (tx
 }
 
 export async function publishAll(ctx: Services & { realm: Realm }, emissions: Emission[], xid?: string): Promise<void> {
-  for (const { event, userIds, perUser, publicStreamId } of emissions) {
-    if (userIds.length === 0 && publicStreamId === undefined) continue
-    await ctx.bus.publish({ realmId: ctx.realm.id, userIds, event, perUser, publicStreamId, origin: ctx.nodeId, ...(xid ? { xid } : {}) })
-  }
+  const items = emissions
+    .filter(({ userIds, publicStreamId }) => userIds.length > 0 || publicStreamId !== undefined)
+    .map(({ event, userIds, perUser, publicStreamId }): BusItem => ({ realmId: ctx.realm.id, userIds, event, perUser, publicStreamId, origin: ctx.nodeId, ...(xid ? { xid } : {}) }))
+  // Together when the bus can: each queue then gets an action's events in one append and one wake-up.
+  if (items.length > 1 && ctx.bus.publishMany) return ctx.bus.publishMany(items)
+  for (const item of items) await ctx.bus.publish(item)
 }

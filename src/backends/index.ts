@@ -117,7 +117,9 @@ async function redisBackends(config: Config, target: RedisTarget, options: Backe
     log.warn({ err: error }, 'redis')
   }
   connection.client.on('error', reportError)
-  const queues = layout === 'per-user' ? new RedisUserStreamStore(connection.client, prefix, { onError: reportError }) : new RedisQueueStore(connection.client, prefix, { onError: reportError })
+  // On a cluster that knows SPUBLISH, queue wake-ups use shard channels, as the bus does.
+  const storeOptions = { onError: reportError, sharded: connection.sharded }
+  const queues = layout === 'per-user' ? new RedisUserStreamStore(connection.client, prefix, storeOptions) : new RedisQueueStore(connection.client, prefix, storeOptions)
   const items = new RedisEventBus(connection, prefix, reportError)
   return {
     bus: appendingBus(queues, items),
@@ -144,6 +146,11 @@ function appendingBus(queues: QueueStore, bus: EventBus): EventBus {
     async publish(item: BusItem) {
       await queues.append(item)
       await bus.publish(item)
+    },
+    async publishMany(items: BusItem[]) {
+      if (queues.appendMany) await queues.appendMany(items)
+      else for (const item of items) await queues.append(item)
+      for (const item of items) await bus.publish(item)
     },
     subscribe: (onItem) => bus.subscribe(onItem),
     check: () => bus.check(),

@@ -57,17 +57,20 @@ export class RedisConnection {
     readonly target: RedisTarget,
     /** Commands, auto-pipelined: every command issued in one tick goes in one write (per node). */
     readonly client: RedisClient,
+    /**
+     * On a cluster whose servers know SPUBLISH (Redis 7), pub/sub is sharded
+     * (SPUBLISH / SSUBSCRIBE): a message travels to the one shard owning its
+     * channel, not to every node. Checked once at startup; a cluster of older
+     * servers keeps plain PUBLISH, which Redis Cluster relays to every node.
+     */
+    readonly sharded: boolean,
   ) {}
-
-  /** On a cluster, pub/sub is sharded (SPUBLISH / SSUBSCRIBE): a message travels to one shard, not to every node. */
-  get sharded(): boolean {
-    return this.target.kind === 'cluster'
-  }
 
   static async open(target: RedisTarget, log?: RedisLog): Promise<RedisConnection> {
     const client = await connectClient(target)
-    log?.info(`redis: connected to ${describeTarget(target)}`)
-    return new RedisConnection(target, client)
+    const sharded = target.kind === 'cluster' && (await knowsCommand(client, 'SPUBLISH'))
+    log?.info(`redis: connected to ${describeTarget(target)}${target.kind === 'cluster' ? (sharded ? ' (sharded pub/sub)' : ' (no SPUBLISH: plain pub/sub)') : ''}`)
+    return new RedisConnection(target, client, sharded)
   }
 
   /** Publishes on a channel: SPUBLISH on a cluster, PUBLISH otherwise. */
@@ -100,6 +103,12 @@ export class RedisConnection {
     // Also after QUIT: only disconnect() stops the Sentinel connector's own connections (its failover detector).
     this.client.disconnect()
   }
+}
+
+/** Whether the server (on a cluster, the one asked) knows a command: COMMAND INFO answers nil for an unknown one. */
+async function knowsCommand(client: RedisClient, command: string): Promise<boolean> {
+  const reply = await client.call('COMMAND', 'INFO', command)
+  return Array.isArray(reply) && Array.isArray(reply[0])
 }
 
 /**
@@ -160,6 +169,33 @@ export function watchSubscriptionMoves(client: RedisClient, moved: () => void): 
     stopped = true
     watched?.off('end', onEnd)
     client.off('+node', onNode)
+  }
+}
+
+/**
+ * For a cluster subscriber with sharded subscribers (subscriberOf with
+ * `sharded`): calls `lost` when one of its per-master connections ends or is
+ * dropped (its shard channels' messages are lost from then on), and `rebuilt`
+ * each time ioredis has rebuilt those connections for the current slot map
+ * (after a lost connection, a failover or a slot move; also once at the
+ * start) and sent its own SSUBSCRIBEs again. ioredis does not wait for those
+ * replies: an SSUBSCRIBE sent from `rebuilt` goes to the same connection and is
+ * answered after them. A connection to a dead master is rebuilt again until
+ * the failover, so `rebuilt` may come several times for one loss. For any
+ * other connection this watches nothing. Returns the unwatch.
+ */
+export function watchShardedSubscribers(client: RedisClient, events: { lost(): void; rebuilt(): void }): () => void {
+  if (!(client instanceof Cluster) || !client.options.shardedSubscribers) return () => undefined
+  const lost = () => events.lost()
+  const rebuilt = () => events.rebuilt()
+  // '-node' (a per-master subscriber connection ended) and '-subscriber' (one dropped by a rebuild).
+  client.on('-node', lost)
+  client.on('-subscriber', lost)
+  client.on('subscribersReady', rebuilt)
+  return () => {
+    client.off('-node', lost)
+    client.off('-subscriber', lost)
+    client.off('subscribersReady', rebuilt)
   }
 }
 

@@ -38,12 +38,23 @@ export async function fastRead<T>(prisma: PrismaClient | Tx, name: string, text:
  * A statement built with Prisma.sql (its text varies, e.g. with a narrow's
  * terms) sent as an unnamed statement on the same pool: no Prisma query
  * compilation, no prepared statement per shape. Same fall-backs as fastRead.
+ * A statement whose text never varies (only its values do) may pass `name`:
+ * it is then prepared once per pooled connection, as fastRead's are, and
+ * PostgreSQL stops parsing it, and planning it once a generic plan serves.
  * Values must decode alike through both drivers (see above); JS arrays are
  * encoded by each driver.
  */
-export async function fastQuery<T>(prisma: PrismaClient | Tx, sql: Prisma.Sql): Promise<T[]> {
+export async function fastQuery<T>(prisma: PrismaClient | Tx, sql: Prisma.Sql, name?: string): Promise<T[]> {
   const pool = pools.get(prisma)
   if (!pool) return prisma.$queryRaw<T[]>(sql)
-  const result = await pool.query({ text: sql.text, values: sql.values as unknown[] })
-  return result.rows as T[]
+  if (name === undefined) return (await pool.query({ text: sql.text, values: sql.values as unknown[] })).rows as T[]
+  try {
+    return (await pool.query({ name, text: sql.text, values: sql.values as unknown[] })).rows as T[]
+  } catch (error) {
+    // A migration changed a table the statement returns whole (a rolling upgrade):
+    // PostgreSQL refuses the prepared plan ("cached plan must not change result
+    // type") on that connection; the unnamed statement still runs.
+    if ((error as { code?: unknown }).code !== '0A000') throw error
+    return (await pool.query({ text: sql.text, values: sql.values as unknown[] })).rows as T[]
+  }
 }

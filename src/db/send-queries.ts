@@ -61,7 +61,7 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
       (SELECT version FROM realm_alert_words_version WHERE realm_id = st.realm_id) AS alert_words_version,
       (SELECT to_jsonb(o) FROM user_profile o WHERE o.id = ${q.ownerId}::int) AS owner,
       ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int) AS muter_ids
-    FROM st`)
+    FROM st`, 'send_stream_audience')
   const row = rows[0]
   if (!row) return null
   return {
@@ -101,7 +101,7 @@ export async function findDirectAudience(
       (SELECT json_agg(json_build_object('id', id, 'email', email, 'deliveryEmail', delivery_email, 'fullName', full_name, 'isActive', is_active) ORDER BY id)
         FROM found) AS users,
       (SELECT version FROM realm_alert_words_version WHERE realm_id = ${q.realmId}::int) AS alert_words_version,
-      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids`)
+      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids`, 'send_direct_audience')
   const row = rows[0]
   return { users: row?.users ?? [], alertWordsVersion: Number(row?.alert_words_version ?? 0), muterIds: row?.muter_ids ?? [] }
 }
@@ -163,7 +163,7 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
     ), first AS (
       UPDATE stream SET first_message_id = m.id FROM m WHERE stream.id = m.stream_id AND stream.first_message_id IS NULL
     )
-    SELECT m.*, pg_current_xact_id()::text AS "$xid" FROM m`)
+    SELECT m.*, pg_current_xact_id()::text AS "$xid" FROM m`, 'send_insert_message')
   const row = rows[0]
   if (!row) throw new Error('INSERT … RETURNING returned no row')
   const { $xid, ...columns } = row

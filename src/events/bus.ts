@@ -32,6 +32,11 @@ export interface BusItem {
 
 export interface EventBus {
   publish(item: BusItem): Promise<void>
+  /**
+   * Several items of one realm and one action, in order (optional: else one
+   * publish each). A bus may deliver each queue's share of them together.
+   */
+  publishMany?(items: BusItem[]): Promise<void>
   subscribe(onItem: (item: BusItem) => void): () => void
   /** Throws when the bus cannot carry events (readiness probe). */
   check(): Promise<void>

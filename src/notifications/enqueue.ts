@@ -35,6 +35,7 @@
 import type { Services } from '../actions/context.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { Prisma } from '../db/index.js'
+import { fastQuery } from '../db/fast-read.js'
 import { pushConfigured } from './push-senders.js'
 
 /** Upstream's OFFLINE_THRESHOLD_SECS: presence older than this is idle. */
@@ -110,7 +111,9 @@ export async function enqueueMissedMessageEmails(services: Services, input: Enqu
   if (recipients.length === 0) return []
   const isPrivate = input.streamId === null
   const everyMessage = !input.mentionsOnly
-  const rows = await services.prisma.$queryRaw<{ user_id: number; trigger: string | null; push_trigger: string | null; online_push: boolean; period: number }[]>`
+  // A prepared statement on the pg pool (db/fast-read.ts): this runs on every send; Prisma's $queryRaw would compile
+  // each call, and an unnamed statement is planned each time (PostgreSQL's log showed ~5 ms binds under load).
+  const rows = await fastQuery<{ user_id: number; trigger: string | null; push_trigger: string | null; online_push: boolean; period: number }>(services.prisma, Prisma.sql`
     SELECT r.user_id, s.email_notifications_batching_period_seconds AS period, s.enable_online_push_notifications AS online_push,
       ${triggerCase('push', isPrivate, everyMessage)} AS push_trigger,
       ${triggerCase('email', isPrivate, everyMessage)} AS trigger
@@ -121,7 +124,9 @@ export async function enqueueMissedMessageEmails(services: Services, input: Enqu
     LEFT JOIN user_topic ut ON ut.user_id = u.id AND ut.stream_id = ${input.streamId ?? -1} AND lower(ut.topic_name) = lower(${input.topic})
     CROSS JOIN LATERAL (SELECT COALESCE(ut.visibility_policy = ${MUTED}, false)
       OR (COALESCE(sub.is_muted, false) AND COALESCE(ut.visibility_policy <> ${UNMUTED}, true)) AS muted) m
-    WHERE NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = r.user_id AND mu.muted_user_id = ${input.senderId})`
+    WHERE NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = r.user_id AND mu.muted_user_id = ${input.senderId})`,
+    'notification_audience',
+  )
   const now = services.now()
   const nowSecs = Math.floor(now.getTime() / 1000)
   const queued: { userId: number; trigger: string; dueAt: Date }[] = []
@@ -144,6 +149,7 @@ export async function enqueueMissedMessageEmails(services: Services, input: Enqu
       FROM unnest(${pushes.map((q) => q.userId)}::int[], ${pushes.map((q) => q.trigger)}::text[]) AS q(user_id, trigger)
       ON CONFLICT (user_id, message_id) DO NOTHING`
   }
+  if (queued.length === 0) return []
   // An edit that adds a mention to a message already queued for the user changes nothing (one row per user and message).
   await services.prisma.$executeRaw`
     INSERT INTO missed_message_email (realm_id, user_id, message_id, trigger, conversation, created_at, due_at)

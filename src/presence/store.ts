@@ -31,6 +31,18 @@ export interface PresenceStore {
   replace(realmId: number, userId: number, activeTime: number | null, lastConnectedTime: number): Promise<PresenceRow>
   get(realmId: number, userId: number): Promise<PresenceRow | null>
   list(realmId: number): Promise<PresenceRow[]>
+  /**
+   * The realm's rows written after update `afterId` (every row when `afterId`
+   * is negative) and the realm's sequence, read at one instant: every row
+   * with an update ID up to `seq` is either returned or was written at or
+   * before `afterId`.
+   */
+  changedSince(realmId: number, afterId: number): Promise<PresenceChanges>
+}
+
+export interface PresenceChanges {
+  seq: number
+  rows: PresenceRow[]
 }
 
 /** The pure write rule both stores follow. */
@@ -74,5 +86,11 @@ export class MemoryPresenceStore implements PresenceStore {
 
   async list(realmId: number): Promise<PresenceRow[]> {
     return [...(this.realms.get(realmId)?.rows.values() ?? [])]
+  }
+
+  async changedSince(realmId: number, afterId: number): Promise<PresenceChanges> {
+    const r = this.realms.get(realmId)
+    if (!r) return { seq: 0, rows: [] }
+    return { seq: r.seq, rows: r.seq <= afterId ? [] : [...r.rows.values()].filter((row) => row.updateId > afterId) }
   }
 }

@@ -5,10 +5,15 @@ import { accessibleUserIds } from '../access/user.js'
 import { noPresenceData, presenceNotForBots } from '../errors.js'
 import { legacyPresence, modernPresence, PRESENCE_WINDOW_SECS, singleUserPresence } from '../presence/format.js'
 import type { PresenceStore } from '../presence/store.js'
+import type { PresenceMirror } from '../presence/mirror.js'
+import { loadPresenceDirectory, type PresenceDirectory } from './presence-directory.js'
 
 export interface PresenceQueryContext {
   prisma: PrismaClient
   presence: PresenceStore
+  presenceMirror: PresenceMirror
+  /** Absent: the users are read through `prisma` (inside the register snapshot's transaction). */
+  presenceDirectory?: PresenceDirectory
   realm: Realm
   user: User
   now: () => Date
@@ -30,32 +35,28 @@ export interface RealmPresence {
  * Users who turned presence_enabled off are listed too, as upstream does: their
  * row was replaced by one idle report old enough to read as offline
  * (applyPresenceEnabled) and their later reports are ignored.
+ *
+ * The rows come from this node's mirror of the store and the users' emails
+ * and join dates from its directory cache (no database read for a member's
+ * ping; a restricted guest's reachable users are read as before).
  */
 export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
   const fallbackId = options.lastUpdateId ?? -1
   if (ctx.realm.presenceDisabled) return { presences: {}, presence_last_update_id: fallbackId }
-  const now = Math.floor(ctx.now().getTime() / 1000)
-  const rows = (await ctx.presence.list(ctx.realm.id)).filter(
-    (r) => now - r.lastConnectedTime <= PRESENCE_WINDOW_SECS && (options.lastUpdateId === undefined || r.updateId > options.lastUpdateId),
-  )
+  const oldest = Math.floor(ctx.now().getTime() / 1000) - PRESENCE_WINDOW_SECS
+  const after = options.lastUpdateId ?? -1
+  const rows = (await ctx.presenceMirror.rows(ctx.realm.id)).filter((r) => r.lastConnectedTime >= oldest && r.updateId > after)
   const accessible = await accessibleUserIds(ctx)
-  const users = await ctx.prisma.user.findMany({
-    where: {
-      id: { in: rows.map((r) => r.userId).filter((id) => !accessible || accessible.has(id)) },
-      realmId: ctx.realm.id,
-      isActive: true,
-      isBot: false,
-    },
-    select: { id: true, email: true, dateJoined: true },
-  })
-  const byId = new Map(users.map((u) => [u.id, u]))
+  const directory = ctx.presenceDirectory
+    ? await ctx.presenceDirectory.forUsers(ctx.realm.id, rows.map((r) => r.userId))
+    : await loadPresenceDirectory(ctx.prisma, ctx.realm.id)
   const presences: Record<string, unknown> = {}
   let maxId = -1
-  for (const row of rows.sort((a, b) => a.userId - b.userId)) {
-    const user = byId.get(row.userId)
-    if (!user) continue
-    maxId = Math.max(maxId, row.updateId)
-    if (options.modern) presences[String(user.id)] = modernPresence(row, Math.floor(user.dateJoined.getTime() / 1000))
+  for (const row of rows) {
+    const user = directory.get(row.userId)
+    if (!user?.listed || (accessible && !accessible.has(row.userId))) continue
+    if (row.updateId > maxId) maxId = row.updateId
+    if (options.modern) presences[String(row.userId)] = modernPresence(row, user.joined)
     else presences[user.email] = legacyPresence(row)
   }
   return { presences, presence_last_update_id: maxId >= 0 ? maxId : fallbackId }

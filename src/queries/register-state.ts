@@ -22,6 +22,7 @@ import { customProfileFieldTypes, fetchCustomProfileFields } from './custom-prof
 import { fetchPresenceState } from './presence.js'
 import { fetchUserStatuses } from './user-status.js'
 import type { PresenceStore } from '../presence/store.js'
+import type { PresenceMirror } from '../presence/mirror.js'
 import { fetchScheduledMessages } from './scheduled-messages.js'
 import { getUserGroups } from './user-groups.js'
 import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
@@ -37,6 +38,7 @@ export interface RegisterStateContext {
   user: User | null
   config: Config
   presence: PresenceStore
+  presenceMirror: PresenceMirror
   now: () => Date
 }
 

@@ -160,6 +160,33 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     t.match(await withTimeout(poll), [{ id: 0, type: 'alert_words', alert_words: ['x'] }])
   })
 
+  t.test('appendMany answers a held long-poll once with the events of every item, in order', async (t) => {
+    const appendMany = harness.store.appendMany?.bind(harness.store)
+    if (!appendMany) {
+      t.pass('this store appends one item at a time')
+      return
+    }
+    const q = node()
+    const mine = await register(q)
+    const theirs = await register(q, { userId: BOB, userEmail: 'bob@example.com' })
+    const poll = q.getEvents({ queueId: mine.queueId, userId: ALICE, lastEventId: -1 })
+    await waitForHeld(q)
+    await appendMany([
+      item({ type: 'alert_words', alert_words: ['one'] }),
+      item({ type: 'alert_words', alert_words: ['bob'] }, [BOB]),
+      item({ type: 'alert_words', alert_words: ['two'] }, [ALICE, BOB]),
+    ])
+    t.same(await withTimeout(poll), [
+      { id: 0, type: 'alert_words', alert_words: ['one'] },
+      { id: 1, type: 'alert_words', alert_words: ['two'] },
+    ])
+    const bob = await q.getEvents({ queueId: theirs.queueId, userId: BOB, lastEventId: -1, dontBlock: true })
+    t.same(bob, [
+      { id: 0, type: 'alert_words', alert_words: ['bob'] },
+      { id: 1, type: 'alert_words', alert_words: ['two'] },
+    ])
+  })
+
   t.test('a poll on another node takes the queue over', async (t) => {
     const a = node()
     const b = node()

@@ -46,6 +46,31 @@ t.test('presence', async (t) => {
     t.equal(typeof realm.server_timestamp, 'number')
   })
 
+  t.test("the node's copy of the users follows deactivation, reactivation, new users and email changes at once", async (t) => {
+    const watcher = fx.users.owner
+    const gone = await fx.newUser()
+    await services.presenceDirectory.whenListening()
+    clock += 1000
+    expectSuccess(t, await as(app, gone).post('/users/me/presence', { status: 'active' }))
+    const list = async () => expectSuccess(t, await as(app, watcher).post('/users/me/presence', { status: 'active' })).presences as Record<string, unknown>
+    t.ok((await list())[gone.email], 'listed')
+    const hits = services.presenceDirectory.hits
+    t.ok((await list())[gone.email], 'listed again')
+    t.ok(services.presenceDirectory.hits > hits, 'from the copy')
+    expectSuccess(t, await as(app, fx.users.admin).delete(`/users/${gone.id}`))
+    t.notOk((await list())[gone.email], 'a deactivated user is not listed')
+    expectSuccess(t, await as(app, fx.users.admin).post(`/users/${gone.id}/reactivate`))
+    t.ok((await list())[gone.email], 'listed once reactivated')
+    await list()
+    const fresh = await fx.newUser()
+    expectSuccess(t, await as(app, fresh).post('/users/me/presence', { status: 'idle' }))
+    t.ok((await list())[fresh.email], 'a new user is listed')
+    await services.prisma.user.update({ where: { id: fresh.id }, data: { email: `renamed-${fresh.email}` } })
+    const renamed = await list()
+    t.notOk(renamed[fresh.email])
+    t.ok(renamed[`renamed-${fresh.email}`], 'under its new email')
+  })
+
   t.test('ping_only returns no presence data', async (t) => {
     const a = await fx.newUser()
     const body = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'idle', ping_only: true }))

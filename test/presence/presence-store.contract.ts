@@ -48,6 +48,19 @@ export function presenceStoreContract(t: Test, name: string, open: () => Promise
       t.same(await b.list(realm + 1), [], 'another realm is empty')
     })
 
+    t.test('changedSince returns every row from -1, then only those written after an update ID, with the sequence', async (t) => {
+      const all = await b.changedSince(realm, -1)
+      t.same(all.rows.map((r) => r.userId).sort(), [1, 2, 3])
+      t.equal(all.seq, Math.max(...all.rows.map((r) => r.updateId)))
+      t.same(await a.changedSince(realm, all.seq), { seq: all.seq, rows: [] }, 'nothing new')
+      const four = await a.report(realm, 4, 'active', now)
+      const moved = await b.report(realm, 2, 'active', now + 2 * PRESENCE_UPDATE_MIN_FREQ_SECONDS)
+      const since = await b.changedSince(realm, all.seq)
+      t.same(since.rows.sort((x, y) => x.userId - y.userId), [moved.after, four.after])
+      t.equal(since.seq, moved.after.updateId)
+      t.same(await a.changedSince(realm + 1, -1), { seq: 0, rows: [] }, 'another realm has none')
+    })
+
     t.test('replace overwrites the row', async (t) => {
       const row = await a.replace(realm, 2, null, now - 3600)
       t.match(row, { userId: 2, activeTime: null, lastConnectedTime: now - 3600 })

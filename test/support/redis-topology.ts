@@ -172,7 +172,8 @@ export interface RedisClusterTopology {
   masterOf(slot: number): Promise<number>
 }
 
-export async function startRedisCluster(t: Tap, options: { masters?: number; replicas?: number; security?: RedisSecurity } = {}): Promise<RedisClusterTopology> {
+/** `serverArgs`: more arguments for every redis-server (e.g. `--rename-command SPUBLISH ""`, to stand for an older Redis). */
+export async function startRedisCluster(t: Tap, options: { masters?: number; replicas?: number; security?: RedisSecurity; serverArgs?: string[] } = {}): Promise<RedisClusterTopology> {
   const masters = options.masters ?? 3
   const replicas = options.replicas ?? 1
   const security = options.security
@@ -198,6 +199,7 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
         '--cluster-node-timeout', '2000',
         // A replica may be promoted however long it was cut off (the tests kill masters at will).
         '--cluster-replica-validity-factor', '0',
+        ...(options.serverArgs ?? []),
       ], port, security),
     )
   }

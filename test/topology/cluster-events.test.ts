@@ -12,9 +12,9 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { redisCall, replicaCaughtUp, startRedisCluster } from '../support/redis-topology.js'
-import { alertWordsEvent } from '../../src/events/schemas/index.js'
 import { loadConfig } from '../../src/config.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
+import { twoAppsOnCluster } from './two-nodes.js'
 
 t.setTimeout(300_000)
 
@@ -34,14 +34,7 @@ async function replicaOf(masterPort: number): Promise<number> {
 }
 
 t.test("a master killed while a queue's events flow: every event Redis acknowledged once, in order; nothing hangs", async (t) => {
-  const redisPrefix = `test:${randomUUID()}`
-  const { redisUrl, redisClusterNodes, redisSentinel } = loadConfig({ REDIS_CLUSTER_NODES: cluster.env })
-  const config = { redisUrl, redisClusterNodes, redisSentinel }
-  const a = await buildTestApp(t, { bus: 'redis', redisPrefix, config })
-  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: a.fx })
-  const member = await a.fx.user('member')
-  const { queue_id } = expectSuccess(t, await as(a.app, member).post('/register', { event_types: ['alert_words'] }))
-  const publish = (n: number) => a.services.bus.publish({ realmId: a.fx.realm.id, userIds: [member.id], event: alertWordsEvent([`w${n}`]), origin: a.services.nodeId })
+  const { a, b, member, queueId: queue_id, publish, redisPrefix } = await twoAppsOnCluster(t, cluster.env)
   const slot = hashSlot(`${redisPrefix}:q:{${queue_id}}`)
   const ownerPort = await cluster.masterOf(slot)
   const owner = cluster.servers.find((s) => s.port === ownerPort)!

@@ -3,7 +3,8 @@
 // stream per user (ROOST_QUEUE_LAYOUT=per-user). On a cluster every poll reads
 // Redis (answerFromMemory off) and work spanning queues or users is split per
 // hash slot, so this exercises what one server cannot: MOVED routing of every
-// script and multi-key command.
+// script and multi-key command. Each layout runs twice: with its wake-ups on
+// shard channels (as on Redis 7) and by plain PUBLISH (older servers).
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { RedisConnection } from '../../src/backends/redis-connection.js'
@@ -16,21 +17,31 @@ t.setTimeout(300_000)
 
 const cluster = await startRedisCluster(t)
 
+t.test('the cluster knows SPUBLISH (Redis 7)', async (t) => {
+  const connection = await RedisConnection.open(cluster.target)
+  t.equal(connection.sharded, true)
+  await connection.close()
+})
+
 for (const [name, Store] of [
   ['one stream per queue', RedisQueueStore],
   ['one stream per user (experimental)', RedisUserStreamStore],
 ] as const) {
-  t.test(name, async (t) => {
-    queueStoreContract(t, async () => {
-      const connection = await RedisConnection.open(cluster.target)
-      const store = new Store(connection.client, `test:${randomUUID()}`)
-      return {
-        store,
-        async close() {
-          await store.close()
-          await connection.close()
-        },
-      }
+  // Wake-ups on shard channels (SPUBLISH after each script, SSUBSCRIBE; Redis 7, as the
+  // server opens the stores), and by plain PUBLISH from the scripts (a cluster without SPUBLISH).
+  for (const sharded of [true, false]) {
+    t.test(`${name}, ${sharded ? 'sharded' : 'plain'} pub/sub`, async (t) => {
+      queueStoreContract(t, async () => {
+        const connection = await RedisConnection.open(cluster.target)
+        const store = new Store(connection.client, `test:${randomUUID()}`, { sharded })
+        return {
+          store,
+          async close() {
+            await store.close()
+            await connection.close()
+          },
+        }
+      })
     })
-  })
+  }
 }

@@ -107,7 +107,7 @@ t.test("the node holding the queue wake-ups' subscription dies: the listener sub
   // A cluster of its own: the node killed here may be any master or replica.
   const own = await startRedisCluster(t)
   const connection = await RedisConnection.open(own.target)
-  const signals = new RedisSignals(connection.client, 'test-signals', () => undefined, false)
+  const signals = new RedisSignals(connection.client, { connectionName: 'test-signals', onError: () => undefined, rememberStates: false })
   t.teardown(async () => {
     signals.close()
     await connection.close()

@@ -1,10 +1,15 @@
-// Two nodes' backends as the server opens them (openBackends), on one fresh
-// key prefix, for the topology tests: node B records the realm IDs of the bus
-// items it receives; `reach()` publishes on node A until B has one.
+// Two nodes for the topology tests, on one fresh key prefix: their backends
+// as the server opens them (twoNodes: node B records the realm IDs of the bus
+// items it receives; `reach()` publishes on node A until B has one), or two
+// whole apps on a Redis Cluster with a member's queue (twoAppsOnCluster).
 import type { Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { openBackends, type Backends } from '../../src/backends/index.js'
-import type { Config } from '../../src/config.js'
+import { loadConfig, type Config } from '../../src/config.js'
+import { alertWordsEvent } from '../../src/events/schemas/index.js'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
 
 export interface TwoNodes {
   a: Backends
@@ -38,4 +43,24 @@ export async function twoNodes(t: Test, config: Config): Promise<TwoNodes> {
       }
     },
   }
+}
+
+/**
+ * Two apps (nodes) reaching the cluster through REDIS_CLUSTER_NODES (`clusterEnv`)
+ * with one key prefix; a member with an alert_words queue registered on A;
+ * B's wake-up channel; `publish(n)` publishes alert word `w<n>` for the member
+ * through A (n counts up from 1 when not given).
+ */
+export async function twoAppsOnCluster(t: Test, clusterEnv: string) {
+  const redisPrefix = `test:${randomUUID()}`
+  const { redisUrl, redisClusterNodes, redisSentinel } = loadConfig({ REDIS_CLUSTER_NODES: clusterEnv })
+  const config = { redisUrl, redisClusterNodes, redisSentinel }
+  const a = await buildTestApp(t, { bus: 'redis', redisPrefix, config })
+  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, config, fixture: a.fx })
+  const member = await a.fx.user('member')
+  const { queue_id } = expectSuccess(t, await as(a.app, member).post('/register', { event_types: ['alert_words'] })) as { queue_id: string }
+  const channel = `${redisPrefix}:node:${b.services.nodeId}`
+  let count = 0
+  const publish = (n = ++count) => a.services.bus.publish({ realmId: a.fx.realm.id, userIds: [member.id], event: alertWordsEvent([`w${n}`]), origin: a.services.nodeId })
+  return { a, b, member, queueId: queue_id, channel, publish, redisPrefix }
 }

@@ -27,7 +27,7 @@
 //   P:uq:{<user_id>}, P:r:{<realm_id>}:public, channels: as in lua.ts
 // IDs: each queue's IDs are its own (HINCRBY of its cursor), from 0, consecutive;
 // the stream's seq is only the position in the user's stream.
-import { LuaScript, WAKE } from './lua.js'
+import { LuaScript, WakingScript, WAKE } from './lua.js'
 
 const EXTEND_TTL = `
 local function extend(key, ttl)
@@ -39,7 +39,7 @@ end
 const TELL_PRUNED = `
 local function tell_pruned(watchersKey, selfNode, chan, qid, upTo)
   for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do
-    if node ~= selfNode then redis.call('PUBLISH', chan .. node, 'p ' .. qid .. ' ' .. upTo) end
+    if node ~= selfNode then publish(chan .. node, 'p ' .. qid .. ' ' .. upTo) end
   end
 end
 `
@@ -143,7 +143,7 @@ return 1
  * KEYS cursor, meta, stream, holder, watchers; ARGV lastEventId, ttlMs, watcherNodeId ('' for none),
  * nodeChannelPrefix, queueId, readingNodeId, base (U). Returns as FETCH in lua.ts.
  */
-export const FETCH_U = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}${SCAN_TRIM}${REFRESH}
+export const FETCH_U = new WakingScript(`${EXTEND_TTL}${TELL_PRUNED}${SCAN_TRIM}${REFRESH}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
 local c = redis.call('HMGET', KEYS[1], 'n', 'last', 'pruned')
@@ -192,7 +192,7 @@ return 1
  * KEYS cursor, meta, stream, holder, watchers; ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode, base.
  * As ACK in lua.ts: 1, 0 when gone, -1 when already pruned past upTo.
  */
-export const ACK_U = new LuaScript(`${EXTEND_TTL}${TELL_PRUNED}${SCAN_TRIM}${REFRESH}
+export const ACK_U = new WakingScript(`${EXTEND_TTL}${TELL_PRUNED}${SCAN_TRIM}${REFRESH}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local upTo = tonumber(ARGV[2])
 local c = redis.call('HMGET', KEYS[1], 'n', 'last', 'pruned')
@@ -219,7 +219,7 @@ return 1
  * order, the first ID, -1 (gone) or -2 (dropped past maxEvents). Wake-ups as
  * APPEND in lua.ts (same message format, so known-states.ts applies).
  */
-export const APPEND_U = new LuaScript(`${EXTEND_TTL}${SCAN_TRIM}${WAKE}
+export const APPEND_U = new WakingScript(`${EXTEND_TTL}${SCAN_TRIM}${WAKE}
 local ENTRY_QUEUES = 2000
 local max = tonumber(ARGV[1])
 local variantCount = tonumber(ARGV[3])
@@ -303,7 +303,7 @@ return out
  * KEYS cursor, meta, stream, holder, watchers; ARGV nodeChannelPrefix, queueId, base.
  * Returns 1 when the queue existed; wakes its holder and watchers; trims the user's stream.
  */
-export const REMOVE_U = new LuaScript(`${SCAN_TRIM}${WAKE}
+export const REMOVE_U = new WakingScript(`${SCAN_TRIM}${WAKE}
 local existed = redis.call('DEL', KEYS[1])
 if existed == 1 then wake_readers(KEYS[4], KEYS[5], ARGV[2]) end
 redis.call('DEL', KEYS[4], KEYS[5])

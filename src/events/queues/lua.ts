@@ -32,7 +32,17 @@
 // plain PEXPIRE … GT beside the queue's touches, and publishers drop members
 // whose descriptor is gone. Index members carry the user ID so that a member
 // read from the realm's set still tells which user set it belongs to.
-// Scripts PUBLISH their wake-ups; on a cluster PUBLISH reaches every node.
+// Wake-ups (the node channels' messages): on one server, through Sentinel,
+// and on a cluster without SPUBLISH, each script PUBLISHes them itself, so
+// they leave Redis before the script's reply (RedisSignals' rememberStates
+// relies on that order on one server); on a Redis Cluster plain PUBLISH is
+// relayed to every node of the cluster. On a cluster that knows SPUBLISH each
+// node's channel is a shard channel, which a script running in a queue's slot
+// may not publish to (the channel has its own slot): there the script returns
+// its wake-ups with its reply and the calling node SPUBLISHes them at once,
+// so each message goes only to the shard owning the node's channel
+// (WakingScript; the sender is wake-sender.ts). Every poll reads Redis on a
+// cluster, so a wake-up arriving after the reply changes no answer.
 import { createHash } from 'node:crypto'
 import type { RedisClient } from '../../backends/redis-connection.js'
 
@@ -49,6 +59,53 @@ export class LuaScript {
       if (error instanceof Error && error.message.includes('NOSCRIPT')) return redis.eval(this.source, keys.length, ...keys, ...args)
       throw error
     }
+  }
+}
+
+/** Where a script's wake-ups go. */
+export interface WakeRoute {
+  /** false: the script PUBLISHes them itself; true: it returns them and `send` publishes them (SPUBLISH). */
+  readonly sharded: boolean
+  /** Publishes wake-ups returned by a script: channel, message, channel, message… */
+  send(wakes: string[]): Promise<void>
+}
+
+/**
+ * A script that sends wake-ups, through `publish(channel, message)`, in two
+ * variants: one publishing them within the script (PUBLISH), one returning
+ * them beside the script's own reply ({reply, {channel, message…}}) for the
+ * caller to send after it. `run` returns the script's own reply either way.
+ * The source must return a value that is not nil.
+ */
+export class WakingScript {
+  private readonly publishing: LuaScript
+  private readonly returning: LuaScript
+
+  constructor(source: string) {
+    this.publishing = new LuaScript(`local function publish(channel, message) redis.call('PUBLISH', channel, message) end
+${source}`)
+    this.returning = new LuaScript(`local wakes = {}
+local function publish(channel, message)
+  wakes[#wakes + 1] = channel
+  wakes[#wakes + 1] = message
+end
+local function main()
+${source}
+end
+return {main(), wakes}
+`)
+  }
+
+  /** The SHA1s of the two variants (EVALSHA's first argument). */
+  get shas(): string[] {
+    return [this.publishing.sha, this.returning.sha]
+  }
+
+  async run(redis: RedisClient, keys: string[], args: (string | number)[], route: WakeRoute): Promise<unknown> {
+    if (!route.sharded) return this.publishing.run(redis, keys, args)
+    const [reply, wakes] = (await this.returning.run(redis, keys, args)) as [unknown, string[]]
+    if (wakes.length > 0) await route.send(wakes)
+    return reply
   }
 }
 
@@ -83,7 +140,7 @@ return redis.call('SCARD', KEYS[1])
 const TELL_PRUNED = `
 local function tell_pruned(watchersKey, selfNode, chan, qid, upTo)
   for _, node in ipairs(redis.call('SMEMBERS', watchersKey)) do
-    if node ~= selfNode then redis.call('PUBLISH', chan .. node, 'p ' .. qid .. ' ' .. upTo) end
+    if node ~= selfNode then publish(chan .. node, 'p ' .. qid .. ' ' .. upTo) end
   end
 end
 `
@@ -101,7 +158,7 @@ end
  * Returns {'ok', {id, json, id, json…}, issued} (the events after lastEventId, JSON without "id"; lastEventId
  * is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
  */
-export const FETCH = new LuaScript(`${TELL_PRUNED}${PRUNE}
+export const FETCH = new WakingScript(`${TELL_PRUNED}${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
@@ -162,7 +219,7 @@ ${REFRESH_QUEUE_TTL}return 1
  * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
  * was already pruned past \`upTo\` (the poll must read the queue).
  */
-export const ACK = new LuaScript(`${TELL_PRUNED}${PRUNE}
+export const ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local upTo = tonumber(ARGV[2])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
@@ -251,7 +308,7 @@ local function send_events(holderKey, watchersKey, qid, first, variants, jsons)
 end
 local function send_wakes(chan)
   for _, node in ipairs(order) do
-    redis.call('PUBLISH', chan .. node, table.concat(parts[node], '\\n'))
+    publish(chan .. node, table.concat(parts[node], '\\n'))
   end
 end
 `
@@ -273,7 +330,7 @@ end
  * appended events (or, for a dropped queue, a wake-up) to each node holding or
  * watching the queue, one message per node.
  */
-export const APPEND = new LuaScript(`${WAKE}
+export const APPEND = new WakingScript(`${WAKE}
 local max = tonumber(ARGV[1])
 local variantCount = tonumber(ARGV[3])
 local jsons = {}
@@ -314,14 +371,14 @@ return out
 `)
 
 /** KEYS desc, holder; ARGV holderValue, nodeChannelPrefix, queueId. Returns 0 when the queue is gone. */
-export const PARK = new LuaScript(`
+export const PARK = new WakingScript(`
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then return 0 end
 local old = redis.call('GET', KEYS[2])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
 if old and old ~= ARGV[1] then
   local node, token = string.match(old, '^([^|]*)|(.*)$')
-  if node then redis.call('PUBLISH', ARGV[2] .. node, 's ' .. ARGV[3] .. ' ' .. token) end
+  if node then publish(ARGV[2] .. node, 's ' .. ARGV[3] .. ' ' .. token) end
 end
 return 1
 `)
@@ -342,7 +399,7 @@ return 1
  * Returns 1 when the queue existed; wakes its holder and watchers so they see it gone.
  * (The store then removes the queue from its index sets, which live in other slots.)
  */
-export const REMOVE = new LuaScript(`${WAKE}
+export const REMOVE = new WakingScript(`${WAKE}
 local existed = redis.call('DEL', KEYS[1])
 if existed == 1 then wake_readers(KEYS[4], KEYS[5], ARGV[2]) end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])

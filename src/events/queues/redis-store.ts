@@ -1,8 +1,10 @@
 // Redis queue store: any node serves any queue. The publishing node fans an
 // item out (filters in JS, one atomic Lua call appends to every target
-// queue); the nodes holding or watching a queue are woken by PUBLISH on their
-// own channel. A node remembers what it last read of a queue (known-states.ts)
-// and answers a poll from memory: with nothing to acknowledge it refreshes the
+// queue); the nodes holding or watching a queue are woken by a message on
+// their own channel (PUBLISH from the script; on a Redis Cluster with sharded
+// pub/sub, SPUBLISH by the node that ran the script, right after its reply).
+// A node remembers what it last read of a queue (known-states.ts) and
+// answers a poll from memory: with nothing to acknowledge it refreshes the
 // queue's TTL in batches; an acknowledgement is written to Redis (and told to
 // the other nodes watching the queue) before the answer, so no node can return
 // an event another has pruned. Layout: see lua.ts; each queue's events are a
@@ -18,7 +20,8 @@ import type { RedisClient } from '../../backends/redis-connection.js'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
-import { queuedEventMaker, RedisSignals } from './redis-signals.js'
+import { WakeSender } from './wake-sender.js'
+import { eventsFromPairs, queuedEventMaker, RedisSignals } from './redis-signals.js'
 import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import { groupBySlot } from './slots.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
@@ -58,6 +61,13 @@ export interface RedisQueueStoreOptions {
    * there every poll reads Redis.
    */
   answerFromMemory?: boolean
+  /**
+   * The node channels are shard channels (a Redis Cluster that knows
+   * SPUBLISH: RedisConnection.sharded): the scripts return their wake-ups
+   * and this node SPUBLISHes them right after each reply; listening is
+   * SSUBSCRIBE. Default false: the scripts PUBLISH them themselves.
+   */
+  sharded?: boolean
 }
 
 export class RedisQueueStore implements QueueStore {
@@ -67,6 +77,8 @@ export class RedisQueueStore implements QueueStore {
   private readonly descriptors = new Map<string, QueueDescriptor>()
   private readonly snapshots = new Map<string, string>()
   private readonly signals: RedisSignals
+  /** Where the scripts' wake-ups go (published by the scripts, or sent after them on a cluster's shard channels). */
+  private readonly wakes: WakeSender
   /** Queues answered from memory since the last touch batch. */
   private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
@@ -82,7 +94,9 @@ export class RedisQueueStore implements QueueStore {
   ) {
     this.onError = options.onError ?? (() => {})
     this.bySlot = options.groupBySlot ?? redis.isCluster
-    this.signals = new RedisSignals(redis, `${prefix}:subscriber`, this.onError, options.answerFromMemory ?? !redis.isCluster)
+    const sharded = options.sharded ?? false
+    this.wakes = new WakeSender(redis, sharded, this.onError)
+    this.signals = new RedisSignals(redis, { connectionName: `${prefix}:subscriber`, onError: this.onError, rememberStates: options.answerFromMemory ?? !redis.isCluster, sharded })
   }
 
   setMaxEvents(max: number): void {
@@ -232,7 +246,7 @@ export class RedisQueueStore implements QueueStore {
       this.nodeChannelPrefix,
       desc.queueId,
       nodeId ?? '',
-    ])) as [
+    ], this.wakes)) as [
       string,
       unknown?,
       string?,
@@ -240,10 +254,7 @@ export class RedisQueueStore implements QueueStore {
     switch (reply[0]) {
       case 'ok': {
         this.extendIndexes(desc, started)
-        const flat = reply[1] as string[]
-        const queued = queuedEventMaker()
-        const events: QueuedEvent[] = []
-        for (let i = 0; i < flat.length; i += 2) events.push(queued(flat[i + 1] as string, Number(flat[i])))
+        const events = eventsFromPairs(reply[1] as string[])
         if (ticket && known) {
           known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
         }
@@ -280,7 +291,7 @@ export class RedisQueueStore implements QueueStore {
    */
   private async acknowledge(desc: QueueDescriptor, upTo: number, known: KnownStates, nodeId: string): Promise<boolean> {
     const started = Date.now()
-    const result = await ACK.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId])
+    const result = await ACK.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId], this.wakes)
     if (result !== 1) {
       known.woken(desc.queueId)
       return false
@@ -326,7 +337,7 @@ export class RedisQueueStore implements QueueStore {
 
   async remove(desc: QueueDescriptor): Promise<boolean> {
     this.forgetQueue(desc.queueId)
-    const existed = await REMOVE.run(this.redis, [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s')], [this.nodeChannelPrefix, desc.queueId])
+    const existed = await REMOVE.run(this.redis, [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s')], [this.nodeChannelPrefix, desc.queueId], this.wakes)
     this.forgetQueue(desc.queueId)
     const member = indexMember(desc.userId, desc.queueId)
     await Promise.all(this.indexKeys(desc).map((key) => this.redis.srem(key, member)))
@@ -343,9 +354,20 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async append(item: BusItem): Promise<void> {
+    return this.appendMany([item])
+  }
+
+  /**
+   * Fans several items of one realm out together, in order: each queue gets
+   * the events of all of them in one append (consecutive IDs) and one
+   * wake-up, so a held poll is answered once per action, not once per event.
+   */
+  async appendMany(items: BusItem[]): Promise<void> {
+    const first = items[0]
+    if (!first) return
     // 1. Target queues: the recipients' queues, plus all_public_streams queues for public-channel messages.
-    const indexKeys = item.userIds.map((id) => this.userKey(id))
-    if (item.publicStreamId !== undefined && item.event.type === 'message') indexKeys.push(this.realmPublicKey(item.realmId))
+    const indexKeys = [...new Set(items.flatMap((item) => item.userIds))].map((id) => this.userKey(id))
+    if (items.some((item) => item.publicStreamId !== undefined && item.event.type === 'message')) indexKeys.push(this.realmPublicKey(first.realmId))
     if (indexKeys.length === 0) return
     const members = await this.unionOf(indexKeys)
     if (members.length === 0) return
@@ -359,14 +381,14 @@ export class RedisQueueStore implements QueueStore {
     const descs = await this.loadDescriptors([...userOf.keys()])
     const stale: [number, string][] = []
     const targets: { desc: QueueDescriptor; serialized: string[] }[] = []
-    const serializedFor = eventsFanOut(item, (events) => events.map(serializeEvent))
+    const serializers = items.map((item) => eventsFanOut(item, (events) => events.map(serializeEvent)))
     for (const [queueId, userId] of userOf) {
       const desc = descs.get(queueId)
       if (!desc) {
         stale.push([userId, queueId])
         continue
       }
-      const serialized = serializedFor(desc)
+      const serialized = serializers.length === 1 ? (serializers[0] as (d: QueueDescriptor) => string[])(desc) : serializers.flatMap((serializedFor) => serializedFor(desc))
       if (serialized.length > 0) targets.push({ desc, serialized })
     }
 
@@ -410,7 +432,7 @@ export class RedisQueueStore implements QueueStore {
       await Promise.all(
         stale.flatMap(([userId, queueId]) => [
           this.redis.srem(this.userKey(userId), indexMember(userId, queueId)),
-          this.redis.srem(this.realmPublicKey(item.realmId), indexMember(userId, queueId)),
+          this.redis.srem(this.realmPublicKey(first.realmId), indexMember(userId, queueId)),
         ]),
       )
     }
@@ -447,7 +469,7 @@ export class RedisQueueStore implements QueueStore {
     return (await APPEND.run(
       this.redis,
       queues.map(([queueId]) => this.key(queueId)),
-      this.appendArgs(queues),
+      this.appendArgs(queues), this.wakes
     )) as number[]
   }
 
@@ -479,7 +501,7 @@ export class RedisQueueStore implements QueueStore {
       `${holder.nodeId}|${holder.token}`,
       this.nodeChannelPrefix,
       desc.queueId,
-    ])
+    ], this.wakes)
     return ok === 1
   }
 
@@ -509,6 +531,7 @@ export class RedisQueueStore implements QueueStore {
     this.touchTimer = undefined
     // Polls answered from memory still owe their queues a touch.
     if (this.redis.status === 'ready') await this.flushTouches().catch(this.onError)
+    this.wakes.close()
     this.signals.close()
   }
 

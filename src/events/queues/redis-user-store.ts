@@ -23,7 +23,8 @@ import type { RedisClient } from '../../backends/redis-connection.js'
 import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem } from '../bus.js'
 import { eventsFanOut } from './filter.js'
-import { queuedEventMaker, RedisSignals } from './redis-signals.js'
+import { WakeSender } from './wake-sender.js'
+import { eventsFromPairs, queuedEventMaker, RedisSignals } from './redis-signals.js'
 import { INDEX_ADD, PARK, UNPARK } from './lua.js'
 import { ACK_U, APPEND_U, CREATE_U, FETCH_U, REMOVE_U, TOUCH_U } from './lua-user.js'
 import { groupBySlot } from './slots.js'
@@ -47,6 +48,8 @@ export class RedisUserStreamStore implements QueueStore {
   private readonly descriptors = new Map<string, QueueDescriptor>()
   private readonly snapshots = new Map<string, string>()
   private readonly signals: RedisSignals
+  /** Where the scripts' wake-ups go (published by the scripts, or sent after them on a cluster's shard channels). */
+  private readonly wakes: WakeSender
   private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
   private readonly indexExtendedUntil = new Map<string, number>()
@@ -60,7 +63,9 @@ export class RedisUserStreamStore implements QueueStore {
   ) {
     this.onError = options.onError ?? (() => {})
     this.bySlot = options.groupBySlot ?? redis.isCluster
-    this.signals = new RedisSignals(redis, `${prefix}:subscriber`, this.onError, options.answerFromMemory ?? !redis.isCluster)
+    const sharded = options.sharded ?? false
+    this.wakes = new WakeSender(redis, sharded, this.onError)
+    this.signals = new RedisSignals(redis, { connectionName: `${prefix}:subscriber`, onError: this.onError, rememberStates: options.answerFromMemory ?? !redis.isCluster, sharded })
   }
 
   setMaxEvents(max: number): void {
@@ -183,14 +188,11 @@ export class RedisUserStreamStore implements QueueStore {
       desc.queueId,
       nodeId ?? '',
       this.base(desc.userId),
-    ])) as [string, unknown?, string?]
+    ], this.wakes)) as [string, unknown?, string?]
     switch (reply[0]) {
       case 'ok': {
         this.extendIndexes(desc, started)
-        const flat = reply[1] as string[]
-        const queued = queuedEventMaker()
-        const events: QueuedEvent[] = []
-        for (let i = 0; i < flat.length; i += 2) events.push(queued(flat[i + 1] as string, Number(flat[i])))
+        const events = eventsFromPairs(reply[1] as string[])
         if (ticket && known) {
           known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
         }
@@ -221,7 +223,7 @@ export class RedisUserStreamStore implements QueueStore {
 
   private async acknowledge(desc: QueueDescriptor, upTo: number, known: KnownStates, nodeId: string): Promise<boolean> {
     const started = Date.now()
-    const result = await ACK_U.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, this.base(desc.userId)])
+    const result = await ACK_U.run(this.redis, this.queueKeys(desc), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, this.base(desc.userId)], this.wakes)
     if (result !== 1) {
       known.woken(desc.queueId)
       return false
@@ -264,7 +266,7 @@ export class RedisUserStreamStore implements QueueStore {
 
   async remove(desc: QueueDescriptor): Promise<boolean> {
     this.forgetQueue(desc.queueId)
-    const existed = await REMOVE_U.run(this.redis, this.queueKeys(desc), [this.nodeChannelPrefix, desc.queueId, this.base(desc.userId)])
+    const existed = await REMOVE_U.run(this.redis, this.queueKeys(desc), [this.nodeChannelPrefix, desc.queueId, this.base(desc.userId)], this.wakes)
     this.forgetQueue(desc.queueId)
     const member = indexMember(desc.userId, desc.queueId)
     await Promise.all([
@@ -404,7 +406,7 @@ export class RedisUserStreamStore implements QueueStore {
     return (await APPEND_U.run(
       this.redis,
       users.map((targets) => `${this.base((targets[0] as Target).desc.userId)}m`),
-      [this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perUser],
+      [this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perUser], this.wakes
     )) as number[]
   }
 
@@ -417,7 +419,7 @@ export class RedisUserStreamStore implements QueueStore {
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
     const [cursor, , , holderKey] = this.queueKeys(desc) as [string, string, string, string]
-    const ok = await PARK.run(this.redis, [cursor, holderKey], [`${holder.nodeId}|${holder.token}`, this.nodeChannelPrefix, desc.queueId])
+    const ok = await PARK.run(this.redis, [cursor, holderKey], [`${holder.nodeId}|${holder.token}`, this.nodeChannelPrefix, desc.queueId], this.wakes)
     return ok === 1
   }
 
@@ -444,6 +446,7 @@ export class RedisUserStreamStore implements QueueStore {
     if (this.touchTimer) clearTimeout(this.touchTimer)
     this.touchTimer = undefined
     if (this.redis.status === 'ready') await this.flushTouches().catch(this.onError)
+    this.wakes.close()
     this.signals.close()
   }
 

@@ -92,6 +92,8 @@ export interface QueueStore {
   queuesOf(userId: number): Promise<QueueDescriptor[]>
   /** Fans one published item out to every queue that accepts it. */
   append(item: BusItem): Promise<void>
+  /** Several items of one realm, in order, each queue's share in one append with one wake-up (optional: else one append each). */
+  appendMany?(items: BusItem[]): Promise<void>
   /** Appends a heartbeat (bypasses filtering). */
   heartbeat(desc: QueueDescriptor): Promise<void>
   /** Marks the queue as held by `holder`; a previous holder is sent a supersede signal. false when the queue is gone. */

@@ -52,7 +52,7 @@ export const routes = [
         if (input.client_extavatar) throw badRequest("Invalid 'client_extavatar' parameter for anonymous request")
         if (input.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request")
         const state = await fetchRegisterState(
-          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config, presence: ctx.presence, now: ctx.now },
+          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
           { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false },
         )
         return { queue_id: null, last_event_id: -1, ...state }
@@ -70,7 +70,7 @@ export const routes = [
         async (tx) => {
           const [row] = await tx.$queryRaw<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`
           const state = await fetchRegisterState(
-            { prisma: transactionAsClient(tx), realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, now: ctx.now },
+            { prisma: transactionAsClient(tx), realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
             { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
           )
           return { snapshot: row?.snapshot, state }
