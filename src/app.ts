@@ -13,6 +13,7 @@ import { registerAccountPages } from './http/routes/settings.js'
 import { buildOpenApi } from './http/openapi.js'
 import type { HttpMethod, Route } from './http/route.js'
 import { installObservability, registerMetricsRoute } from './http/observability.js'
+import { RunningHandlers } from './http/running-handlers.js'
 
 export const API_PREFIX = '/api/v1'
 
@@ -50,9 +51,17 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   installObservability(app, services)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
   app.addHook('preClose', async () => services.events.drain())
-  app.addHook('onClose', async () => services.events.close())
-  app.addHook('onClose', async () => services.authCache.close())
-  app.addHook('onClose', async () => services.presenceDirectory.close())
+  // The server has stopped taking requests; those still running (a client
+  // that hung up mid-request no longer holds its connection open) finish
+  // before what they use is closed.
+  const handlers = new RunningHandlers()
+  app.addHook('onClose', async () => {
+    const running = handlers.count
+    if (!(await handlers.settled())) app.log.warn({ running }, 'closing with request handlers still running')
+    await services.events.close()
+    await services.authCache.close()
+    await services.presenceDirectory.close()
+  })
   services.authCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'authentication cache: invalidation listener lost; bypassing the cache until it reconnects'))
   // Browser clients on other origins (CORS_ORIGINS); off when the list is empty.
   if (services.config.corsOrigins.length > 0) {
@@ -110,7 +119,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   for (const r of routes) {
     const url = (r.outsideApi ? '' : API_PREFIX) + r.url
-    app.route({ method: r.method, url, handler: (req, reply) => r.handle(services, req, reply) })
+    app.route({ method: r.method, url, handler: (req, reply) => handlers.track(r.handle(services, req, reply)) })
     const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
     methods.add(r.method)
     methodsByUrl.set(url, methods)
