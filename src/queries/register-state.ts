@@ -23,9 +23,11 @@ import { fetchPresenceState } from './presence.js'
 import { fetchUserStatuses } from './user-status.js'
 import type { PresenceStore } from '../presence/store.js'
 import type { PresenceMirror } from '../presence/mirror.js'
+import type { PresenceDirectory } from './presence-directory.js'
 import { fetchScheduledMessages } from './scheduled-messages.js'
 import { getUserGroups } from './user-groups.js'
-import { getMaxMessageId, getRecentPrivateConversations, getStarredMessageIds, getUnreadSummary } from './register-unread.js'
+import { getRecentPrivateConversations, getStarredMessageIds, summarizeUnread } from './register-unread.js'
+import type { RegisterCore, RegisterCoreParts } from './register-core.js'
 import { legacySettingsState, realmState, userSettingsState } from './register-settings.js'
 import { getRealmEmoji } from './realm-emoji.js'
 import { serverEmojiDataUrl } from '../present/emoji-data.js'
@@ -39,6 +41,10 @@ export interface RegisterStateContext {
   config: Config
   presence: PresenceStore
   presenceMirror: PresenceMirror
+  /** The per-node directory of users' emails and join dates; absent: read through `prisma` (in the snapshot). */
+  presenceDirectory?: PresenceDirectory
+  /** The user's core state (register-core.ts), read with `registerCoreParts`; null for a web-public visitor. */
+  core: RegisterCore | null
   now: () => Date
 }
 
@@ -53,11 +59,50 @@ export interface RegisterStateOptions {
 
 const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000
 
+const wants = (fetchEventTypes: string[] | null, type: string): boolean => fetchEventTypes === null || fetchEventTypes.includes(type)
+
+/** The parts of the core statement fetchRegisterState uses for these event types. */
+export function registerCoreParts(fetchEventTypes: string[] | null): RegisterCoreParts {
+  const want = (type: string) => wants(fetchEventTypes, type)
+  return { maxMessageId: want('message'), subscriptions: want('subscription'), unread: want('message') && want('update_message_flags') }
+}
+
+/**
+ * Event types whose state is the core statement's or needs no database read
+ * (given the per-node presence directory). A registration asking only for
+ * these, without include_subscribers, by a user who is not a guest (whose
+ * reachable users are read separately), reads its database state in that
+ * one statement, whose snapshot is then the queue's: no transaction.
+ * Anything else (no fetch_event_types at all included) is read in the
+ * repeatable-read transaction.
+ */
+const CORE_ONLY_EVENT_TYPES = new Set([
+  'message',
+  'update_message_flags',
+  'subscription',
+  'presence',
+  'user_settings',
+  'update_display_settings',
+  'update_global_notifications',
+  'realm_filters',
+  'onboarding_steps',
+  // No state of their own.
+  'typing',
+  'reaction',
+  'update_message',
+  'delete_message',
+  'heartbeat',
+])
+
+export function stateIsCoreOnly(fetchEventTypes: string[] | null, options: { includeSubscribers: boolean }, user: User): boolean {
+  return fetchEventTypes !== null && !options.includeSubscribers && !isGuest(user.role) && fetchEventTypes.every((type) => CORE_ONLY_EVENT_TYPES.has(type))
+}
+
 export async function fetchRegisterState(ctx: RegisterStateContext, options: RegisterStateOptions): Promise<Record<string, unknown>> {
-  const want = (type: string): boolean => options.fetchEventTypes === null || options.fetchEventTypes.includes(type)
-  const { prisma, realm, user } = ctx
+  const want = (type: string): boolean => wants(options.fetchEventTypes, type)
+  const { prisma, realm, user, core } = ctx
   const state: Record<string, unknown> = versionFields(ctx.config.upstreamNames)
-  const settings = user ? await prisma.userSettings.findUnique({ where: { userId: user.id } }) : null
+  const settings = core?.settings ?? null
   const userSettings = userSettingsState(settings, user?.timezone ?? '')
 
   if (want('alert_words')) {
@@ -67,7 +112,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     state.custom_profile_fields = await fetchCustomProfileFields(prisma, realm.id)
     state.custom_profile_field_types = customProfileFieldTypes()
   }
-  if (want('message')) state.max_message_id = user ? await getMaxMessageId(prisma, user.id) : -1
+  if (want('message')) state.max_message_id = core?.maxMessageId ?? -1
   if (want('presence')) {
     if (user) Object.assign(state, await fetchPresenceState({ ...ctx, user }, { slimPresence: options.slimPresence }))
     else Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: ctx.now().getTime() / 1000 })
@@ -85,8 +130,8 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   if (want('recent_private_conversations')) state.recent_private_conversations = user ? await getRecentPrivateConversations(prisma, user.id) : []
   if (want('subscription')) Object.assign(state, await subscriptionState(ctx, options, settings))
   if (want('message') && want('update_message_flags')) {
-    state.unread_msgs = user
-      ? await getUnreadSummary(prisma, user.id)
+    state.unread_msgs = user && core?.unread
+      ? summarizeUnread(user.id, core.unread)
       : { count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false }
   }
   if (want('starred_messages')) state.starred_messages = user ? await getStarredMessageIds(prisma, user.id) : []
@@ -188,15 +233,10 @@ async function subscriptionState(
   options: RegisterStateOptions,
   settings: UserSettings | null,
 ): Promise<Record<string, unknown>> {
-  const { prisma, realm, user } = ctx
+  const { prisma, user, core } = ctx
   if (!user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] }
-  const rows = await prisma.subscription.findMany({ where: { userId: user.id, stream: { deactivated: false } }, include: { stream: true } })
-  const subscribedIds = new Set(rows.map((r) => r.streamId))
-  const neverRows = isGuest(user.role)
-    ? []
-    : await prisma.stream.findMany({
-        where: { realmId: realm.id, deactivated: false, id: { notIn: [...subscribedIds] }, ...(isAdmin(user.role) ? {} : { inviteOnly: false }) },
-      })
+  const rows = core?.subscriptions ?? []
+  const neverRows = core?.neverSubscribed ?? []
   const subscribers = options.includeSubscribers
     ? await getSubscriberIds(prisma, [...rows.map((r) => r.streamId), ...neverRows.map((s) => s.id)])
     : undefined

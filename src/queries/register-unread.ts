@@ -9,7 +9,7 @@ export const MAX_UNREAD_MESSAGES = 50_000
 /** Upstream's RECENT_CONVERSATIONS_LIMIT. */
 export const RECENT_CONVERSATIONS_LIMIT = 1000
 
-interface UnreadRow {
+export interface UnreadRow {
   message_id: number
   flags: number
   stream_id: number | null
@@ -32,17 +32,18 @@ const MUTED = 1
 const UNMUTED = 2
 const FOLLOWED = 3
 
-export async function getUnreadSummary(prisma: PrismaClient, userId: number): Promise<UnreadSummary> {
-  const rows = await prisma.$queryRaw<UnreadRow[]>`
-    SELECT um.message_id, um.flags, m.stream_id, m.topic, m.sender_id, m.dm_user_ids
-    FROM user_message um JOIN message m ON m.id = um.message_id
-    WHERE um.user_id = ${userId} AND (um.flags & ${FLAG_BITS.read}) = 0
-    ORDER BY um.message_id DESC
-    LIMIT ${MAX_UNREAD_MESSAGES}`
-  rows.reverse()
-  const subs = await prisma.subscription.findMany({ where: { userId }, select: { streamId: true, isMuted: true } })
-  const mutedStreams = new Set(subs.filter((s) => s.isMuted).map((s) => s.streamId))
-  const topics = await prisma.userTopic.findMany({ where: { userId }, select: { streamId: true, topicName: true, visibilityPolicy: true } })
+/** What the unread summary is built from (read by register-core.ts). */
+export interface UnreadSources {
+  /** The user's newest unread messages (at most MAX_UNREAD_MESSAGES), oldest first. */
+  rows: UnreadRow[]
+  /** Channels the user muted. */
+  mutedStreamIds: number[]
+  /** The user's topic visibility policies. */
+  topics: { streamId: number; topicName: string; visibilityPolicy: number }[]
+}
+
+export function summarizeUnread(userId: number, { rows, mutedStreamIds, topics }: UnreadSources): UnreadSummary {
+  const mutedStreams = new Set(mutedStreamIds)
   const policy = new Map(topics.map((t) => [`${t.streamId}\u0000${t.topicName.toLowerCase()}`, t.visibilityPolicy]))
   const isMuted = (streamId: number, topic: string): boolean => {
     const p = policy.get(`${streamId}\u0000${topic.toLowerCase()}`)
@@ -96,11 +97,6 @@ export async function getStarredMessageIds(prisma: PrismaClient, userId: number)
   const rows = await prisma.$queryRaw<{ message_id: number }[]>`
     SELECT message_id FROM user_message WHERE user_id = ${userId} AND (flags & ${FLAG_BITS.starred}) <> 0 ORDER BY message_id`
   return rows.map((r) => Number(r.message_id))
-}
-
-export async function getMaxMessageId(prisma: PrismaClient, userId: number): Promise<number> {
-  const newest = await prisma.userMessage.findFirst({ where: { userId }, orderBy: { messageId: 'desc' }, select: { messageId: true } })
-  return newest?.messageId ?? -1
 }
 
 export async function getRecentPrivateConversations(prisma: PrismaClient, userId: number): Promise<{ max_message_id: number; user_ids: number[] }[]> {

@@ -5,7 +5,8 @@ import type { FastifyReply } from 'fastify'
 import { route } from '../route.js'
 import { json, nullAsAbsent, optional, upstreamAlias } from '../params.js'
 import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
-import { fetchRegisterState } from '../../queries/register-state.js'
+import { fetchRegisterState, registerCoreParts, stateIsCoreOnly } from '../../queries/register-state.js'
+import { readRegisterCore } from '../../queries/register-core.js'
 import { transactionAsClient } from '../../db/transaction-client.js'
 import { capabilitiesOf, MAX_EVENT_NARROW_TERMS, MAX_EVENT_TYPE_LENGTH, MAX_EVENT_TYPES, queueInputFor } from '../../queries/register-queue.js'
 
@@ -52,7 +53,7 @@ export const routes = [
         if (input.client_extavatar) throw badRequest("Invalid 'client_extavatar' parameter for anonymous request")
         if (input.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request")
         const state = await fetchRegisterState(
-          { prisma: ctx.prisma, realm: ctx.realm, user: null, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
+          { prisma: ctx.prisma, realm: ctx.realm, user: null, core: null, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
           { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false },
         )
         return { queue_id: null, last_event_id: -1, ...state }
@@ -62,21 +63,30 @@ export const routes = [
       // The queue first, then the snapshot: a change made in between is in both, never in neither.
       const queue = await ctx.events.register(queueInput)
       ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
-      // The state is read in one repeatable-read transaction; the queue drops
-      // the events of transactions that committed before its snapshot, so no
-      // change is both in the state and delivered, and none is missed.
+      // The state is read in one snapshot: the queue drops the events of
+      // transactions that committed before it, so no change is both in the
+      // state and delivered, and none is missed. When all the database state
+      // asked for is the core statement's, that statement is the snapshot;
+      // otherwise the reads share one repeatable-read transaction.
       const user = ctx.user
-      const { snapshot, state } = await ctx.prisma.$transaction(
-        async (tx) => {
-          const [row] = await tx.$queryRaw<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`
-          const state = await fetchRegisterState(
-            { prisma: transactionAsClient(tx), realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
-            { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers: input.include_subscribers ?? false, slimPresence: queueInput.slimPresence ?? false },
+      const includeSubscribers = input.include_subscribers ?? false
+      const stateOptions = { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers, slimPresence: queueInput.slimPresence ?? false }
+      const parts = registerCoreParts(fetchEventTypes)
+      const stateContext = { realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now }
+      const { snapshot, state } = stateIsCoreOnly(fetchEventTypes, { includeSubscribers }, user)
+        ? await (async () => {
+            const core = await readRegisterCore(ctx.prisma, user, parts)
+            const state = await fetchRegisterState({ ...stateContext, prisma: ctx.prisma, presenceDirectory: ctx.presenceDirectory, core }, stateOptions)
+            return { snapshot: core.snapshot, state }
+          })()
+        : await ctx.prisma.$transaction(
+            async (tx) => {
+              const prisma = transactionAsClient(tx)
+              const core = await readRegisterCore(prisma, user, parts)
+              return { snapshot: core.snapshot, state: await fetchRegisterState({ ...stateContext, prisma, core }, stateOptions) }
+            },
+            { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 },
           )
-          return { snapshot: row?.snapshot, state }
-        },
-        { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 },
-      )
       if (snapshot) await ctx.events.recordSnapshot(queue, snapshot)
       return { queue_id: queue.queueId, last_event_id: -1, ...state }
     },
