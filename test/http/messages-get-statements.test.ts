@@ -49,6 +49,7 @@ t.test('GET /messages: statements do not grow with the window', async (t) => {
       t.equal(small.body.messages.length, 2)
       t.equal(large.body.messages.length, 14)
       t.ok(large.body.messages.every((m: Body) => m.reactions.length === 1 && m.reactions[0].emoji_name === 'smile'), 'every message has its reaction')
+      t.ok(small.statements.length > 0, 'the statements were counted')
       t.equal(large.statements.length, small.statements.length, `same statements:\n${large.statements.join('\n')}`)
     })
   }

@@ -12,12 +12,14 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess, type Body } from '../support/expect.js'
 import { stateIsCoreOnly } from '../../src/queries/register-state.js'
+import { countStatements, countingDatabase } from '../support/statements.js'
 import type { User } from '../../src/db/index.js'
 
 const CORE_TYPES = ['message', 'update_message_flags', 'subscription', 'presence', 'user_settings', 'realm_filters']
 
 t.test('the core state is the same in one statement and in the transaction', async (t) => {
-  const { app, fx } = await buildTestApp(t)
+  const database = await countingDatabase()
+  const { app, fx } = await buildTestApp(t, { database })
   const { owner, member, otherMember, guest } = fx.users
   const { general, design, secret } = fx.streams
   const send = async (user: User, params: Record<string, unknown>) => expectSuccess(t, await as(app, user).post('/messages', params)).id as number
@@ -46,8 +48,13 @@ t.test('the core state is the same in one statement and in the transaction', asy
     t.test(name, async (t) => {
       t.equal(stateIsCoreOnly(CORE_TYPES, { includeSubscribers: false }, user), name !== 'guest', 'the core types alone: one statement (not for a guest)')
       t.notOk(stateIsCoreOnly([...CORE_TYPES, 'alert_words'], { includeSubscribers: false }, user), 'with alert_words: the transaction')
-      const fast = expectSuccess(t, await as(app, user).post('/register', { fetch_event_types: CORE_TYPES }))
-      const slow = expectSuccess(t, await as(app, user).post('/register', { fetch_event_types: [...CORE_TYPES, 'alert_words'] }))
+      const alone = await countStatements(() => as(app, user).post('/register', { fetch_event_types: CORE_TYPES }))
+      const inTransaction = await countStatements(() => as(app, user).post('/register', { fetch_event_types: [...CORE_TYPES, 'alert_words'] }))
+      const fast = expectSuccess(t, alone.result)
+      const slow = expectSuccess(t, inTransaction.result)
+      const began = (statements: string[]) => statements.includes('BEGIN')
+      t.ok(began(inTransaction.statements), 'with alert_words: BEGIN')
+      t.equal(began(alone.statements), name === 'guest', `the core types alone: ${name === 'guest' ? 'BEGIN' : 'no BEGIN'}`)
       t.same(stable(fast), stable(slow), 'same state')
       t.ok(fast.subscriptions.length > 0 && Array.isArray(fast.never_subscribed) && typeof fast.max_message_id === 'number')
     })

@@ -18,8 +18,16 @@ import { TEST_DATABASE_URL } from './config.js'
 
 const current = new AsyncLocalStorage<string[]>()
 
+/**
+ * The list of the countStatements() call running, for statements whose
+ * async context does not lead back to it: Prisma batches the ORM reads of
+ * one tick and runs the batch in the context of whatever scheduled it. The
+ * callers run one countStatements() at a time and nothing else meanwhile.
+ */
+let running: string[] | undefined
+
 function record(sql: string): void {
-  current.getStore()?.push(sql)
+  ;(current.getStore() ?? running)?.push(sql)
 }
 
 type Method = (...args: unknown[]) => unknown
@@ -80,6 +88,12 @@ export async function countingDatabase(): Promise<Database> {
 /** Runs fn and returns what it returned with the SQL of every statement it ran on a countingDatabase(), in order. */
 export async function countStatements<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
   const statements: string[] = []
-  const result = await current.run(statements, fn)
-  return { result, statements }
+  if (running) throw new Error('countStatements: one at a time')
+  running = statements
+  try {
+    const result = await current.run(statements, fn)
+    return { result, statements }
+  } finally {
+    running = undefined
+  }
 }
