@@ -15,44 +15,13 @@
 // at a time), BENCH_ONLY (the ping kinds whose name contains it),
 // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). Linux only.
 // Prints figures only; nothing here asserts a time.
-import { readFileSync } from 'node:fs'
-import autocannon from 'autocannon'
 import { createBulkUsers, inParallel } from './bulk-users.js'
-import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+import { api, clusterEnv, fmt, machine, markdownTable, measureRequests, ownerAuth, recordResult, run, startChild, table, type RequestTarget } from './support.js'
 
 const USERS = Number(process.env.BENCH_USERS ?? 1000)
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1)
 const ONLY = process.env.BENCH_ONLY
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
-interface Target { name: string; method: 'GET' | 'POST'; path: string; body?: string }
-interface Figures { rps: number; p50: number; p99: number; cpuUs: number; errors: number }
-
-async function measure(pid: number, base: string, auth: string, target: Target): Promise<Figures> {
-  const options = {
-    url: base + target.path,
-    method: target.method,
-    headers: { authorization: auth, ...(target.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    ...(target.body ? { body: target.body } : {}),
-    connections: CONNECTIONS,
-  }
-  await autocannon({ ...options, duration: 2 })
-  const before = cpuSeconds(pid)
-  const result = await autocannon({ ...options, duration: DURATION })
-  const cpu = cpuSeconds(pid) - before
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total),
-    errors: result.non2xx + result.errors,
-  }
-}
 
 async function main(): Promise<void> {
   const start = machine()
@@ -69,7 +38,7 @@ async function main(): Promise<void> {
   const lastUpdateId = full.presence_last_update_id as number
   console.log(`a full modern answer lists ${Object.keys(full.presences).length} presences, ${JSON.stringify(full).length} bytes; presence_last_update_id ${lastUpdateId}`)
   const ping = '/api/v1/users/me/presence'
-  const targets: Target[] = [
+  const targets: RequestTarget[] = [
     { name: 'ping_only', method: 'POST', path: ping, body: 'status=active&ping_only=true&new_user_input=true' },
     { name: `last_update_id=${lastUpdateId} (nothing new)`, method: 'POST', path: ping, body: `status=active&new_user_input=true&last_update_id=${lastUpdateId}` },
     { name: 'last_update_id=-1 (everyone, modern)', method: 'POST', path: ping, body: 'status=active&new_user_input=true&last_update_id=-1' },
@@ -78,13 +47,13 @@ async function main(): Promise<void> {
   ]
   const rows = [['POST /users/me/presence', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/request', 'errors']]
   for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {
-    const r = await measure(node.process.pid as number, base, auth, target)
+    const r = await measureRequests(node.process.pid as number, base, auth, target, { connections: CONNECTIONS, duration: DURATION })
     rows.push([target.name, fmt(r.rps, 0), fmt(r.p50, 0), fmt(r.p99, 0), fmt(r.cpuUs, 0), String(r.errors)])
     console.log(table(rows).split('\n').at(-1))
   }
   await node.stop()
   const bare = await startChild('bare-node', {})
-  const b = await measure(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' })
+  const b = await measureRequests(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' }, { connections: CONNECTIONS, duration: DURATION })
   rows.push(['bare Fastify GET /events stub (baseline)', fmt(b.rps, 0), fmt(b.p50, 0), fmt(b.p99, 0), fmt(b.cpuUs, 0), String(b.errors)])
   await bare.stop()
   const ratios = rows.slice(1, -1).map((r) => `${r[0]}: ${fmt(Number(r[4]) / b.cpuUs, 1)}× bare CPU`)

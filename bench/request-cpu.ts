@@ -9,30 +9,11 @@
 // BENCH_CONNECTIONS (default 10), BENCH_ONLY (run the request types whose
 // name contains it), BENCH_NODE_ARGS (node options of the Roost node, e.g.
 // --cpu-prof). Linux only (/proc). Prints figures only.
-import autocannon from 'autocannon'
-import { api, clusterEnv, cpuSeconds, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+import { api, clusterEnv, fmt, machine, markdownTable, measureRequests, ownerAuth, recordResult, run, startChild, table, type RequestTarget } from './support.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const ONLY = process.env.BENCH_ONLY
-
-interface Target { name: string; method: 'GET' | 'POST'; path: string; body?: string }
-
-async function measure(pid: number, base: string, auth: string, target: Target): Promise<{ rps: number; cpuUs: number; errors: number }> {
-  const options = {
-    url: base + target.path,
-    method: target.method,
-    headers: { authorization: auth, ...(target.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    ...(target.body ? { body: target.body } : {}),
-    connections: CONNECTIONS,
-  }
-  await autocannon({ ...options, duration: 2 })
-  const before = cpuSeconds(pid)
-  const result = await autocannon({ ...options, duration: DURATION })
-  const cpu = cpuSeconds(pid) - before
-  const answered = result.requests.total
-  return { rps: result.requests.average, cpuUs: (cpu * 1e6) / Math.max(1, answered), errors: result.non2xx + result.errors }
-}
 
 async function main(): Promise<void> {
   const start = machine()
@@ -50,7 +31,7 @@ async function main(): Promise<void> {
   await api(base, auth, 'POST', '/messages', { type: 'stream', to: streamId, topic: 'cpu', content: 'the answered event' })
   const simEventTypes = encodeURIComponent(JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']))
   const narrow = encodeURIComponent(JSON.stringify([{ operator: 'stream', operand: streamId }]))
-  const targets: Target[] = [
+  const targets: RequestTarget[] = [
     { name: 'GET /users/me', method: 'GET', path: '/api/v1/users/me' },
     { name: 'POST /users/me/presence (ping_only)', method: 'POST', path: '/api/v1/users/me/presence', body: 'status=active&ping_only=true&new_user_input=true' },
     { name: 'GET /messages (newest 50 of a channel)', method: 'GET', path: `/api/v1/messages?anchor=newest&num_before=50&num_after=0&narrow=${narrow}` },
@@ -62,14 +43,14 @@ async function main(): Promise<void> {
   ]
   const rows = [['request', 'req/s', 'CPU µs/request', 'errors']]
   for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {
-    const r = await measure(node.process.pid as number, base, auth, target)
+    const r = await measureRequests(node.process.pid as number, base, auth, target, { connections: CONNECTIONS, duration: DURATION })
     rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), String(r.errors)])
     console.log(table(rows).split('\n').at(-1))
   }
   await node.stop()
   // The baseline: bare Fastify decoding the Basic header and answering a small JSON body (bench/bare-node.ts).
   const bare = await startChild('bare-node', {})
-  const b = await measure(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' })
+  const b = await measureRequests(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' }, { connections: CONNECTIONS, duration: DURATION })
   rows.push(['bare Fastify GET /events stub (baseline)', fmt(b.rps, 0), fmt(b.cpuUs, 0), String(b.errors)])
   await bare.stop()
   console.log(`\n${table(rows)}`)

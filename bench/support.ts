@@ -8,6 +8,7 @@ import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BENCH_DATABASE_URL = process.env.ROOST_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/roost_bench'
@@ -191,6 +192,46 @@ export function cpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return 0 // the process has exited
+  }
+}
+
+/** One request type autocannon sends, as measureRequests() takes it. */
+export interface RequestTarget {
+  name: string
+  method: 'GET' | 'POST'
+  path: string
+  /** urlencoded form body */
+  body?: string
+}
+
+export interface RequestFigures {
+  rps: number
+  p50: number
+  p99: number
+  /** CPU time of process `pid` per answered request, µs. */
+  cpuUs: number
+  errors: number
+}
+
+/** Sends `target` with autocannon for 2 s (warm-up), then `duration` s measured: throughput, latency and the CPU of `pid` per request. */
+export async function measureRequests(pid: number, base: string, auth: string, target: RequestTarget, options: { connections: number; duration: number }): Promise<RequestFigures> {
+  const request = {
+    url: base + target.path,
+    method: target.method,
+    headers: { authorization: auth, ...(target.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    ...(target.body ? { body: target.body } : {}),
+    connections: options.connections,
+  }
+  await autocannon({ ...request, duration: 2 })
+  const before = cpuSeconds(pid)
+  const result = await autocannon({ ...request, duration: options.duration })
+  const cpu = cpuSeconds(pid) - before
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total),
+    errors: result.non2xx + result.errors,
   }
 }
 

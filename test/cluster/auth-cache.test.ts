@@ -3,14 +3,12 @@
 // NOTIFY can tell it about a change made through node A. Each case warms B's
 // cache, changes something through A, then retries B until it answers the
 // change, within a deadline far below the cache's 60 s safety TTL.
-import { randomUUID } from 'node:crypto'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { openDatabase } from '../../src/db/client.js'
 import type { User } from '../../src/db/index.js'
 import { ROLE } from '../../src/domain/roles.js'
-import { buildTestApp, TEST_DATABASE_URL, type Tap, type TestApp } from '../support/app.js'
+import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Asserts } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
@@ -27,15 +25,6 @@ async function eventually(attempt: () => Promise<LightMyRequestResponse>, done: 
   }
 }
 
-async function twoNodes(t: Tap): Promise<{ a: TestApp; b: TestApp }> {
-  const redisPrefix = `test:${randomUUID()}`
-  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
-  const own = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
-  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx, database: own })
-  t.teardown(() => own.close())
-  return { a, b }
-}
-
 /** Requests on B until its cache listens, then twice more: the last one is served from the cache. */
 async function warm(t: Asserts, node: TestApp, user: User): Promise<void> {
   expectSuccess(t, await as(node.app, user, node.fx).get('/users/me'))
@@ -45,7 +34,7 @@ async function warm(t: Asserts, node: TestApp, user: User): Promise<void> {
 }
 
 t.test('a user deactivated through node A is refused by node B', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const user = await a.fx.newUser()
   await warm(t, b, user)
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
@@ -57,7 +46,7 @@ t.test('a user deactivated through node A is refused by node B', async (t) => {
 })
 
 t.test('a role given through node A applies on node B', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const user = await a.fx.newUser()
   const victim = await a.fx.newUser()
   await warm(t, b, user)
@@ -68,7 +57,7 @@ t.test('a role given through node A applies on node B', async (t) => {
 })
 
 t.test("a user's API key changed on node A stops working on node B", async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const user = await a.fx.newUser()
   await warm(t, b, user)
   const newKey = 'K'.repeat(16) + String(user.id).padStart(16, '0')
@@ -79,7 +68,7 @@ t.test("a user's API key changed on node A stops working on node B", async (t) =
 })
 
 t.test('a realm setting changed through node A applies on node B', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const member = a.fx.users.member
   await warm(t, b, member)
   const noTopic = () => as(b.app, member).post('/messages', { type: 'stream', to: 'general', topic: '(no topic)', content: 'x' })
@@ -90,7 +79,7 @@ t.test('a realm setting changed through node A applies on node B', async (t) => 
 })
 
 t.test('a realm deactivated through node A refuses requests on node B', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const member = a.fx.users.member
   await warm(t, b, member)
   await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { deactivated: true } })
@@ -99,7 +88,7 @@ t.test('a realm deactivated through node A refuses requests on node B', async (t
 })
 
 t.test("node B's listener connection is cut: B still never serves a stale row, and listens again", async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const user = await a.fx.newUser()
   await warm(t, b, user)
   // Cut every listener connection to this test database (other test processes on it reconnect too).

@@ -5,26 +5,15 @@
 // only NOTIFY can tell it about a change made through node A. Each case warms
 // B's copies, changes something through A, then asks B again (retrying
 // until a deadline for what travels by NOTIFY).
-import { randomUUID } from 'node:crypto'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import t, { type Test } from 'tap'
-import { openDatabase } from '../../src/db/client.js'
 import type { User } from '../../src/db/index.js'
-import { buildTestApp, TEST_DATABASE_URL, type Tap, type TestApp } from '../support/app.js'
+import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
 
 const DEADLINE_MS = 10_000
-
-async function twoNodes(t: Tap): Promise<{ a: TestApp; b: TestApp }> {
-  const redisPrefix = `test:${randomUUID()}`
-  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
-  const own = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
-  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx, database: own })
-  t.teardown(() => own.close())
-  return { a, b }
-}
 
 type Presences = Record<string, { aggregated?: unknown; active_timestamp?: number }>
 
@@ -51,7 +40,7 @@ async function warm(t: Test, b: TestApp, watcher: User): Promise<void> {
 }
 
 t.test('a report on node A appears in the incremental answer of node B, whose copy was warm', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const watcher = a.fx.users.owner
   const other = await a.fx.newUser()
   await warm(t, b, watcher)
@@ -65,7 +54,7 @@ t.test('a report on node A appears in the incremental answer of node B, whose co
 })
 
 t.test('a user deactivated through node A leaves the answers of node B; reactivated, comes back', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const watcher = a.fx.users.owner
   const user = await a.fx.newUser()
   expectSuccess(t, await as(a.app, user).post('/users/me/presence', { status: 'active' }))
@@ -78,7 +67,7 @@ t.test('a user deactivated through node A leaves the answers of node B; reactiva
 })
 
 t.test("a user's email changed through node A is the key of node B's legacy answer", async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const watcher = a.fx.users.owner
   const user = await a.fx.newUser()
   expectSuccess(t, await as(a.app, user).post('/users/me/presence', { status: 'active' }))
@@ -91,7 +80,7 @@ t.test("a user's email changed through node A is the key of node B's legacy answ
 })
 
 t.test('a user created through node A is listed by node B as soon as it reports', async (t) => {
-  const { a, b } = await twoNodes(t)
+  const { a, b } = await twoNodesOwnConnections(t)
   const watcher = a.fx.users.owner
   await warm(t, b, watcher)
   const fresh = await a.fx.newUser()

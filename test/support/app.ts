@@ -133,6 +133,20 @@ export async function buildTestApp(t: Tap, options: BuildTestAppOptions = {}): P
   return { app, fx, services, config }
 }
 
+/**
+ * Two nodes on the Redis bus sharing a realm, each with its own connection
+ * to the test database (as two processes have): node B's PostgreSQL
+ * notifications and caches are its own.
+ */
+export async function twoNodesOwnConnections(t: Tap): Promise<{ a: TestApp; b: TestApp }> {
+  const redisPrefix = `test:${randomUUID()}`
+  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
+  const own = await openDatabase({ databaseUrl: TEST_DATABASE_URL })
+  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx, database: own })
+  t.teardown(() => own.close())
+  return { a, b }
+}
+
 let counter = 0
 
 export async function makeFixture(services: Services): Promise<Fixture> {
