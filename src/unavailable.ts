@@ -32,6 +32,12 @@ const MESSAGES = [
   /^None of startup nodes is available/,
   /^Failed to refresh slots cache/,
   /^Cluster is ended/,
+  // ioredis gave up following a slot's redirections (the master died, its replica not yet promoted),
+  // or had no connection to send a command on while reconnecting.
+  /^Too many Cluster redirections/,
+  /^Cluster is disconnect(ed|ing)\.?$/,
+  /^Node is disconnected$/,
+  /^Cluster isn't ready and enableOfflineQueue options is false$/,
   // Sentinel: no Sentinel answers yet; a demoted master still answering as a replica; a replica loading its data.
   /^All sentinels are unreachable/,
   /^READONLY /,
