@@ -30,7 +30,7 @@ export interface CompiledNarrow {
   flags: Prisma.Sql
   /** The message id column to range over and sort by (um.message_id in the viewer's history, for its primary key). */
   id: Prisma.Sql
-  /** Everything the rows must satisfy (realm, viewer, narrow). */
+  /** Everything the rows must satisfy (realm, viewer, narrow): a conjunction for a WHERE clause only (a term may be NULL for a row it excludes). */
   where: Prisma.Sql
   /** The narrow has a search term (responses add match_content / match_subject). */
   isSearch: boolean
@@ -270,7 +270,9 @@ export async function compileNarrow(db: Db, viewer: User, terms: readonly Narrow
   for (const t of terms) {
     const sql = termSql(refs, viewer, t, flags, streams)
     // NULL (e.g. a direct message against a channel condition) is "no match" on either side of a negation.
-    conditions.push(t.negated ? Prisma.sql`NOT COALESCE((${sql}), FALSE)` : Prisma.sql`COALESCE((${sql}), FALSE)`)
+    // A term not negated stands as it is: in the WHERE's conjunction NULL excludes a row as FALSE does, and
+    // PostgreSQL sees its column conditions (m.stream_id = …), so it can read them from an index.
+    conditions.push(t.negated ? Prisma.sql`NOT COALESCE((${sql}), FALSE)` : Prisma.sql`(${sql})`)
   }
   return {
     includeHistory,
