@@ -25,6 +25,7 @@
 // ROOST_BENCH_REDIS_URL.
 // Prints figures only; nothing here asserts a time.
 import http from 'node:http'
+import pg from 'pg'
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { openDatabase } from '../src/db/client.js'
@@ -238,6 +239,35 @@ async function ramp(name: string, ports: number[], serverPids: number[], users: 
   return results
 }
 
+/**
+ * With the server's autovacuum off (as on the CI machine, conf.d/90-ci.conf),
+ * nothing updates the planner's statistics while the simulation fills its
+ * tables from nothing: PostgreSQL then plans GET /messages for the empty
+ * tables it last analyzed and reads a whole channel for every request (15 ms
+ * instead of 0.2 ms at 1,300 messages a channel). A deployment's autovacuum
+ * analyzes a table once a tenth of it changed; this does the same every
+ * `everyMs`, only when autovacuum is off. Returns a stop function.
+ */
+async function keepStatisticsCurrent(databaseUrl: string, everyMs: number): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const { rows } = await client.query<{ autovacuum: string }>('SHOW autovacuum')
+  if (rows[0]?.autovacuum === 'on') {
+    await client.end()
+    return async () => undefined
+  }
+  console.log('autovacuum is off on this PostgreSQL: the simulation runs ANALYZE every', everyMs / 1000, 's, as autovacuum would')
+  let running = Promise.resolve()
+  const timer = setInterval(() => {
+    running = running.then(() => client.query('ANALYZE').then(() => undefined, () => undefined))
+  }, everyMs)
+  return async () => {
+    clearInterval(timer)
+    await running
+    await client.end()
+  }
+}
+
 /** Users sim-0 … sim-(n-1) with known API keys, in teams of 50 each with its own public channel; set-based inserts. */
 async function createUsers(databaseUrl: string, n: number): Promise<SimUser[]> {
   const database = await openDatabase({ databaseUrl })
@@ -284,7 +314,9 @@ async function main(): Promise<void> {
     const a = await startChild('roost-node', env, NODE_ARGS)
     const users = await createUsers(env.DATABASE_URL as string, MAX)
     const b = await startChild('roost-node', env, NODE_ARGS)
+    const stopAnalyzing = await keepStatisticsCurrent(env.DATABASE_URL as string, 10_000)
     const results = await ramp('two Roost nodes (PostgreSQL + Redis)', [a.port, b.port], [a.process.pid as number, b.process.pid as number], users)
+    await stopAnalyzing()
     await Promise.all([a.stop(), b.stop()])
     const last = [...results].reverse().find((r) => r.pass)
     summary.push(`two Roost nodes: last passing step ${last?.users ?? 'none'}`)
