@@ -9,6 +9,8 @@ import { expectSuccess, type Body } from '../support/expect.js'
 import { countStatements, countingDatabase } from '../support/statements.js'
 import type { User } from '../../src/db/index.js'
 
+const AUTH_LOOKUP = /FROM user_profile u JOIN realm r ON r\.id = u\.realm_id\s+WHERE u\.api_key/
+
 t.test('GET /messages: statements do not grow with the window', async (t) => {
   const database = await countingDatabase()
   const { app, fx, services } = await buildTestApp(t, { database })
@@ -32,9 +34,11 @@ t.test('GET /messages: statements do not grow with the window', async (t) => {
   }
   const counted = async (narrow: unknown[], n: number) => {
     expectSuccess(t, await as(app, member).get('/users/me')) // the authentication cache holds the viewer, as for any request
-    const { result, statements } = await countStatements(() => as(app, member).get('/messages', { anchor: 'newest', num_before: n, narrow }))
+    const { result, statements } = await countStatements(() => as(app, member).get('/messages', { anchor: 'newest', num_before: n, narrow }), { untracked: true })
     const body = expectSuccess(t, result)
-    return { body, statements }
+    // The authentication cache reads the viewer again when a write anywhere
+    // (another test file, on PostgreSQL) evicted it: not GET /messages' own.
+    return { body, statements: statements.filter((sql) => !AUTH_LOOKUP.test(sql)) }
   }
 
   await fill('small', 2)
