@@ -53,6 +53,7 @@ interface CoreRow {
 }
 
 export async function readRegisterCore(db: PrismaClient | Tx, user: User, parts: RegisterCoreParts): Promise<RegisterCore> {
+  const scope = neverSubscribedScope(user)
   const [row] = await fastQuery<CoreRow>(
     db,
     Prisma.sql`
@@ -63,11 +64,11 @@ export async function readRegisterCore(db: PrismaClient | Tx, user: User, parts:
         SELECT coalesce(jsonb_agg(jsonb_build_object('s', to_jsonb(s), 't', to_jsonb(st))), '[]'::jsonb)
         FROM subscription s JOIN stream st ON st.id = s.stream_id
         WHERE s.user_id = ${user.id} AND NOT st.deactivated) END AS subscriptions,
-      CASE WHEN ${parts.subscriptions} AND ${neverSubscribedScope(user)}::int > 0 THEN (
+      CASE WHEN ${parts.subscriptions} AND ${scope}::int > 0 THEN (
         SELECT coalesce(jsonb_agg(to_jsonb(st)), '[]'::jsonb)
         FROM stream st
         WHERE st.realm_id = ${user.realmId} AND NOT st.deactivated
-          AND (${neverSubscribedScope(user)}::int = 2 OR NOT st.invite_only)
+          AND (${scope}::int = 2 OR NOT st.invite_only)
           AND NOT EXISTS (SELECT 1 FROM subscription s WHERE s.user_id = ${user.id} AND s.stream_id = st.id)) END AS never_subscribed,
       CASE WHEN ${parts.unread} THEN (
         SELECT coalesce(jsonb_agg(jsonb_build_array(u.message_id, u.flags, u.stream_id, u.topic, u.sender_id, u.dm_user_ids) ORDER BY u.message_id), '[]'::jsonb)

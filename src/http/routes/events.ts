@@ -73,21 +73,14 @@ export const routes = [
       const stateOptions = { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers, slimPresence: queueInput.slimPresence ?? false }
       const parts = registerCoreParts(fetchEventTypes)
       const stateContext = { realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now }
+      const readState = async (prisma: typeof ctx.prisma, presenceDirectory?: typeof ctx.presenceDirectory) => {
+        const core = await readRegisterCore(prisma, user, parts)
+        return { snapshot: core.snapshot, state: await fetchRegisterState({ ...stateContext, prisma, presenceDirectory, core }, stateOptions) }
+      }
       const { snapshot, state } = stateIsCoreOnly(fetchEventTypes, { includeSubscribers }, user)
-        ? await (async () => {
-            const core = await readRegisterCore(ctx.prisma, user, parts)
-            const state = await fetchRegisterState({ ...stateContext, prisma: ctx.prisma, presenceDirectory: ctx.presenceDirectory, core }, stateOptions)
-            return { snapshot: core.snapshot, state }
-          })()
-        : await ctx.prisma.$transaction(
-            async (tx) => {
-              const prisma = transactionAsClient(tx)
-              const core = await readRegisterCore(prisma, user, parts)
-              return { snapshot: core.snapshot, state: await fetchRegisterState({ ...stateContext, prisma, core }, stateOptions) }
-            },
-            { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 },
-          )
-      if (snapshot) await ctx.events.recordSnapshot(queue, snapshot)
+        ? await readState(ctx.prisma, ctx.presenceDirectory)
+        : await ctx.prisma.$transaction((tx) => readState(transactionAsClient(tx)), { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 })
+      await ctx.events.recordSnapshot(queue, snapshot)
       return { queue_id: queue.queueId, last_event_id: -1, ...state }
     },
   }),
