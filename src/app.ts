@@ -14,6 +14,7 @@ import { buildOpenApi } from './http/openapi.js'
 import type { HttpMethod, Route } from './http/route.js'
 import { installObservability, registerMetricsRoute } from './http/observability.js'
 import { RunningHandlers } from './http/running-handlers.js'
+import { serializeReply } from './http/reply-serializer.js'
 
 export const API_PREFIX = '/api/v1'
 
@@ -47,6 +48,9 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     frameworkErrors,
     clientErrorHandler,
   })
+  // JSON.stringify, with pre-serialized top-level fields written as they are (present/raw-json.ts).
+  // Fastify's type says string; a Buffer is sent as it is (reply.js checks for either).
+  app.setReplySerializer(serializeReply as (payload: unknown) => string)
   installErrorHandling(app)
   installObservability(app, services)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.

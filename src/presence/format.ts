@@ -49,6 +49,42 @@ export function legacyPresence(row: PresenceRow): LegacyPresence {
   return { aggregated: { client: 'website', status, timestamp }, website: { client: 'website', status, timestamp, pushable: false } }
 }
 
+/**
+ * A row's member of a realm-wide answer, as UTF-8 bytes: `"<email>":{…}`
+ * (legacy) or `"<user id>":{…}` (modern). Kept per row object (the stores
+ * and the mirror replace a row when it is written, never change it) and
+ * checked against the row's times and the user's email or join date, so an
+ * answer serializes only the rows written since the last one.
+ */
+interface MemberBytes {
+  activeTime: number | null
+  lastConnectedTime: number
+  legacy?: { email: string; bytes: Buffer }
+  modern?: { joined: number; bytes: Buffer }
+}
+const memberBytes = new WeakMap<PresenceRow, MemberBytes>()
+
+function bytesOf(row: PresenceRow): MemberBytes {
+  let kept = memberBytes.get(row)
+  if (kept === undefined || kept.activeTime !== row.activeTime || kept.lastConnectedTime !== row.lastConnectedTime) {
+    kept = { activeTime: row.activeTime, lastConnectedTime: row.lastConnectedTime }
+    memberBytes.set(row, kept)
+  }
+  return kept
+}
+
+export function legacyPresenceMember(row: PresenceRow, email: string): Buffer {
+  const kept = bytesOf(row)
+  if (kept.legacy?.email !== email) kept.legacy = { email, bytes: Buffer.from(`${JSON.stringify(email)}:${JSON.stringify(legacyPresence(row))}`) }
+  return kept.legacy.bytes
+}
+
+export function modernPresenceMember(row: PresenceRow, dateJoined: number): Buffer {
+  const kept = bytesOf(row)
+  if (kept.modern?.joined !== dateJoined) kept.modern = { joined: dateJoined, bytes: Buffer.from(`"${row.userId}":${JSON.stringify(modernPresence(row, dateJoined))}`) }
+  return kept.modern.bytes
+}
+
 /** GET /users/{id}/presence: like legacy, with `aggregated.status` offline once stale. */
 export function singleUserPresence(row: PresenceRow, now: number): { website: { status: string; timestamp: number }; aggregated: { status: string; timestamp: number } } {
   const { status, timestamp } = legacyStatus(row)

@@ -71,6 +71,34 @@ t.test('presence', async (t) => {
     t.ok(renamed[`renamed-${fresh.email}`], 'under its new email')
   })
 
+  t.test('the answers built from each row\'s JSON text equal the register state, in user ID order, and follow new reports', async (t) => {
+    const watcher = fx.users.owner
+    const users = [await fx.newUser(), await fx.newUser(), await fx.newUser()]
+    clock += 1000
+    for (const u of users) expectSuccess(t, await as(app, u).post('/users/me/presence', { status: 'active' }))
+    const compare = async (label: string) => {
+      const legacy = expectSuccess(t, await as(app, watcher).post('/users/me/presence', { status: 'active' }))
+      const modern = expectSuccess(t, await as(app, watcher).post('/users/me/presence', { status: 'active', slim_presence: true }))
+      const realm = expectSuccess(t, await as(app, watcher).get('/realm/presence'))
+      const registeredLegacy = expectSuccess(t, await as(app, watcher).post('/register', { event_types: JSON.stringify(['presence']), fetch_event_types: JSON.stringify(['presence']) }))
+      const registeredModern = expectSuccess(t, await as(app, watcher).post('/register', { event_types: JSON.stringify(['presence']), fetch_event_types: JSON.stringify(['presence']), slim_presence: true }))
+      t.same(legacy.presences, registeredLegacy.presences, `${label}: legacy`)
+      t.same(realm.presences, registeredLegacy.presences, `${label}: GET /realm/presence`)
+      t.same(modern.presences, registeredModern.presences, `${label}: modern`)
+      const ids = Object.keys(modern.presences).map(Number)
+      t.same(ids, [...ids].sort((x, y) => x - y), `${label}: user ID order`)
+      return { legacy: legacy.presences as Record<string, { aggregated: { status: string; timestamp: number } }>, modern: modern.presences as Record<string, { idle_timestamp: number }> }
+    }
+    const before = await compare('first')
+    await compare('served again from the kept texts')
+    clock += 100_000
+    expectSuccess(t, await as(app, users[1]!).post('/users/me/presence', { status: 'idle' }))
+    const after = await compare('after a new report')
+    t.equal(after.modern[String(users[1]!.id)]?.idle_timestamp, sec(), 'the new report is in the modern answer')
+    t.same(after.legacy[users[1]!.email]?.aggregated, { client: 'website', status: 'idle', timestamp: sec() }, 'and in the legacy one')
+    t.same(after.legacy[users[0]!.email], before.legacy[users[0]!.email], 'the others unchanged')
+  })
+
   t.test('ping_only returns no presence data', async (t) => {
     const a = await fx.newUser()
     const body = expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'idle', ping_only: true }))
