@@ -59,7 +59,7 @@ function fakeLookups() {
   }
 }
 
-function setup(options: { maxEntries?: number; ttlMs?: number; maxLookupMs?: number } = {}) {
+function setup(options: { maxEntries?: number; maxBytes?: number; ttlMs?: number; maxLookupMs?: number } = {}) {
   const db = fakeLookups()
   let now = 1_000_000
   const cache = new AuthCache(db.lookups, { ...options, clock: () => now })
@@ -210,6 +210,43 @@ t.test("a realm's eviction drops its users' entries and its subdomain entry, not
   const calls = db.calls.users
   await cache.userWithRealmByApiKey(bob.user.apiKey)
   t.equal(db.calls.users, calls)
+})
+
+t.test("the users of a realm share one realm object while its row is unchanged, and its bytes are not counted per user", async (t) => {
+  // A realm row far larger than a user's: counted once per user, 20 of them would not fit in 200 KB.
+  const { db, cache } = setup({ maxBytes: 200_000 })
+  const big = (): Realm => ({ ...realm(3), description: 'x'.repeat(50_000) }) as Realm
+  const keys = Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(104 + i)}`.repeat(32))
+  // Each lookup reads its own copy of the row, as the database does.
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: big() }))
+  const found: Array<UserWithRealm | null> = []
+  for (const key of keys) found.push(await cache.userWithRealmByApiKey(key))
+  t.equal(cache.size.apiKeys, 20, 'every user fits')
+  t.ok(found.every((f) => f?.realm === found[0]?.realm), 'one realm object')
+  t.ok(Object.isFrozen(found[0]?.realm))
+  const calls = db.calls.users
+  for (const key of keys) await cache.userWithRealmByApiKey(key)
+  t.equal(db.calls.users, calls, 'all served from the cache')
+  // The realm changes: its users' entries go, and they come back with the new row, not the old shared one.
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: { ...big(), name: 'Renamed' } as Realm }))
+  cache.changed({ table: 'realm', id: 3 })
+  t.equal(cache.size.apiKeys, 0)
+  const after = await cache.userWithRealmByApiKey(keys[0] as string)
+  const again = await cache.userWithRealmByApiKey(keys[1] as string)
+  t.equal(after?.realm.name, 'Renamed')
+  t.equal(again?.realm, after?.realm, 'the new row is shared in turn')
+})
+
+t.test('a realm row read with other values than the shared one is not replaced by it', async (t) => {
+  const { db, cache } = setup()
+  const first = 'p'.repeat(32)
+  const second = 'q'.repeat(32)
+  db.users.set(first, { user: user(60, 4, first), realm: { ...realm(4), name: 'Old' } as Realm })
+  db.users.set(second, { user: user(61, 4, second), realm: { ...realm(4), name: 'New' } as Realm })
+  const a = await cache.userWithRealmByApiKey(first)
+  const b = await cache.userWithRealmByApiKey(second)
+  t.equal(a?.realm.name, 'Old')
+  t.equal(b?.realm.name, 'New', 'each entry keeps the row its lookup read')
 })
 
 t.test("a user's new key replaces the entry under the old one", async (t) => {
