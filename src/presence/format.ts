@@ -51,14 +51,11 @@ export function legacyPresence(row: PresenceRow): LegacyPresence {
 
 /**
  * A row's member of a realm-wide answer, as UTF-8 bytes: `"<email>":{…}`
- * (legacy) or `"<user id>":{…}` (modern). Kept per row object (the stores
- * and the mirror replace a row when it is written, never change it) and
- * checked against the row's times and the user's email or join date, so an
- * answer serializes only the rows written since the last one.
+ * (legacy) or `"<user id>":{…}` (modern). Kept per row object (rows are never
+ * changed: a write makes a new one) with the user's email or join date it was
+ * made with, so an answer serializes only the rows written since the last one.
  */
 interface MemberBytes {
-  activeTime: number | null
-  lastConnectedTime: number
   legacy?: { email: string; bytes: Buffer }
   modern?: { joined: number; bytes: Buffer }
 }
@@ -66,10 +63,7 @@ const memberBytes = new WeakMap<PresenceRow, MemberBytes>()
 
 function bytesOf(row: PresenceRow): MemberBytes {
   let kept = memberBytes.get(row)
-  if (kept === undefined || kept.activeTime !== row.activeTime || kept.lastConnectedTime !== row.lastConnectedTime) {
-    kept = { activeTime: row.activeTime, lastConnectedTime: row.lastConnectedTime }
-    memberBytes.set(row, kept)
-  }
+  if (kept === undefined) memberBytes.set(row, (kept = {}))
   return kept
 }
 

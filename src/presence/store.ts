@@ -6,13 +6,14 @@
 
 export type PresenceStatus = 'active' | 'idle'
 
+/** Never changed once made: a write makes a new row (the answers' bytes are kept per row object, presence/format.ts). */
 export interface PresenceRow {
-  userId: number
+  readonly userId: number
   /** Last `active` report; null when the user was never active. */
-  activeTime: number | null
-  lastConnectedTime: number
+  readonly activeTime: number | null
+  readonly lastConnectedTime: number
   /** Realm sequence value of the last write to this row. */
-  updateId: number
+  readonly updateId: number
 }
 
 export interface PresenceReport {

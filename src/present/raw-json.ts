@@ -27,12 +27,13 @@ export class RawJson {
   }
 }
 
-/** An object of the given members, each the UTF-8 of `"key":value`. */
-export function rawObject(members: readonly Buffer[]): RawJson {
+/** An object of the given members, each the UTF-8 of `"key":value`, whole or in parts. */
+export function rawObject(members: readonly (Buffer | readonly Buffer[])[]): RawJson {
   const parts: Buffer[] = [OPEN]
   members.forEach((member, i) => {
     if (i > 0) parts.push(COMMA)
-    parts.push(member)
+    if (Buffer.isBuffer(member)) parts.push(member)
+    else parts.push(...member)
   })
   parts.push(CLOSE)
   return new RawJson(parts)

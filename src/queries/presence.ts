@@ -3,11 +3,11 @@
 import type { PrismaClient, Realm, User } from '../db/index.js'
 import { accessibleUserIds } from '../access/user.js'
 import { noPresenceData, presenceNotForBots } from '../errors.js'
-import { legacyPresence, legacyPresenceMember, modernPresence, modernPresenceMember, PRESENCE_WINDOW_SECS, singleUserPresence } from '../presence/format.js'
+import { legacyPresenceMember, modernPresenceMember, PRESENCE_WINDOW_SECS, singleUserPresence } from '../presence/format.js'
 import { rawObject, type RawJson } from '../present/raw-json.js'
-import type { PresenceRow, PresenceStore } from '../presence/store.js'
+import type { PresenceStore } from '../presence/store.js'
 import type { PresenceMirror } from '../presence/mirror.js'
-import { loadPresenceDirectory, type PresenceDirectory, type DirectoryEntry } from './presence-directory.js'
+import { loadPresenceDirectory, type PresenceDirectory } from './presence-directory.js'
 
 export interface PresenceQueryContext {
   prisma: PrismaClient
@@ -28,18 +28,16 @@ export interface PresenceOptions {
 }
 
 export interface RealmPresence {
-  presences: Record<string, unknown>
+  /** Pre-serialized: each listed row's member bytes, kept per row (presence/format.ts). */
+  presences: RawJson
   presence_last_update_id: number
 }
 
-interface ListedRow {
-  row: PresenceRow
-  user: DirectoryEntry
-}
-
 /**
- * The rows realm-wide presence lists, in user ID order, and the newest update
- * ID among them (or the client's, or -1, when none).
+ * The rows realm-wide presence lists, in user ID order (as the object's keys
+ * come in the modern format, integer keys, and in the legacy one, insertion
+ * order), and the newest update ID among them (or the client's, or -1, when
+ * none).
  *
  * Users who turned presence_enabled off are listed too, as upstream does: their
  * row was replaced by one idle report old enough to read as offline
@@ -49,9 +47,9 @@ interface ListedRow {
  * and join dates from its directory cache (no database read for a member's
  * ping; a restricted guest's reachable users are read as before).
  */
-async function listedRows(ctx: PresenceQueryContext, options: PresenceOptions): Promise<{ listed: ListedRow[]; lastUpdateId: number }> {
+export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
   const fallbackId = options.lastUpdateId ?? -1
-  if (ctx.realm.presenceDisabled) return { listed: [], lastUpdateId: fallbackId }
+  if (ctx.realm.presenceDisabled) return { presences: rawObject([]), presence_last_update_id: fallbackId }
   const oldest = Math.floor(ctx.now().getTime() / 1000) - PRESENCE_WINDOW_SECS
   const after = options.lastUpdateId ?? -1
   const rows = (await ctx.presenceMirror.rows(ctx.realm.id)).filter((r) => r.lastConnectedTime >= oldest && r.updateId > after)
@@ -59,39 +57,15 @@ async function listedRows(ctx: PresenceQueryContext, options: PresenceOptions): 
   const directory = ctx.presenceDirectory
     ? await ctx.presenceDirectory.forUsers(ctx.realm.id, rows.map((r) => r.userId))
     : await loadPresenceDirectory(ctx.prisma, ctx.realm.id)
-  const listed: ListedRow[] = []
+  const members: Buffer[] = []
   let maxId = -1
   for (const row of rows) {
     const user = directory.get(row.userId)
     if (!user?.listed || (accessible && !accessible.has(row.userId))) continue
     if (row.updateId > maxId) maxId = row.updateId
-    listed.push({ row, user })
+    members.push(options.modern ? modernPresenceMember(row, user.joined) : legacyPresenceMember(row, user.email))
   }
-  return { listed, lastUpdateId: maxId >= 0 ? maxId : fallbackId }
-}
-
-export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
-  const { listed, lastUpdateId } = await listedRows(ctx, options)
-  const presences: Record<string, unknown> = {}
-  for (const { row, user } of listed) {
-    if (options.modern) presences[String(row.userId)] = modernPresence(row, user.joined)
-    else presences[user.email] = legacyPresence(row)
-  }
-  return { presences, presence_last_update_id: lastUpdateId }
-}
-
-/**
- * The same as getRealmPresence, with `presences` as pre-serialized JSON made
- * of each row's member bytes (kept per row: presence/format.ts), for the HTTP
- * answers.
- * Members come in user ID order, as the object's keys do in the modern format
- * (integer keys) and in the legacy one (insertion order).
- */
-export async function getRealmPresenceJson(ctx: PresenceQueryContext, options: PresenceOptions): Promise<{ presences: RawJson; presence_last_update_id: number }> {
-  const { listed, lastUpdateId } = await listedRows(ctx, options)
-  const members: Buffer[] = []
-  for (const { row, user } of listed) members.push(options.modern ? modernPresenceMember(row, user.joined) : legacyPresenceMember(row, user.email))
-  return { presences: rawObject(members), presence_last_update_id: lastUpdateId }
+  return { presences: rawObject(members), presence_last_update_id: maxId >= 0 ? maxId : fallbackId }
 }
 
 /** The register `presence` key: presences, presence_last_update_id, server_timestamp. */

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { route } from '../route.js'
 import { optional } from '../params.js'
 import { updatePresence } from '../../actions/update-presence.js'
-import { getRealmPresenceJson, getUserPresence } from '../../queries/presence.js'
+import { getRealmPresence, getUserPresence } from '../../queries/presence.js'
 import { accessUserByEmail, accessUserById } from '../../access/user.js'
 
 export const routes = [
@@ -21,7 +21,7 @@ export const routes = [
       await updatePresence(ctx, { status: input.status })
       if (input.ping_only) return { presence_last_update_id: input.last_update_id ?? -1 }
       const modern = input.last_update_id !== undefined || input.slim_presence === true
-      const state = await getRealmPresenceJson(ctx, { modern, lastUpdateId: input.last_update_id })
+      const state = await getRealmPresence(ctx, { modern, lastUpdateId: input.last_update_id })
       return { ...state, server_timestamp: ctx.now().getTime() / 1000 }
     },
   }),
@@ -29,7 +29,7 @@ export const routes = [
     method: 'GET',
     url: '/realm/presence',
     handler: async (_input, ctx) => {
-      const { presences } = await getRealmPresenceJson(ctx, { modern: false })
+      const { presences } = await getRealmPresence(ctx, { modern: false })
       return { presences, server_timestamp: ctx.now().getTime() / 1000 }
     },
   }),
