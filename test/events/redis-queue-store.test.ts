@@ -6,7 +6,7 @@ import { RedisQueueStore } from '../../src/events/queues/redis-store.js'
 import { EventQueues } from '../../src/events/queues/index.js'
 import type { QueuedEvent } from '../../src/events/queues/index.js'
 import { ApiError } from '../../src/errors.js'
-import { FETCH } from '../../src/events/queues/lua.js'
+import { ACK, FETCH, PARK, PARK_ACK, TOUCH } from '../../src/events/queues/lua.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
 import { queueStoreContract, waitForHeld, withTimeout } from './queue-store.contract.js'
 import { crossSlotCommands } from '../support/cross-slot.js'
@@ -93,10 +93,22 @@ async function twoNodes(t: Test) {
 
 /** Counts the calls of the FETCH script (reads of a queue) made on a connection. */
 function countFetches(redis: Redis): () => number {
-  let calls = 0
+  const calls = countScripts(redis)
+  return () => calls().fetch
+}
+
+/** Counts the calls of each queue script a poll may make, on a connection. */
+function countScripts(redis: Redis): () => Record<'fetch' | 'ack' | 'park' | 'parkAck' | 'touch', number> {
+  const calls = { fetch: 0, ack: 0, park: 0, parkAck: 0, touch: 0 }
+  const scripts = { fetch: FETCH.shas, ack: ACK.shas, park: PARK.shas, parkAck: PARK_ACK.shas, touch: [TOUCH.sha] }
   const original = redis.evalsha.bind(redis)
-  Object.assign(redis, { evalsha: (...args: Parameters<typeof original>) => (FETCH.shas.includes(String(args[0])) && calls++, original(...args)) })
-  return () => calls
+  Object.assign(redis, {
+    evalsha: (...args: Parameters<typeof original>) => {
+      for (const [name, shas] of Object.entries(scripts)) if (shas.includes(String(args[0]))) calls[name as keyof typeof calls]++
+      return original(...args)
+    },
+  })
+  return () => ({ ...calls })
 }
 
 /** Retries a non-blocking fetch until `done` accepts its outcome (the other node's wake-up travels through Redis). */
@@ -152,6 +164,11 @@ t.test('polls answered from memory still refresh the queue’s life, in one batc
   const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
   await a.redis.pexpire(`${prefix}:q:{${desc.queueId}}`, 5_000)
+  // Within a batch interval of the read that refreshed the queue a poll owes it no touch; past it, it does.
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  await a.queues.flushTouches()
+  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) <= 5_000, 'no touch right after the read')
+  await new Promise((resolve) => setTimeout(resolve, 1_100))
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
   t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) <= 5_000, 'not touched yet')
   await a.queues.flushTouches()
@@ -258,4 +275,41 @@ t.test('the marks of polls answered together are cleared together; a mark a newe
   t.match(await a.redis.get(holderKey(one.queueId)), /\|/, 'the newer poll’s mark stays')
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
   t.same((await withTimeout(takeover)).map((e) => e.alert_words), [['y']])
+})
+
+t.test('a poll that acknowledges what it was answered and then waits makes one call to Redis for both', async (t) => {
+  const { a, b, nodeA, prefix } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  t.match(await pollUntil(nodeA, desc.queueId, (o) => Array.isArray(o) && o.length > 0), [{ id: 0 }])
+  const scripts = countScripts(a.redis)
+  const held = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0 })
+  await waitForHeld(nodeA)
+  t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'acknowledged and parked in one call, no read and no touch')
+  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
+  t.equal(await a.redis.xlen(`${prefix}:q:{${desc.queueId}}:e`), 0, 'the acknowledged event trimmed')
+  t.match(await a.redis.get(`${prefix}:q:{${desc.queueId}}:h`), /\|/, 'the poll is marked as held')
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
+  t.same(await withTimeout(held), [{ id: 1, type: 'alert_words', alert_words: ['y'] }])
+  // A non-blocking poll owing an acknowledgement still makes it (ACK, no park).
+  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [])
+  t.same(scripts(), { fetch: 0, ack: 1, park: 0, parkAck: 1, touch: 0 })
+  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1' })
+})
+
+t.test('a poll whose acknowledgement the queue has moved past parks nothing and answers as a read of the queue', async (t) => {
+  const { a, nodeA, prefix } = await twoNodes(t)
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
+  for (const word of ['a', 'b', 'c']) await a.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: [word] }, origin: 'a' })
+  t.equal((await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true })).length, 3)
+  // Another node appended and acknowledged event 3, and this node missed both messages.
+  await a.redis.hset(`${prefix}:q:{${desc.queueId}}:m`, 'last', 3, 'pruned', 3)
+  await a.redis.xtrim(`${prefix}:q:{${desc.queueId}}:e`, 'MINID', '4')
+  const scripts = countScripts(a.redis)
+  const error = await withTimeout(nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 2 }).catch((e: unknown) => e))
+  t.match(error, { code: 'BAD_REQUEST', msg: 'An event newer than 2 has already been pruned!' })
+  t.match(scripts(), { parkAck: 1, fetch: 1, park: 0 }, 'tried to acknowledge and park, then read the queue')
+  t.equal(await a.redis.exists(`${prefix}:q:{${desc.queueId}}:h`), 0, 'nothing parked')
+  t.equal(nodeA.heldPolls, 0)
 })

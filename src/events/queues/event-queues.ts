@@ -142,8 +142,11 @@ export class EventQueues {
   private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.get(input.queueId, input.userId)
     await this.startListening()
-    const first = await this.fetch(desc, input.lastEventId)
-    if (first.length > 0 || input.dontBlock || this.draining || input.signal?.aborted) return first
+    const blocking = () => !input.dontBlock && !this.draining && !input.signal?.aborted
+    // A poll that will park leaves an acknowledgement it owes to the park, when the store can do both in one call.
+    const first = await this.read(desc, input.lastEventId, blocking() && this.store.ackAndPark !== undefined)
+    if (first.events.length > 0) return first.events
+    if (!blocking()) return first.ackOwed === undefined ? first.events : this.fetch(desc, input.lastEventId)
 
     const waiter = new Waiter(randomUUID())
     const holder: Holder = { nodeId: this.options.nodeId, token: waiter.token }
@@ -157,7 +160,17 @@ export class EventQueues {
     try {
       // Mark the poll as held, then read again: an event appended before the mark is
       // seen by this read; one appended after it wakes us.
-      if (!(await this.store.park(desc, holder))) throw badEventQueueId(desc.queueId)
+      if (first.ackOwed !== undefined && this.store.ackAndPark) {
+        const outcome = await this.store.ackAndPark(desc, holder, first.ackOwed, this.options.nodeId)
+        if (outcome === 'gone') throw badEventQueueId(desc.queueId)
+        if (outcome === 'parked') parked = true
+        else {
+          // The queue moved on elsewhere (another node acknowledged further): read it as any poll does.
+          const events = await this.fetch(desc, input.lastEventId)
+          if (events.length > 0) return events
+        }
+      }
+      if (!parked && !(await this.store.park(desc, holder))) throw badEventQueueId(desc.queueId)
       parked = true
       this.heldPolls++
       for (;;) {
@@ -240,10 +253,15 @@ export class EventQueues {
   }
 
   private async fetch(desc: QueueDescriptor, lastEventId: number): Promise<QueuedEvent[]> {
-    const outcome = await this.store.fetch(desc, lastEventId, this.options.nodeId)
+    return (await this.read(desc, lastEventId, false)).events
+  }
+
+  /** The events after lastEventId; with `deferAck`, possibly none and the acknowledgement still owed (see QueueStore.fetch). */
+  private async read(desc: QueueDescriptor, lastEventId: number, deferAck: boolean): Promise<{ events: QueuedEvent[]; ackOwed?: number }> {
+    const outcome = await this.store.fetch(desc, lastEventId, this.options.nodeId, deferAck)
     switch (outcome.kind) {
       case 'ok':
-        return this.withoutSnapshotted(desc, outcome.events)
+        return { events: await this.withoutSnapshotted(desc, outcome.events), ackOwed: outcome.ackOwed }
       case 'gone':
         throw badEventQueueId(desc.queueId)
       case 'pruned':

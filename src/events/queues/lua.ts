@@ -370,6 +370,35 @@ send_wakes(ARGV[2])
 return out
 `)
 
+/**
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode,
+ * holderValue. ACK and PARK in one call, for a poll whose node knows nothing
+ * follows \`upTo\`: prunes up to it, refreshes the queue's life, tells the
+ * other watchers, then marks the poll as held (a previous holder is told it was
+ * superseded). Returns 1; 0 when the queue is gone; -1, changing nothing, when
+ * \`upTo\` is no longer between the acknowledged and the last issued ID (the
+ * poll must read the queue).
+ */
+export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local upTo = tonumber(ARGV[2])
+local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
+local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
+if upTo < pruned or upTo > issued then return -1 end
+if upTo > pruned then
+  prune(KEYS[3], upTo)
+  redis.call('HSET', KEYS[2], 'pruned', upTo)
+  tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
+end
+${REFRESH_QUEUE_TTL}local old = redis.call('GET', KEYS[4])
+redis.call('SET', KEYS[4], ARGV[6], 'PX', ttl)
+if old and old ~= ARGV[6] then
+  local node, token = string.match(old, '^([^|]*)|(.*)$')
+  if node then publish(ARGV[3] .. node, 's ' .. ARGV[4] .. ' ' .. token) end
+end
+return 1
+`)
+
 /** KEYS desc, holder; ARGV holderValue, nodeChannelPrefix, queueId. Returns 0 when the queue is gone. */
 export const PARK = new WakingScript(`
 local ttl = redis.call('PTTL', KEYS[1])

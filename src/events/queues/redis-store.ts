@@ -22,7 +22,7 @@ import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import { WakeSender } from './wake-sender.js'
 import { eventsFromPairs, queuedEventMaker, RedisSignals } from './redis-signals.js'
-import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, REMOVE, TOUCH, UNPARK } from './lua.js'
+import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, PARK_ACK, REMOVE, TOUCH, UNPARK } from './lua.js'
 import { groupBySlot } from './slots.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
@@ -221,15 +221,20 @@ export class RedisQueueStore implements QueueStore {
     return this.descriptors.get(queueId) ?? this.describe(queueId)
   }
 
-  async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome> {
+  async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck = false): Promise<FetchOutcome> {
     const known = this.signals.knownBy(nodeId)
-    const state = known?.lookup(desc.queueId, Date.now())
+    const now = Date.now()
+    const state = known?.lookup(desc.queueId, now)
     if (known && state && lastEventId >= state.pruned && lastEventId <= state.issued) {
       if (lastEventId === state.pruned) {
-        // Answered from memory, nothing to acknowledge; the TTL refresh follows in the next batch.
-        this.touchSoon(desc)
+        // Answered from memory, nothing to acknowledge; the TTL refresh follows
+        // in the next batch, unless the queue's life was refreshed within the
+        // last batch interval (a poll parked or acknowledged just now).
+        if (state.aliveUntil < now + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS - TOUCH_INTERVAL_MS) this.touchSoon(desc)
         return { kind: 'ok', events: [...state.events] }
       }
+      // Nothing new, and the poll will park: ackAndPark acknowledges with the same call.
+      if (deferAck && lastEventId === state.issued) return { kind: 'ok', events: [], ackOwed: lastEventId }
       // The events come from memory, but the acknowledgement is made durable
       // (and told to the other nodes watching the queue) before the answer.
       if (await this.acknowledge(desc, lastEventId, known, nodeId ?? '')) {
@@ -503,6 +508,29 @@ export class RedisQueueStore implements QueueStore {
       desc.queueId,
     ], this.wakes)
     return ok === 1
+  }
+
+  async ackAndPark(desc: QueueDescriptor, holder: Holder, upTo: number, nodeId: string): Promise<'parked' | 'gone' | 'stale'> {
+    const known = this.signals.knownBy(nodeId)
+    const started = Date.now()
+    const result = await PARK_ACK.run(
+      this.redis,
+      this.queueKeys(desc.queueId),
+      [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, `${holder.nodeId}|${holder.token}`],
+      this.wakes,
+    )
+    if (result === 0) {
+      this.forgetQueue(desc.queueId)
+      return 'gone'
+    }
+    if (result !== 1) {
+      known?.woken(desc.queueId)
+      return 'stale'
+    }
+    known?.acknowledge(desc.queueId, upTo)
+    known?.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+    this.extendIndexes(desc, started)
+    return 'parked'
   }
 
   async unpark(released: HeldPoll[]): Promise<void> {

@@ -47,7 +47,12 @@ export interface QueuedEvent extends WireEvent {
 }
 
 export type FetchOutcome =
-  | { kind: 'ok'; events: QueuedEvent[] }
+  /**
+   * `ackOwed` (only when the fetch was asked to defer): nothing follows
+   * last_event_id, which acknowledges events still to be pruned; the caller
+   * parks its poll with ackAndPark(…, ackOwed), or fetches again without deferring.
+   */
+  | { kind: 'ok'; events: QueuedEvent[]; ackOwed?: number }
   /** Unknown, deleted, collected or dropped for exceeding the backlog cap. */
   | { kind: 'gone' }
   /** last_event_id is older than one already acknowledged. */
@@ -83,9 +88,11 @@ export interface QueueStore {
   /**
    * Prunes events up to lastEventId, touches the queue and returns the rest.
    * `nodeId`: the reading node, once it listens for signals; a store may then
-   * answer from what that node already knows of the queue.
+   * answer from what that node already knows of the queue. `deferAck`: a
+   * long-poll about to park; when nothing is new but an acknowledgement is
+   * owed, a store may leave it to ackAndPark (one round trip for both).
    */
-  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string): Promise<FetchOutcome>
+  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck?: boolean): Promise<FetchOutcome>
   /** false when the queue did not exist. */
   remove(desc: QueueDescriptor): Promise<boolean>
   /** The live queues of a user, oldest first (the admin CLI lists them). */
@@ -98,6 +105,12 @@ export interface QueueStore {
   heartbeat(desc: QueueDescriptor): Promise<void>
   /** Marks the queue as held by `holder`; a previous holder is sent a supersede signal. false when the queue is gone. */
   park(desc: QueueDescriptor, holder: Holder): Promise<boolean>
+  /**
+   * Optional (with deferred acknowledgements): acknowledges up to `upTo` and
+   * parks, atomically. 'stale': the queue moved on elsewhere, nothing was done
+   * (read it, then park).
+   */
+  ackAndPark?(desc: QueueDescriptor, holder: Holder, upTo: number, nodeId: string): Promise<'parked' | 'gone' | 'stale'>
   /** Clears the marks of answered polls (those not taken over since). */
   unpark(released: HeldPoll[]): Promise<void>
   /** Receives the wake signals addressed to nodeId. */
