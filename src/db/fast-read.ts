@@ -13,6 +13,7 @@
 // the adapter is wrapped (tests counting statements), the same SQL goes
 // through Prisma's $queryRawUnsafe, so counts and the embedded mode are
 // unchanged.
+import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import type { Prisma, PrismaClient, Tx } from './index.js'
 
@@ -57,4 +58,24 @@ export async function fastQuery<T>(prisma: PrismaClient | Tx, sql: Prisma.Sql, n
     if ((error as { code?: unknown }).code !== '0A000') throw error
     return (await pool.query({ text: sql.text, values: sql.values as unknown[] })).rows as T[]
   }
+}
+
+/** Distinct statement texts statementName names; past it, texts run unnamed. */
+export const MAX_NAMED_SHAPES = 200
+const shapeNames = new Map<string, string>()
+
+/**
+ * A prepared statement's name for a text that varies with its input's shape
+ * (a narrow's terms) but not with its values: `<kind>:<hash of the text>`,
+ * so each shape is parsed once per pooled connection and PostgreSQL may keep
+ * a generic plan for it, instead of parsing and planning every request. Only
+ * the first MAX_NAMED_SHAPES texts get a name (each connection keeps every
+ * statement it prepared); any later one gets undefined and runs unnamed.
+ */
+export function statementName(kind: string, text: string): string | undefined {
+  const known = shapeNames.get(text)
+  if (known !== undefined || shapeNames.size >= MAX_NAMED_SHAPES) return known
+  const name = `${kind}:${createHash('sha1').update(text).digest('hex').slice(0, 24)}`
+  shapeNames.set(text, name)
+  return name
 }

@@ -9,7 +9,7 @@ import { badRequest, invalidAnchor, tooManyMessagesRequested } from '../errors.j
 import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message.js'
 import { accessMessageById } from '../access/message.js'
 import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
-import { fastQuery } from '../db/fast-read.js'
+import { fastQuery, statementName } from '../db/fast-read.js'
 import { messageLookups, type MessageReactionRow } from '../db/message-reads.js'
 
 /** Upstream's MAX_MESSAGES_PER_FETCH. */
@@ -118,17 +118,15 @@ const WINDOW_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sender_id AS 
   m.dm_user_ids AS "dmUserIds", m.content, m.rendered_content AS "renderedContent", m.date_sent AS "dateSent",
   m.last_edit_time AS "lastEditTime", m.edit_history AS "editHistory", m.client`
 
-/** One side of the window: the messages with the viewer's flags, in one statement (the SQL varies with the narrow: unnamed). */
+/** One side of the window: the messages with the viewer's flags, in one statement (prepared per narrow shape: statementName). */
 function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<WindowRow[]> {
   if (limit <= 0) return Promise.resolve([])
   // Message ids are 32-bit; the `newest` anchor is not (and Prisma refuses to send it).
   const clamped = Math.max(-1, Math.min(bound, MAX_INT32))
   const cmp = side === 'before' ? Prisma.sql`${narrow.id} <= ${clamped}` : Prisma.sql`${narrow.id} >= ${clamped}`
   const order = side === 'before' ? Prisma.sql`ORDER BY ${narrow.id} DESC` : Prisma.sql`ORDER BY ${narrow.id} ASC`
-  return fastQuery<WindowRow>(
-    ctx.prisma,
-    Prisma.sql`SELECT ${WINDOW_COLUMNS}, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`,
-  )
+  const sql = Prisma.sql`SELECT ${WINDOW_COLUMNS}, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`
+  return fastQuery<WindowRow>(ctx.prisma, sql, statementName('messages-window', sql.text))
 }
 
 export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {

@@ -35,3 +35,15 @@ t.test('an error other than a changed table still fails the call', async (t) => 
   const { services } = await buildTestApp(t)
   await t.rejects(fastQuery(services.prisma, Prisma.sql`SELECT * FROM fast_query_no_such_table WHERE id = ${1}`, 'test_fast_query_missing'))
 })
+
+t.test('statementName: one name per text, the same each time, and none past the bound', async (t) => {
+  const { statementName, MAX_NAMED_SHAPES } = await import('../../src/db/fast-read.js')
+  const unique = randomUUID()
+  const first = statementName('test', `SELECT 1 /* ${unique} a */`)
+  t.match(first, /^test:[0-9a-f]{24}$/)
+  t.equal(statementName('test', `SELECT 1 /* ${unique} a */`), first, 'the same text, the same name')
+  t.not(statementName('test', `SELECT 1 /* ${unique} b */`), first, 'another text, another name')
+  for (let i = 0; i < MAX_NAMED_SHAPES; i++) statementName('test', `SELECT ${i} /* ${unique} fill */`)
+  t.equal(statementName('test', `SELECT 1 /* ${unique} new */`), undefined, 'a new text past the bound runs unnamed')
+  t.equal(statementName('test', `SELECT 1 /* ${unique} a */`), first, 'a text named before keeps its name')
+})
