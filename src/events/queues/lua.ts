@@ -213,13 +213,12 @@ ${REFRESH_QUEUE_TTL}return 1
 `)
 
 /**
- * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
- * A poll answered from memory acknowledged the events up to \`upTo\`: prunes
- * them and refreshes the queue's life before the poll is answered, and tells
- * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
- * was already pruned past \`upTo\` (the poll must read the queue).
+ * ACK's work, shared with PARK_ACK (KEYS and ARGV 1–5 as ACK's): returns 0
+ * when the queue is gone, -1 when \`upTo\` is out of range; otherwise prunes,
+ * tells the other watchers, refreshes the queue's life and falls through
+ * (\`ttl\` then holds the lifespan).
  */
-export const ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}
+const ACKNOWLEDGE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local upTo = tonumber(ARGV[2])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
@@ -230,7 +229,16 @@ if upTo > pruned then
   redis.call('HSET', KEYS[2], 'pruned', upTo)
   tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
 end
-${REFRESH_QUEUE_TTL}return 1
+${REFRESH_QUEUE_TTL}`
+
+/**
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
+ * A poll answered from memory acknowledged the events up to \`upTo\`: prunes
+ * them and refreshes the queue's life before the poll is answered, and tells
+ * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
+ * was already pruned past \`upTo\` (the poll must read the queue).
+ */
+export const ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${ACKNOWLEDGE}return 1
 `)
 
 /**
@@ -371,6 +379,21 @@ return out
 `)
 
 /**
+ * Marks a queue's long-poll as held by \`value\` ("<node>|<token>") for \`ttl\` ms;
+ * a previous holder is told on its node's channel that it was superseded.
+ */
+const HOLD = `
+local function hold(holderKey, value, ttl, chanPrefix, qid)
+  local old = redis.call('GET', holderKey)
+  redis.call('SET', holderKey, value, 'PX', ttl)
+  if old and old ~= value then
+    local node, token = string.match(old, '^([^|]*)|(.*)$')
+    if node then publish(chanPrefix .. node, 's ' .. qid .. ' ' .. token) end
+  end
+end
+`
+
+/**
  * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode,
  * holderValue. ACK and PARK in one call, for a poll whose node knows nothing
  * follows \`upTo\`: prunes up to it, refreshes the queue's life, tells the
@@ -379,36 +402,15 @@ return out
  * \`upTo\` is no longer between the acknowledged and the last issued ID (the
  * poll must read the queue).
  */
-export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local upTo = tonumber(ARGV[2])
-local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
-local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
-if upTo < pruned or upTo > issued then return -1 end
-if upTo > pruned then
-  prune(KEYS[3], upTo)
-  redis.call('HSET', KEYS[2], 'pruned', upTo)
-  tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
-end
-${REFRESH_QUEUE_TTL}local old = redis.call('GET', KEYS[4])
-redis.call('SET', KEYS[4], ARGV[6], 'PX', ttl)
-if old and old ~= ARGV[6] then
-  local node, token = string.match(old, '^([^|]*)|(.*)$')
-  if node then publish(ARGV[3] .. node, 's ' .. ARGV[4] .. ' ' .. token) end
-end
+export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${HOLD}${ACKNOWLEDGE}hold(KEYS[4], ARGV[6], ttl, ARGV[3], ARGV[4])
 return 1
 `)
 
 /** KEYS desc, holder; ARGV holderValue, nodeChannelPrefix, queueId. Returns 0 when the queue is gone. */
-export const PARK = new WakingScript(`
+export const PARK = new WakingScript(`${HOLD}
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then return 0 end
-local old = redis.call('GET', KEYS[2])
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
-if old and old ~= ARGV[1] then
-  local node, token = string.match(old, '^([^|]*)|(.*)$')
-  if node then publish(ARGV[2] .. node, 's ' .. ARGV[3] .. ' ' .. token) end
-end
+hold(KEYS[2], ARGV[1], ttl, ARGV[2], ARGV[3])
 return 1
 `)
 
