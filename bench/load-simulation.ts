@@ -53,6 +53,9 @@ const REQUEST_TIMEOUT_MS = 30_000
 const FAILED_STEPS_ALLOWED = Number(process.env.BENCH_FAILED_STEPS_ALLOWED ?? 0)
 const POLL_TIMEOUT_MS = 120_000
 
+/** What each simulated user registers for. */
+const REGISTER_PARAMS = { event_types: JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']) }
+
 type Kind = 'presence' | 'send' | 'messages'
 const KINDS: Kind[] = ['presence', 'send', 'messages']
 
@@ -61,8 +64,9 @@ interface SimUser { index: number; email: string; apiKey: string; streamId: numb
 /**
  * The generator's HTTP client is undici: on this box the load generator shares
  * the two cores with what it measures, and undici's client took a quarter to a
- * third less CPU than node:http's (bare stub, 1,000 and 2,000 users). Short requests share 64 keep-alive connections per
- * node; each held poll has its own connection (a pool without a bound).
+ * third less CPU than node:http's (bare stub, 1,000 and 2,000 users). Short
+ * requests share 64 keep-alive connections per node; each held poll has its
+ * own connection (a pool without a bound).
  */
 const requestPools = new Map<number, Pool>()
 const pollPools = new Map<number, Pool>()
@@ -153,7 +157,7 @@ class Simulation {
       const tick = () => void fn().finally(() => this.later(jitter(ms), tick))
       this.later(jitter(ms) * Math.random(), tick)
     }
-    const registered = await call(requests, auth, 'POST', '/register', { event_types: JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']) })
+    const registered = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
     if (!registered.ok || !registered.body) {
       this.pollErrors++
       return
@@ -176,7 +180,7 @@ class Simulation {
       }
       this.pollErrors++
       if (answer.body?.code === 'BAD_EVENT_QUEUE_ID') {
-        const again = await call(requests, auth, 'POST', '/register', { event_types: JSON.stringify(['message', 'update_message_flags', 'presence', 'subscription']) })
+        const again = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
         if (again.ok && again.body) {
           queueId = again.body.queue_id as string
           lastEventId = again.body.last_event_id as number

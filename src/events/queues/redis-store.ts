@@ -230,7 +230,7 @@ export class RedisQueueStore implements QueueStore {
         // Answered from memory, nothing to acknowledge; the TTL refresh follows
         // in the next batch, unless the queue's life was refreshed within the
         // last batch interval (a poll parked or acknowledged just now).
-        if (state.aliveUntil < now + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS - TOUCH_INTERVAL_MS) this.touchSoon(desc)
+        if (state.aliveUntil < aliveUntil(desc, now - TOUCH_INTERVAL_MS)) this.touchSoon(desc)
         return { kind: 'ok', events: [...state.events] }
       }
       // Nothing new, and the poll will park: ackAndPark acknowledges with the same call.
@@ -261,7 +261,7 @@ export class RedisQueueStore implements QueueStore {
         this.extendIndexes(desc, started)
         const events = eventsFromPairs(reply[1] as string[])
         if (ticket && known) {
-          known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS })
+          known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: aliveUntil(desc, started) })
         }
         return { kind: 'ok', events }
       }
@@ -301,10 +301,15 @@ export class RedisQueueStore implements QueueStore {
       known.woken(desc.queueId)
       return false
     }
-    known.acknowledge(desc.queueId, upTo)
-    known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
-    this.extendIndexes(desc, started)
+    this.acknowledgedInRedis(desc, upTo, started, known)
     return true
+  }
+
+  /** A script pruned the queue up to `upTo` and refreshed its life at `started`: this node's memory follows. */
+  private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined): void {
+    known?.acknowledge(desc.queueId, upTo)
+    known?.extend(desc.queueId, aliveUntil(desc, started))
+    this.extendIndexes(desc, started)
   }
 
   private touchSoon(desc: QueueDescriptor, pruneUpTo = -1): void {
@@ -332,7 +337,7 @@ export class RedisQueueStore implements QueueStore {
     alive.forEach((isAlive, i) => {
       const { desc } = touches[i] as { desc: QueueDescriptor }
       if (isAlive === 1) {
-        for (const known of this.signals.allKnown()) known.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
+        for (const known of this.signals.allKnown()) known.extend(desc.queueId, aliveUntil(desc, started))
         this.extendIndexes(desc, started)
       } else {
         this.forgetQueue(desc.queueId)
@@ -503,7 +508,7 @@ export class RedisQueueStore implements QueueStore {
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
     const ok = await PARK.run(this.redis, [this.key(desc.queueId), this.key(desc.queueId, ':h')], [
-      `${holder.nodeId}|${holder.token}`,
+      holderValue(holder),
       this.nodeChannelPrefix,
       desc.queueId,
     ], this.wakes)
@@ -516,7 +521,7 @@ export class RedisQueueStore implements QueueStore {
     const result = await PARK_ACK.run(
       this.redis,
       this.queueKeys(desc.queueId),
-      [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, `${holder.nodeId}|${holder.token}`],
+      [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, holderValue(holder)],
       this.wakes,
     )
     if (result === 0) {
@@ -527,9 +532,7 @@ export class RedisQueueStore implements QueueStore {
       known?.woken(desc.queueId)
       return 'stale'
     }
-    known?.acknowledge(desc.queueId, upTo)
-    known?.extend(desc.queueId, started + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS)
-    this.extendIndexes(desc, started)
+    this.acknowledgedInRedis(desc, upTo, started, known)
     return 'parked'
   }
 
@@ -539,7 +542,7 @@ export class RedisQueueStore implements QueueStore {
     for (const slotGroup of groupBySlot(released, ({ desc }) => this.key(desc.queueId), this.bySlot)) {
       for (let start = 0; start < slotGroup.length; start += UNPARK_CHUNK) {
         const chunk = slotGroup.slice(start, start + UNPARK_CHUNK)
-        calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => `${holder.nodeId}|${holder.token}`)))
+        calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => holderValue(holder))))
       }
     }
     await Promise.all(calls)
@@ -593,6 +596,16 @@ export function setBounded<V>(cache: Map<string, V>, key: string, value: V): voi
     if (oldest !== undefined) cache.delete(oldest)
   }
   cache.set(key, value)
+}
+
+/** Until when a queue whose life Redis refreshed at `refreshedAt` is certainly alive, as a node trusts it. */
+function aliveUntil(desc: QueueDescriptor, refreshedAt: number): number {
+  return refreshedAt + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS
+}
+
+/** The value of a queue's holder key for a held poll. */
+function holderValue(holder: Holder): string {
+  return `${holder.nodeId}|${holder.token}`
 }
 
 /** A member of the user and realm-public index sets. */
