@@ -6,7 +6,7 @@ import cors from '@fastify/cors'
 import helmet from '@fastify/helmet'
 import type { Services } from './actions/context.js'
 import { methodNotAllowed, requestBodyTooLarge, uploadTooLarge } from './errors.js'
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js'
+import { clientErrorHandler, frameworkErrors, installErrorHandling, markRequestRead, markRequestsRead } from './http/error-handler.js'
 import { allRoutes } from './http/routes/index.js'
 import { registerPages } from './http/pages/index.js'
 import { registerAccountPages } from './http/routes/settings.js'
@@ -100,49 +100,62 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     },
   })
 
-  app.get('/healthz', async () => ({ status: 'ok' }))
-  // Readiness: the database answers and the bus can carry events.
-  app.get('/readyz', async (request, reply) => {
-    try {
-      await services.prisma.$queryRaw`SELECT 1`
-      await services.bus.check()
-      return { status: 'ready' }
-    } catch (error) {
-      request.log.warn({ err: error }, 'not ready')
-      return reply.code(503).send({ status: 'unavailable' })
-    }
-  })
-
-  // The OpenAPI 3.1 description of this route table; no authentication.
-  let openApi: string | undefined
-  app.get(`${API_PREFIX}/openapi.json`, async (_request, reply) => {
-    openApi ??= JSON.stringify(buildOpenApi(routes, API_PREFIX))
-    return reply.type('application/json; charset=utf-8').send(openApi)
-  })
-
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   for (const r of routes) {
     const url = (r.outsideApi ? '' : API_PREFIX) + r.url
-    app.route({ method: r.method, url, handler: (req, reply) => handlers.track(r.handle(services, req, reply)) })
+    app.route({
+      method: r.method,
+      url,
+      handler: (request, reply) => {
+        markRequestRead(request)
+        request.roostRoute = url
+        return handlers.track(r.handle(services, request, reply))
+      },
+    })
     const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
     methods.add(r.method)
     methodsByUrl.set(url, methods)
   }
-  for (const [url, methods] of methodsByUrl) {
-    const others = ALL_METHODS.filter((m) => !methods.has(m))
-    const allowed = [...methods].sort()
-    if (others.length > 0) {
-      app.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
+
+  // The other routes, in a scope whose hook marks their requests read (the API routes' handler does it itself).
+  await app.register(async (scope) => {
+    markRequestsRead(scope)
+    scope.get('/healthz', async () => ({ status: 'ok' }))
+    // Readiness: the database answers and the bus can carry events.
+    scope.get('/readyz', async (request, reply) => {
+      try {
+        await services.prisma.$queryRaw`SELECT 1`
+        await services.bus.check()
+        return { status: 'ready' }
+      } catch (error) {
+        request.log.warn({ err: error }, 'not ready')
+        return reply.code(503).send({ status: 'unavailable' })
+      }
+    })
+
+    // The OpenAPI 3.1 description of this route table; no authentication.
+    let openApi: string | undefined
+    scope.get(`${API_PREFIX}/openapi.json`, async (_request, reply) => {
+      openApi ??= JSON.stringify(buildOpenApi(routes, API_PREFIX))
+      return reply.type('application/json; charset=utf-8').send(openApi)
+    })
+
+    for (const [url, methods] of methodsByUrl) {
+      const others = ALL_METHODS.filter((m) => !methods.has(m))
+      const allowed = [...methods].sort()
+      if (others.length > 0) {
+        scope.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
+      }
     }
-  }
-  registerMetricsRoute(app, services)
-  // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
-  // their own with the browser security headers (CSP, frame and sniffing
-  // protection); the JSON API is left as it was.
-  await app.register(async (pages) => {
-    await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
-    registerAccountPages(pages, services)
-    registerPages(pages, services)
+    registerMetricsRoute(scope, services)
+    // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
+    // their own with the browser security headers (CSP, frame and sniffing
+    // protection); the JSON API is left as it was.
+    await scope.register(async (pages) => {
+      await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
+      registerAccountPages(pages, services)
+      registerPages(pages, services)
+    })
   })
   return app
 }

@@ -7,8 +7,21 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, badRequest, notFound, requestBodyTooLarge, serverNotReady, tooManyFilesUploaded } from '../errors.js'
 import { isBackendUnavailable } from '../unavailable.js'
 
-/** Set by a preHandler hook: the request was read (body parsed, multipart consumed); errors before it are the client's. */
+/** Set once the request was read (body parsed, multipart consumed): errors before it are the client's. */
 const REQUEST_READ = Symbol('roost.requestRead')
+
+/** Marks the request read; the API routes call it first thing in their handler (app.ts), a hook per request costing more. */
+export function markRequestRead(request: FastifyRequest): void {
+  ;(request as unknown as Record<symbol, boolean>)[REQUEST_READ] = true
+}
+
+/** Marks every request of `scope` read when its handler is reached: for the routes that do not call markRequestRead. */
+export function markRequestsRead(scope: FastifyInstance): void {
+  scope.addHook('preHandler', (request, _reply, done) => {
+    markRequestRead(request)
+    done()
+  })
+}
 
 function envelope(error: ApiError): Record<string, unknown> {
   return { result: 'error', msg: error.msg, code: error.code, ...error.extra }
@@ -97,10 +110,6 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.addHook('preHandler', (request, _reply, done) => {
-    ;(request as unknown as Record<symbol, boolean>)[REQUEST_READ] = true
-    done()
-  })
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) return send(reply, error)
     const known = typeof error === 'object' && error !== null && 'statusCode' in error ? fromFastify(error as FastifyError, request) : undefined

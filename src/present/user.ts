@@ -2,6 +2,7 @@
 // the realm_user add event built from it. No I/O.
 import { EXTERNAL_AVATAR_URL_PREFIX } from '../domain/avatar.js'
 import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
 import { ROLE, isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
 
@@ -80,9 +81,26 @@ export function canSeeDeliveryEmail(viewer: Viewer | null, target: PresentableUs
   }
 }
 
+/**
+ * MD5 digests of addresses, by the address as stored: every user dict with a
+ * gravatar-style avatar needs one (GET /users/me on every call, GET /users once
+ * per user), and a digest cost more than the rest of the dict. A pure function
+ * of its key, so never stale; bounded in bytes (GET /avatar/{email} hashes
+ * addresses a client chose).
+ */
+const emailDigests = new LRUCache<string, string>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (_digest, email) => 2 * email.length + 120 })
+
+function emailDigest(deliveryEmail: string): string {
+  let digest = emailDigests.get(deliveryEmail)
+  if (digest === undefined) {
+    digest = createHash('md5').update(deliveryEmail.trim().toLowerCase()).digest('hex')
+    emailDigests.set(deliveryEmail, digest)
+  }
+  return digest
+}
+
 export function gravatarUrl(deliveryEmail: string, avatarVersion: number): string {
-  const hash = createHash('md5').update(deliveryEmail.trim().toLowerCase()).digest('hex')
-  return `${EXTERNAL_AVATAR_URL_PREFIX}${hash}?d=identicon&version=${avatarVersion}`
+  return `${EXTERNAL_AVATAR_URL_PREFIX}${emailDigest(deliveryEmail)}?d=identicon&version=${avatarVersion}`
 }
 
 /** The avatar URL of a user regardless of client capabilities. */
@@ -95,7 +113,9 @@ export function avatarUrl(user: Pick<User, 'avatarSource' | 'avatarHash' | 'avat
 
 /** Upstream's ISO form: microsecond-free, with an explicit UTC offset. */
 export function isoDate(date: Date): string {
-  return date.toISOString().replace(/Z$/, '+00:00')
+  const iso = date.toISOString()
+  // toISOString() always ends in Z (UTC).
+  return `${iso.slice(0, -1)}+00:00`
 }
 
 export type ProfileValueRow = Pick<CustomProfileFieldValue, 'fieldId' | 'value' | 'renderedValue'> & { field: Pick<CustomProfileField, 'type'> }
