@@ -80,12 +80,29 @@ function fieldsOf(body: unknown, files: UploadedFile[]): Record<string, unknown>
   return out
 }
 
-function queryOf(query: unknown): Record<string, unknown> {
+/** The query string's fields (the last of a repeated name), then the body's over them, as one object. */
+function rawFieldsOf(query: unknown, bodyFields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
-  for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
-    out[key] = Array.isArray(value) ? value[value.length - 1] : value
+  if (query) {
+    for (const key in query as Record<string, unknown>) {
+      const value = (query as Record<string, unknown>)[key]
+      out[key] = Array.isArray(value) ? value[value.length - 1] : value
+    }
   }
+  for (const key in bodyFields) out[key] = bodyFields[key]
   return out
+}
+
+/** Names the client sent that the route does not take (upstream's ignored_parameters_unsupported), sorted. */
+function ignoredNames(raw: Record<string, unknown>, accepts: (name: string) => boolean): string[] {
+  const ignored: string[] = []
+  for (const key in raw) if (!accepts(key)) ignored.push(key)
+  return ignored.length > 1 ? ignored.sort() : ignored
+}
+
+function hasKeys(object: object): boolean {
+  for (const _key in object) return true
+  return false
 }
 
 function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): string {
@@ -126,11 +143,10 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       }
       if (spec.rateLimited !== false) await applyRateLimit(services, request, reply, realmAndUser.user)
       const files: UploadedFile[] = []
-      const bodyFields = fieldsOf(request.body, files)
-      const queryFields = queryOf(request.query)
-      const raw = { ...queryFields, ...bodyFields }
+      const raw = rawFieldsOf(request.query, fieldsOf(request.body, files))
       const nameOptions = { upstreamNames: services.config.upstreamNames }
-      const input = parser.parse({ ...raw, ...((request.params ?? {}) as Record<string, unknown>) }, nameOptions)
+      const pathParams = request.params as Record<string, unknown> | undefined
+      const input = parser.parse(pathParams && hasKeys(pathParams) ? { ...raw, ...pathParams } : raw, nameOptions)
       const user = realmAndUser.user
       if (user) request.roostUserId = user.id
       if (realmAndUser.realm) request.roostRealm = realmAndUser.realm.stringId
@@ -149,7 +165,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       })
       const fields = await spec.handler(input as Static<TObject<P>>, ctx as unknown as ContextFor<A>)
       if (spec.raw) return reply
-      const ignored = Object.keys(raw).filter((k) => !parser.accepts(k, nameOptions)).sort()
+      const ignored = ignoredNames(raw, (name) => parser.accepts(name, nameOptions))
       return {
         result: 'success',
         msg: '',
