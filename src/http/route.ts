@@ -111,8 +111,8 @@ function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): st
   return agent.split('/')[0]?.trim() || 'API'
 }
 
+/** Counts the request against its user's (or address's) limit; only called with rate limiting on. */
 async function applyRateLimit(services: Services, request: FastifyRequest, reply: FastifyReply, user: User | undefined): Promise<void> {
-  if (!services.config.rateLimiting) return
   const decision = user
     ? await services.limiter.hit(`user:${user.id}`, RATE_RULES.apiByUser, services.now().getTime())
     : await services.limiter.hit(`ip:${request.ip}`, RATE_RULES.apiByIp, services.now().getTime())
@@ -141,7 +141,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
         if (auth === 'optional') parseBasicAuth(request.headers.authorization)
         realmAndUser = { realm: await requireRealm(services, request), user: undefined }
       }
-      if (spec.rateLimited !== false) await applyRateLimit(services, request, reply, realmAndUser.user)
+      if (spec.rateLimited !== false && services.config.rateLimiting) await applyRateLimit(services, request, reply, realmAndUser.user)
       const files: UploadedFile[] = []
       const raw = rawFieldsOf(request.query, fieldsOf(request.body, files))
       const nameOptions = { upstreamNames: services.config.upstreamNames }

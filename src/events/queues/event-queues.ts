@@ -81,6 +81,8 @@ class Waiter {
 export class EventQueues {
   private readonly waiters = new Map<string, Set<Waiter>>()
   private listening: Promise<() => Promise<void>> | undefined
+  /** The listening promise that has resolved: polls then need not await it (an await per poll costs). */
+  private listened: Promise<() => Promise<void>> | undefined
   private draining = false
 
   constructor(
@@ -141,7 +143,7 @@ export class EventQueues {
 
   private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.get(input.queueId, input.userId)
-    await this.startListening()
+    if (this.listened === undefined || this.listened !== this.listening) await this.startListening()
     const blocking = () => !input.dontBlock && !this.draining && !input.signal?.aborted
     // A poll that will park leaves an acknowledgement it owes to the park, when the store can do both in one call.
     const first = await this.read(desc, input.lastEventId, blocking() && this.store.ackAndPark !== undefined)
@@ -227,6 +229,7 @@ export class EventQueues {
     this.drain()
     const listening = this.listening
     this.listening = undefined
+    this.listened = undefined
     if (listening) await (await listening.catch(() => async () => {}))()
   }
 
@@ -241,7 +244,6 @@ export class EventQueues {
   }
 
   private async withoutSnapshotted(desc: QueueDescriptor, events: QueuedEvent[]): Promise<QueuedEvent[]> {
-    if (!events.some((e) => e[XID_FIELD] !== undefined)) return events
     const text = await this.store.snapshotOf(desc.queueId)
     const snapshot = text === null ? null : parsePgSnapshot(text)
     const out: QueuedEvent[] = []
@@ -261,7 +263,11 @@ export class EventQueues {
     const outcome = await this.store.fetch(desc, lastEventId, this.options.nodeId, deferAck)
     switch (outcome.kind) {
       case 'ok':
-        return { events: await this.withoutSnapshotted(desc, outcome.events), ackOwed: outcome.ackOwed }
+        // Most answers carry no transaction ID to check: no second await for them.
+        return {
+          events: outcome.events.some((e) => e[XID_FIELD] !== undefined) ? await this.withoutSnapshotted(desc, outcome.events) : outcome.events,
+          ackOwed: outcome.ackOwed,
+        }
       case 'gone':
         throw badEventQueueId(desc.queueId)
       case 'pruned':
@@ -276,9 +282,14 @@ export class EventQueues {
     const listening = this.store.listen(this.options.nodeId, (signal) => this.onSignal(signal))
     this.listening = listening
     // A start that failed (the store unreachable) is tried again by the next poll, never remembered.
-    listening.catch(() => {
-      if (this.listening === listening) this.listening = undefined
-    })
+    listening.then(
+      () => {
+        if (this.listening === listening) this.listened = listening
+      },
+      () => {
+        if (this.listening === listening) this.listening = undefined
+      },
+    )
     return listening
   }
 
