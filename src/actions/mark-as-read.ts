@@ -19,6 +19,7 @@ import { FLAG_BITS } from '../domain/flags.js'
 import { accessStreamById } from '../access/stream.js'
 import { noSuchTopic } from '../errors.js'
 import { queuePushRemovals } from '../notifications/enqueue.js'
+import { flagMask } from '../db/flag-sql.js'
 
 /** Upstream's batch size for mark_all_as_read. */
 export const MARK_READ_BATCH_SIZE = 2000
@@ -56,7 +57,7 @@ export async function markCopiesRead(tx: Tx, userId: number, condition: Prisma.S
   const rows = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
     WITH picked AS (
       SELECT um.message_id FROM user_message um ${join}
-      WHERE um.user_id = ${userId} AND (um.flags & ${READ}) = 0
+      WHERE um.user_id = ${userId} AND (um.flags & ${flagMask(READ)}) = 0
       ORDER BY um.message_id DESC ${cap}
       FOR UPDATE OF um
     )

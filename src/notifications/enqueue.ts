@@ -37,6 +37,7 @@ import { FLAG_BITS } from '../domain/flags.js'
 import { Prisma } from '../db/index.js'
 import { fastQuery } from '../db/fast-read.js'
 import { pushConfigured } from './push-senders.js'
+import { flagMask } from '../db/flag-sql.js'
 
 /** Upstream's OFFLINE_THRESHOLD_SECS: presence older than this is idle. */
 export const PRESENCE_IDLE_SECONDS = 140
@@ -197,7 +198,7 @@ export async function queuePushRemovalsForDeletion(tx: Pick<Services['prisma'], 
     INSERT INTO missed_push_notification (realm_id, user_id, message_id, trigger, created_at, due_at)
     SELECT u.realm_id, um.user_id, um.message_id, ${PUSH_REMOVE}, ${now}::timestamptz, ${now}::timestamptz
     FROM user_message um JOIN user_profile u ON u.id = um.user_id
-    WHERE um.message_id = ANY(${messageIds}::int[]) AND um.flags & ${FLAG_BITS.active_mobile_push_notification} <> 0
+    WHERE um.message_id = ANY(${messageIds}::int[]) AND um.flags & ${flagMask(FLAG_BITS.active_mobile_push_notification)} <> 0
     ON CONFLICT (user_id, message_id) DO NOTHING`
 }
 

@@ -35,6 +35,7 @@ import { PUSH_KIND } from '../actions/push-devices.js'
 import { PUSH_REMOVE } from './enqueue.js'
 import { mentionedUserGroup, type MentionedGroup } from './mentioned-group.js'
 import { pushSendersFor, type PushSender, type PushSenderOptions, type PushTarget } from './push-senders.js'
+import { flagMask } from '../db/flag-sql.js'
 
 export const PUSH_TICK_MS = 1000
 export const PUSH_LEASE_MS = 2 * 60 * 1000
@@ -102,7 +103,7 @@ async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
   await services.prisma.$executeRaw`
     WITH gone AS (DELETE FROM missed_push_notification WHERE id = ${row.id} AND claimed_by = ${services.nodeId} RETURNING user_id, message_id)
     UPDATE user_message um SET flags = um.flags | ${active} FROM gone
-    WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${FLAG_BITS.read} = 0`
+    WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${flagMask(FLAG_BITS.read)} = 0`
 }
 
 /** Due again after a backoff, remembering the targets reached so far (`reached`) so that the retry skips them. */

@@ -18,6 +18,7 @@ import { RESOLVED_TOPIC_PREFIX } from '../domain/topics.js'
 import { canReadStreamHistory } from '../access/message.js'
 import { escapeLike, idsMatchingLower } from '../db/exact-match.js'
 import { streamsWithSubscription } from '../db/message-reads.js'
+import { flagMask } from '../db/flag-sql.js'
 
 type Db = PrismaClient | Tx
 
@@ -186,13 +187,13 @@ function termSql(refs: NarrowRefs, viewer: User, t: NarrowTerm, flags: Prisma.Sq
         case 'dm':
           return Prisma.sql`m.stream_id IS NULL`
         case 'starred':
-          return Prisma.sql`(${flags} & ${FLAG_BITS.starred}) <> 0`
+          return Prisma.sql`(${flags} & ${flagMask(FLAG_BITS.starred)}) <> 0`
         case 'unread':
-          return Prisma.sql`(${flags} & ${FLAG_BITS.read}) = 0`
+          return Prisma.sql`(${flags} & ${flagMask(FLAG_BITS.read)}) = 0`
         case 'mentioned':
-          return Prisma.sql`(${flags} & ${MENTION_MASK}) <> 0`
+          return Prisma.sql`(${flags} & ${flagMask(MENTION_MASK)}) <> 0`
         case 'alerted':
-          return Prisma.sql`(${flags} & ${FLAG_BITS.has_alert_word}) <> 0`
+          return Prisma.sql`(${flags} & ${flagMask(FLAG_BITS.has_alert_word)}) <> 0`
         case 'resolved':
           return Prisma.sql`(m.stream_id IS NOT NULL AND starts_with(m.topic, ${RESOLVED_TOPIC_PREFIX}))`
         case 'followed':

@@ -9,6 +9,7 @@ import { Prisma } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { readReceiptsDisabled } from '../errors.js'
+import { flagMask } from '../db/flag-sql.js'
 
 export async function getReadReceipts(ctx: ActionContext, messageId: number): Promise<number[]> {
   const { message } = await accessMessageById(ctx, messageId)
@@ -19,7 +20,7 @@ export async function getReadReceipts(ctx: ActionContext, messageId: number): Pr
     JOIN user_profile u ON u.id = um.user_id
     LEFT JOIN user_settings s ON s.user_id = um.user_id
     WHERE um.message_id = ${message.id}
-      AND (um.flags & ${FLAG_BITS.read}) <> 0
+      AND (um.flags & ${flagMask(FLAG_BITS.read)}) <> 0
       AND u.is_active
       AND COALESCE(s.send_read_receipts, TRUE)
       AND um.user_id <> ${message.senderId}

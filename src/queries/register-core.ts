@@ -13,6 +13,7 @@ import { fromJson } from '../db/hot-queries.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { isAdmin, isGuest } from '../domain/roles.js'
 import { MAX_UNREAD_MESSAGES, type UnreadRow, type UnreadSources } from './register-unread.js'
+import { flagMask } from '../db/flag-sql.js'
 
 export interface RegisterCoreParts {
   maxMessageId: boolean
@@ -75,7 +76,7 @@ export async function readRegisterCore(db: PrismaClient | Tx, user: User, parts:
         FROM (
           SELECT um.message_id, um.flags, m.stream_id, m.topic, m.sender_id, m.dm_user_ids
           FROM user_message um JOIN message m ON m.id = um.message_id
-          WHERE um.user_id = ${user.id} AND (um.flags & ${FLAG_BITS.read}) = 0
+          WHERE um.user_id = ${user.id} AND (um.flags & ${flagMask(FLAG_BITS.read)}) = 0
           ORDER BY um.message_id DESC
           LIMIT ${MAX_UNREAD_MESSAGES}) u) END AS unread,
       CASE WHEN ${parts.unread} THEN (

@@ -3,6 +3,7 @@
 // upstream-behaviour §3.3). Flags are read with one raw, set-based query.
 import type { PrismaClient } from '../db/index.js'
 import { FLAG_BITS, MENTION_MASK, WILDCARD_MASK } from '../domain/flags.js'
+import { flagMask } from '../db/flag-sql.js'
 
 /** Upstream's MAX_UNREAD_MESSAGES. */
 export const MAX_UNREAD_MESSAGES = 50_000
@@ -95,7 +96,7 @@ export function summarizeUnread(userId: number, { rows, mutedStreamIds, topics }
 
 export async function getStarredMessageIds(prisma: PrismaClient, userId: number): Promise<number[]> {
   const rows = await prisma.$queryRaw<{ message_id: number }[]>`
-    SELECT message_id FROM user_message WHERE user_id = ${userId} AND (flags & ${FLAG_BITS.starred}) <> 0 ORDER BY message_id`
+    SELECT message_id FROM user_message WHERE user_id = ${userId} AND (flags & ${flagMask(FLAG_BITS.starred)}) <> 0 ORDER BY message_id`
   return rows.map((r) => Number(r.message_id))
 }
 

@@ -1,0 +1,59 @@
+// Flag masks go into SQL as literals (db/flag-sql.ts): with a parameter in
+// their place, a prepared statement's generic plan cannot use the partial
+// indexes on user_message, and reads every row the user has. Checked on the
+// narrows that have such an index, as GET /messages builds them, with
+// PostgreSQL made to plan them generically (as it does for a named statement
+// after five runs).
+import t from 'tap'
+import { Prisma } from '../../src/db/index.js'
+import { flagMask } from '../../src/db/flag-sql.js'
+import { FLAG_BITS } from '../../src/domain/flags.js'
+import { compileNarrow } from '../../src/queries/narrow-sql.js'
+import { buildTestApp } from '../support/app.js'
+
+t.test('flagMask writes the mask as a literal, never as a parameter', async (t) => {
+  const sql = Prisma.sql`SELECT 1 WHERE (um.flags & ${flagMask(FLAG_BITS.read)}) = 0`
+  t.equal(sql.text, 'SELECT 1 WHERE (um.flags & 1) = 0')
+  t.strictSame(sql.values, [])
+  t.throws(() => flagMask(-1), /not a flag mask/)
+  t.throws(() => flagMask(1.5), /not a flag mask/)
+  t.throws(() => flagMask(Number.NaN), /not a flag mask/)
+})
+
+/** The SQL with its $n parameters as literals (numbers here). */
+function executeArguments(values: unknown[]): string {
+  return values
+    .map((value) => {
+      if (typeof value !== 'number') throw new Error(`unexpected parameter ${String(value)}`)
+      return String(value)
+    })
+    .join(', ')
+}
+
+const INDEXED_NARROWS: Array<{ operand: string; index: string }> = [
+  { operand: 'unread', index: 'user_message_unread_idx' },
+  { operand: 'starred', index: 'user_message_starred_idx' },
+  { operand: 'mentioned', index: 'user_message_mentioned_idx' },
+  { operand: 'alerted', index: 'user_message_has_alert_word_idx' },
+]
+
+t.test("the flag narrows' generic plans read their partial index", async (t) => {
+  const { services, fx } = await buildTestApp(t)
+  const viewer = fx.users.member
+  for (const { operand, index } of INDEXED_NARROWS) {
+    const narrow = await compileNarrow(services.prisma, viewer, [{ operator: 'is', operand, negated: false }])
+    const sql = Prisma.sql`SELECT um.message_id ${narrow.from} WHERE ${narrow.where} ORDER BY um.message_id DESC LIMIT 50`
+    const name = `flag_sql_${operand}`
+    const plan = await services.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL plan_cache_mode = force_generic_plan')
+      await tx.$executeRawUnsafe(`PREPARE ${name} AS ${sql.text}`)
+      try {
+        const rows = await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': unknown }>>(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${executeArguments(sql.values)})`)
+        return JSON.stringify(rows[0]?.['QUERY PLAN'])
+      } finally {
+        await tx.$executeRawUnsafe(`DEALLOCATE ${name}`)
+      }
+    })
+    t.match(plan, index, `is:${operand} reads ${index}`)
+  }
+})
