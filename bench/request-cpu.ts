@@ -43,6 +43,14 @@ async function main(): Promise<void> {
   ]
   const rows = [['request', 'req/s', 'CPU µs/request', 'errors']]
   for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {
+    // The sends leave the owner thousands of unread messages (the API client
+    // is not a human client, so a sender's own message stays unread, as
+    // upstream does), and register's unread summary grows with them: the
+    // register row measures a user with none, whatever the send row's rate.
+    if (target.path === '/api/v1/register') {
+      // Upstream's endpoint answers complete: false when its time ran out; ask again.
+      for (let i = 0; i < 100 && (await api(base, auth, 'POST', '/mark_all_as_read', {})).complete === false; i++);
+    }
     const r = await measureRequests(node.process.pid as number, base, auth, target, { connections: CONNECTIONS, duration: DURATION })
     rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), String(r.errors)])
     console.log(table(rows).split('\n').at(-1))
