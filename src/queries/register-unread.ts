@@ -100,11 +100,12 @@ export async function getStarredMessageIds(prisma: PrismaClient, userId: number)
   return rows.map((r) => Number(r.message_id))
 }
 
+/** Read through the is_private flag's partial index, as upstream reads them: the user's direct-message copies only, not every copy. */
 export async function getRecentPrivateConversations(prisma: PrismaClient, userId: number): Promise<{ max_message_id: number; user_ids: number[] }[]> {
   const rows = await prisma.$queryRaw<{ dm_user_ids: number[]; max_id: number }[]>`
     SELECT m.dm_user_ids, max(m.id) AS max_id
     FROM user_message um JOIN message m ON m.id = um.message_id
-    WHERE um.user_id = ${userId} AND m.stream_id IS NULL
+    WHERE um.user_id = ${userId} AND (um.flags & ${flagMask(FLAG_BITS.is_private)}) <> 0 AND m.stream_id IS NULL
     GROUP BY m.dm_user_ids
     ORDER BY max_id DESC
     LIMIT ${RECENT_CONVERSATIONS_LIMIT}`
