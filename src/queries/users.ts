@@ -1,6 +1,5 @@
 // The user directory as the API returns it: GET /users, GET /users/{id}, GET /users/me.
 import type { PrismaClient, Tx, User } from '../db/index.js'
-import DataLoader from 'dataloader'
 import { fastRead } from '../db/fast-read.js'
 import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
 import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type ProfileValueRow, type UserDict } from '../present/user.js'
@@ -52,9 +51,8 @@ export async function getUser(ctx: UserQueryContext, target: User, options: User
   return presentUser(presentable(row), ctx.user, { ...options, profileData, realm: ctx.realm })
 }
 
-/** One row per custom profile value of a user (field ID order), or a single row with null value columns when there is none. */
+/** One row per custom profile value of the user (field ID order), or a single row with null value columns when there is none. */
 interface OwnUserRow {
-  user_id: number
   max_message_id: number | null
   field_id: number | null
   type: number | null
@@ -62,66 +60,26 @@ interface OwnUserRow {
   rendered_value: string | null
 }
 
-/** Users whose GET /users/me one batched statement reads at most. */
-const OWN_USER_BATCH = 100
-
-/**
- * The statement of GET /users/me, for every request that reached it in the
- * same turn of the event loop: one round trip to PostgreSQL for all of them.
- * The round trip, not the statement, is what costs the node (measured: the
- * request answers at 48 µs of node CPU with it and 20 µs without; the pg
- * driver alone spends ~18 µs per query). Nothing is cached: each batch is a
- * fresh read, made after every request in it arrived, so a user sees at
- * least every message committed before their request. One loader per
- * database client (tests run several).
- */
-const ownUserLoaders = new WeakMap<object, DataLoader<number, OwnUserRow[]>>()
-
-function ownUserLoader(prisma: UserQueryContext['prisma']): DataLoader<number, OwnUserRow[]> {
-  let loader = ownUserLoaders.get(prisma)
-  if (loader === undefined) {
-    loader = new DataLoader<number, OwnUserRow[]>(
-      async (userIds) => {
-        // A prepared statement through the driver on PostgreSQL (db/fast-read.ts);
-        // the IDs as one text parameter, which both drivers pass alike.
-        const rows = await fastRead<OwnUserRow>(
-          prisma,
-          'own-users',
-          `SELECT u.id AS user_id, (SELECT max(um.message_id) FROM user_message um WHERE um.user_id = u.id) AS max_message_id,
-            v.field_id, f.type, v.value, v.rendered_value
-          FROM unnest(string_to_array($1, ',')::int[]) AS u(id)
-          LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = u.id
-          ORDER BY u.id, v.field_id`,
-          [userIds.join(',')],
-        )
-        const byUser = new Map<number, OwnUserRow[]>()
-        for (const row of rows) {
-          const list = byUser.get(row.user_id)
-          if (list) list.push(row)
-          else byUser.set(row.user_id, [row])
-        }
-        return userIds.map((id) => byUser.get(id) ?? [])
-      },
-      // No memo across requests (every load is a fresh read); a batch is what
-      // reached here before the event loop's check phase.
-      { cache: false, maxBatchSize: OWN_USER_BATCH, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
-    )
-    ownUserLoaders.set(prisma, loader)
-  }
-  return loader
-}
-
 /**
  * GET /users/me: the spec's fields only, plus max_message_id (-1 without
  * messages). The user row is ctx.user, which authentication has just read (or
  * taken from the auth cache, which is never stale: db/auth-cache.ts); a viewer
  * always sees their own address, so their email_address_visibility is not
- * needed. What remains is one statement, shared by the requests of one turn
- * of the event loop (ownUserLoader). Plain rows rather than a json_agg()
- * column: cheaper for PostgreSQL and for the driver.
+ * needed. What remains is one raw statement: Prisma's ORM path took three
+ * queries here and capped the endpoint at a hundredth of a bare route. Plain
+ * rows rather than a json_agg() column: cheaper for PostgreSQL and for Prisma.
  */
 export async function getOwnUser(ctx: UserQueryContext): Promise<Record<string, unknown>> {
-  const rows = await ownUserLoader(ctx.prisma).load(ctx.user.id)
+  // A prepared statement through the driver on PostgreSQL (db/fast-read.ts).
+  const rows = await fastRead<OwnUserRow>(
+    ctx.prisma,
+    'own-user',
+    `SELECT m.max_message_id, v.field_id, f.type, v.value, v.rendered_value
+    FROM (SELECT max(message_id) AS max_message_id FROM user_message WHERE user_id = $1) m
+    LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = $1
+    ORDER BY v.field_id`,
+    [ctx.user.id],
+  )
   const values: ProfileValueRow[] = []
   for (const r of rows) {
     if (r.field_id !== null && r.type !== null && r.value !== null) {
