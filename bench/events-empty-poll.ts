@@ -12,7 +12,7 @@
 // not decide it alone.
 // Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (default 100), BENCH_ROUNDS (default 3).
 import autocannon, { type Result } from 'autocannon'
-import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, recordResult, run, startChild, table } from './support.js'
+import { api, clusterEnv, fmt, machine, markdownTable, ownerAuth, percentile, recordResult, run, startChild, table } from './support.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
@@ -42,9 +42,8 @@ run(async () => {
     rounds.push({ roost: roostResult, bare: bareResult, rps: roostResult.requests.average / bareResult.requests.average, p99: roostResult.latency.p99 / bareResult.latency.p99 })
   }
   const after = machine()
-  const median = (values: number[]) => values.slice().sort((x, y) => x - y)[Math.floor(values.length / 2)] as number
-  const rps = median(rounds.map((round) => round.rps))
-  const p99 = median(rounds.map((round) => round.p99))
+  const rps = percentile(rounds.map((round) => round.rps), 50)
+  const p99 = percentile(rounds.map((round) => round.p99), 50)
   const rows = [
     ['', 'req/s', 'p50 ms', 'p99 ms', 'errors+non-2xx'],
     ...rounds.flatMap((round, i) => {

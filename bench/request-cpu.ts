@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     // register row measures a user with none, whatever the send row's rate.
     if (target.path === '/api/v1/register') {
       // Upstream's endpoint answers complete: false when its time ran out; ask again.
-      for (let i = 0; i < 100 && (await api(base, auth, 'POST', '/mark_all_as_read', {})).complete === false; i++);
+      for (let i = 0; i < 100; i++) if ((await api(base, auth, 'POST', '/mark_all_as_read', {})).complete !== false) break
     }
     const r = await measureRequests(node.process.pid as number, base, auth, target, { connections: CONNECTIONS, duration: DURATION })
     rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), String(r.errors)])

@@ -81,7 +81,7 @@ class Waiter {
 export class EventQueues {
   private readonly waiters = new Map<string, Set<Waiter>>()
   private listening: Promise<() => Promise<void>> | undefined
-  /** The listening promise that has resolved: polls then need not await it (an await per poll costs). */
+  /** The last listening promise that resolved: while it is `listening`, polls need not await it (an await per poll costs). */
   private listened: Promise<() => Promise<void>> | undefined
   private draining = false
 
@@ -143,7 +143,7 @@ export class EventQueues {
 
   private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.get(input.queueId, input.userId)
-    if (this.listened === undefined || this.listened !== this.listening) await this.startListening()
+    if (this.listening === undefined || this.listened !== this.listening) await this.startListening()
     const blocking = () => !input.dontBlock && !this.draining && !input.signal?.aborted
     // A poll that will park leaves an acknowledgement it owes to the park, when the store can do both in one call.
     const first = await this.read(desc, input.lastEventId, blocking() && this.store.ackAndPark !== undefined)
@@ -229,7 +229,6 @@ export class EventQueues {
     this.drain()
     const listening = this.listening
     this.listening = undefined
-    this.listened = undefined
     if (listening) await (await listening.catch(() => async () => {}))()
   }
 
