@@ -65,8 +65,10 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     await services.events.close()
     await services.authCache.close()
     await services.presenceDirectory.close()
+    await services.userDataCache.close()
   })
   services.authCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'authentication cache: invalidation listener lost; bypassing the cache until it reconnects'))
+  services.userDataCache.reportErrorsTo((error) => app.log.warn({ err: error }, 'user data cache: invalidation listener lost; bypassing the cache until it reconnects'))
   // Browser clients on other origins (CORS_ORIGINS); off when the list is empty.
   if (services.config.corsOrigins.length > 0) {
     await app.register(cors, {

@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Config } from './config.js'
 import type { PrismaClient } from './db/index.js'
 import type { Database } from './db/client.js'
+import type { UserDataCache } from './db/user-data-cache.js'
 import type { AuthCache } from './db/auth-cache.js'
 import type { BusItem, EventBus } from './events/bus.js'
 import type { EventQueues } from './events/queues/index.js'
@@ -20,6 +21,8 @@ export interface MetricSources {
   backendErrors: () => number
   events: EventQueues
   authCache: AuthCache
+  /** Any cache with the user-data cache's counters (db/user-data-cache.ts). */
+  userDataCache: Pick<UserDataCache<unknown>, 'hits' | 'misses' | 'listenerErrors'>
   now: () => Date
 }
 
@@ -50,7 +53,7 @@ export class Metrics {
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
       registers,
     })
-    const { events, authCache, backendErrors } = sources
+    const { events, authCache, userDataCache, backendErrors } = sources
     new Gauge({
       name: 'roost_event_queue_held_polls',
       help: 'Long-polls (GET /events) held open by this node.',
@@ -79,13 +82,14 @@ export class Metrics {
     })
     new Counter({
       name: 'roost_bus_errors_total',
-      help: 'Errors of the Redis event bus and queue store (source="bus") and of the authentication cache\'s invalidation listener (source="auth_cache_listener").',
+      help: 'Errors of the Redis event bus and queue store (source="bus") and of the invalidation listeners of the authentication cache (source="auth_cache_listener") and the user data cache (source="user_data_cache_listener").',
       labelNames: ['source'],
       registers,
       collect() {
         this.reset()
         this.inc({ source: 'bus' }, backendErrors())
         this.inc({ source: 'auth_cache_listener' }, authCache.listenerErrors)
+        this.inc({ source: 'user_data_cache_listener' }, userDataCache.listenerErrors)
       },
     })
     new Counter({
@@ -97,6 +101,17 @@ export class Metrics {
         this.reset()
         this.inc({ result: 'hit' }, authCache.hits)
         this.inc({ result: 'miss' }, authCache.misses)
+      },
+    })
+    new Counter({
+      name: 'roost_user_data_cache_reads_total',
+      help: 'Reads of GET /users/me\'s per-user rows answered from the cache (result="hit") or the database (result="miss").',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset()
+        this.inc({ result: 'hit' }, userDataCache.hits)
+        this.inc({ result: 'miss' }, userDataCache.misses)
       },
     })
     new Gauge({

@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/client.js'
 import { createAuthCache } from './db/auth-cache.js'
 import { PresenceMirror } from './presence/mirror.js'
 import { createPresenceDirectory } from './queries/presence-directory.js'
+import { createOwnUserCache } from './queries/users.js'
 import { applyMigrations } from './db/migrate.js'
 import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/file-storage.js'
@@ -35,7 +36,9 @@ export function servicesOver(config: Config, database: Database, backends: Backe
   const events = eventQueuesFor(backends.queues, config, nodeId, (error) => backends.reportError(error))
   // Its invalidation listener starts with the first request and closes with the app (app.ts).
   const authCache = createAuthCache(database)
-  const metrics = new Metrics({ config, prisma: database.prisma, database, backendErrors: () => backends.errorCount(), events, authCache, now })
+  // Its invalidation listener, too, starts with the first use and closes with the app.
+  const userDataCache = createOwnUserCache(database)
+  const metrics = new Metrics({ config, prisma: database.prisma, database, backendErrors: () => backends.errorCount(), events, authCache, userDataCache, now })
   return {
     database,
     prisma: database.prisma,
@@ -52,6 +55,7 @@ export function servicesOver(config: Config, database: Database, backends: Backe
     // Its invalidation listener, too, starts with the first use and closes with the app.
     presenceDirectory: createPresenceDirectory(database),
     authCache,
+    userDataCache,
     metrics,
   }
 }
@@ -68,6 +72,7 @@ export async function openServices(config: Config, options: OpenServicesOptions 
       async close() {
         await services.authCache.close()
         await services.presenceDirectory.close()
+        await services.userDataCache.close()
         await backends.close()
         await database.close()
       },

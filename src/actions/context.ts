@@ -12,6 +12,8 @@ import type { PresenceStore } from '../presence/store.js'
 import type { PresenceMirror } from '../presence/mirror.js'
 import type { PresenceDirectory } from '../queries/presence-directory.js'
 import type { AuthCache } from '../db/auth-cache.js'
+import type { UserDataCache } from '../db/user-data-cache.js'
+import type { OwnUserRows } from '../queries/users.js'
 import type { Metrics } from '../metrics.js'
 
 export interface Services {
@@ -33,6 +35,8 @@ export interface Services {
   presenceDirectory: PresenceDirectory
   /** This node's cache of the authentication lookups (HTTP layer only). */
   authCache: AuthCache
+  /** This node's cache of GET /users/me's rows besides the user's own (HTTP layer only). */
+  userDataCache: UserDataCache<OwnUserRows>
   /** This node's Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
   metrics: Metrics
 }

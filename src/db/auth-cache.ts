@@ -37,6 +37,7 @@
 // held some 8,800 users, and 10,000 users polling in turn missed on every
 // request), so an entry costs its key and user row.
 import { LRUCache } from 'lru-cache'
+import { CacheListener } from './cache-listener.js'
 import type { Database } from './client.js'
 import { findRealmByStringId, findUserWithRealmByApiKey } from './hot-queries.js'
 import type { Realm, User } from './index.js'
@@ -101,18 +102,11 @@ export class AuthCache {
   private readonly ttlMs: number
   private readonly maxLookupMs: number
   private readonly clock: () => number
-  private readonly listen: ((cache: AuthCache) => RowListener) | undefined
-  private listener: RowListener | undefined
-  private report: ((error: unknown) => void) | undefined
-  private readonly waiters: (() => void)[] = []
-  /** Connection errors of the invalidation listener so far. */
-  listenerErrors = 0
+  private readonly listener: CacheListener<AuthCache>
   /** Lookups answered from the cache, and those that went to the database (metrics). */
   hits = 0
   misses = 0
 
-  private active = false
-  private closed = false
   private seq = 0
   private flushedAt = 0
   /** 'u:<id>' / 'r:<id>' → { sequence of its last eviction, when }; kept maxLookupMs, oldest first. */
@@ -153,7 +147,12 @@ export class AuthCache {
     this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS
     this.maxLookupMs = options.maxLookupMs ?? MAX_LOOKUP_MS
     this.clock = options.clock ?? Date.now
-    this.listen = options.listen
+    this.listener = new CacheListener<AuthCache>(this, options.listen)
+  }
+
+  /** Connection errors of the invalidation listener so far. */
+  get listenerErrors(): number {
+    return this.listener.errors
   }
 
   /** Entries currently held (tests and metrics). */
@@ -163,11 +162,11 @@ export class AuthCache {
 
   /** Whether lookups are served from the cache (the invalidation listener is up). */
   get isActive(): boolean {
-    return this.active && !this.closed
+    return this.listener.isActive
   }
 
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
-    this.startListening()
+    this.listener.start()
     if (!this.isActive) return this.lookups.userWithRealmByApiKey(apiKey)
     const now = this.clock()
     const hit = this.byApiKey.get(apiKey)
@@ -190,7 +189,7 @@ export class AuthCache {
   }
 
   async realmByStringId(stringId: string): Promise<Realm | null> {
-    this.startListening()
+    this.listener.start()
     if (!this.isActive) return this.lookups.realmByStringId(stringId)
     const now = this.clock()
     const hit = this.byStringId.get(stringId)
@@ -216,16 +215,13 @@ export class AuthCache {
 
   /** The invalidation listener is up (true) or down (false); either way, flush. */
   listening(isListening: boolean): void {
-    this.active = isListening && !this.closed
+    this.listener.setListening(isListening)
     this.flush()
-    if (this.active) for (const resolve of this.waiters.splice(0)) resolve()
   }
 
   /** Resolves once the cache serves lookups (its listener is up); starts the listener if needed. */
   whenListening(): Promise<void> {
-    this.startListening()
-    if (this.isActive) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push(resolve))
+    return this.listener.whenListening()
   }
 
   /** A committed change announced by the database. */
@@ -267,27 +263,18 @@ export class AuthCache {
 
   /** Where the listener's connection errors are reported (the app's logger); they are counted either way. */
   reportErrorsTo(report: (error: unknown) => void): void {
-    this.report = report
+    this.listener.reportErrorsTo(report)
   }
 
   listenerError(error: unknown): void {
-    this.listenerErrors++
-    this.report?.(error)
+    this.listener.error(error)
   }
 
   /** Stops serving from the cache for good and closes the listener. */
   async close(): Promise<void> {
-    this.closed = true
-    this.active = false
+    const closing = this.listener.close()
     this.flush()
-    const listener = this.listener
-    this.listener = undefined
-    await listener?.close()
-  }
-
-  private startListening(): void {
-    if (this.listener !== undefined || this.listen === undefined || this.closed) return
-    this.listener = this.listen(this)
+    await closing
   }
 
   private evict(change: RowChange): void {

@@ -11,7 +11,7 @@ import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
 import { PrismaPGlite } from 'pglite-prisma-adapter'
 import { PrismaClient, type Prisma } from './generated/client.js'
-import { listenPGlite, listenPostgres, type RowChangeWatcher, type RowListener } from './row-listener.js'
+import { listenPGlite, listenPGliteUserData, listenPostgres, listenPostgresUserData, type RowChangeWatcher, type RowListener, type UserDataWatcher } from './row-listener.js'
 import { registerFastReads } from './fast-read.js'
 import { LocalWrites, trackRowWrites, type LocalWriteWatcher } from './row-writes.js'
 
@@ -27,6 +27,8 @@ export interface Database {
    * and settle (row-writes.ts). Closing the listener stops both.
    */
   watchRowChanges(watcher: RowChangeWatcher & LocalWriteWatcher, options?: { onError?: (error: unknown) => void }): RowListener
+  /** Reports committed changes of per-user data (user-data-cache.ts) by any node, on a connection of its own. */
+  watchUserData(watcher: UserDataWatcher, options?: { onError?: (error: unknown) => void }): RowListener
   close(): Promise<void>
 }
 
@@ -101,6 +103,15 @@ async function openPGlite(dir: string | undefined, wrap: (adapter: AdapterFactor
         },
       }
     },
+    watchUserData(watcher, options = {}) {
+      const listener = listenPGliteUserData(pglite, watcher)
+      listener.catch((error: unknown) => options.onError?.(error))
+      return {
+        async close() {
+          await (await listener.catch(() => undefined))?.close()
+        },
+      }
+    },
     async close() {
       if (closed) return
       closed = true
@@ -150,6 +161,9 @@ async function openPostgres(url: string, wrap: (adapter: AdapterFactory) => Adap
           await listener.close()
         },
       }
+    },
+    watchUserData(watcher, options = {}) {
+      return listenPostgresUserData(url, watcher, options)
     },
     async close() {
       if (closed) return

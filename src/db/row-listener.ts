@@ -1,6 +1,10 @@
-// Listens to the committed changes of user and realm rows that the triggers
-// of migration *_auth_cache_invalidation announce (NOTIFY roost_row_change,
-// payload 'u:<id>' or 'r:<id>'), on a connection of its own:
+// Listens to committed changes that triggers announce with NOTIFY, on a
+// connection of its own per listener:
+// * roost_row_change (migration *_auth_cache_invalidation): user and realm
+//   rows, payload 'u:<id>' or 'r:<id>';
+// * roost_user_data (migration *_user_data_invalidation): the per-user data
+//   of db/user-data-cache.ts, payload '<id>,<id>…' or '*'.
+// Both kinds of connection:
 // * PostgreSQL: a dedicated pg.Client, reconnected after any error with a
 //   growing delay. While it is down the watcher is told so (notifications
 //   are being lost) and told again once it listens anew.
@@ -29,12 +33,53 @@ export function parseRowChange(payload: string): RowChange[] {
   return [{ table: match[1] === 'u' ? 'user' : 'realm', id: Number(match[2]) }]
 }
 
-function deliver(watcher: RowChangeWatcher, payload: string): void {
-  for (const change of parseRowChange(payload)) watcher.changed(change)
+/** '12,40' → [12, 40]; '*' or anything unexpected → 'all'. */
+export function parseUserDataChange(payload: string): number[] | 'all' {
+  if (!/^\d+(,\d+)*$/.test(payload)) return 'all'
+  return payload.split(',').map(Number)
 }
 
-export async function listenPGlite(pglite: PGlite, watcher: RowChangeWatcher): Promise<RowListener> {
-  const unlisten = await pglite.listen(ROW_CHANGE_CHANNEL, (payload) => deliver(watcher, payload))
+/** What one listening connection reports: its state, and each payload of its channel. */
+interface ChannelWatcher {
+  listening(isListening: boolean): void
+  notified(payload: string): void
+}
+
+function rowChanges(watcher: RowChangeWatcher): ChannelWatcher {
+  return {
+    listening: (isListening) => watcher.listening(isListening),
+    notified: (payload) => {
+      for (const change of parseRowChange(payload)) watcher.changed(change)
+    },
+  }
+}
+
+export const USER_DATA_CHANNEL = 'roost_user_data'
+
+export interface UserDataWatcher {
+  /** Whether notifications are being received; after a false, some may have been lost. */
+  listening(isListening: boolean): void
+  /** A committed change of these users' data (from any node). */
+  userDataChanged(userIds: number[] | 'all'): void
+}
+
+function userDataChanges(watcher: UserDataWatcher): ChannelWatcher {
+  return {
+    listening: (isListening) => watcher.listening(isListening),
+    notified: (payload) => watcher.userDataChanged(parseUserDataChange(payload)),
+  }
+}
+
+export function listenPGlite(pglite: PGlite, watcher: RowChangeWatcher): Promise<RowListener> {
+  return listenPGliteChannel(pglite, ROW_CHANGE_CHANNEL, rowChanges(watcher))
+}
+
+export function listenPGliteUserData(pglite: PGlite, watcher: UserDataWatcher): Promise<RowListener> {
+  return listenPGliteChannel(pglite, USER_DATA_CHANNEL, userDataChanges(watcher))
+}
+
+async function listenPGliteChannel(pglite: PGlite, channel: string, watcher: ChannelWatcher): Promise<RowListener> {
+  const unlisten = await pglite.listen(channel, (payload) => watcher.notified(payload))
   watcher.listening(true)
   return {
     async close() {
@@ -53,6 +98,15 @@ export interface PgListenerOptions {
 
 /** Starts listening in the background; the watcher hears listening(true) once LISTEN has succeeded. */
 export function listenPostgres(url: string, watcher: RowChangeWatcher, options: PgListenerOptions = {}): RowListener {
+  return listenPostgresChannel(url, ROW_CHANGE_CHANNEL, rowChanges(watcher), options)
+}
+
+/** The same for the per-user data channel. */
+export function listenPostgresUserData(url: string, watcher: UserDataWatcher, options: PgListenerOptions = {}): RowListener {
+  return listenPostgresChannel(url, USER_DATA_CHANNEL, userDataChanges(watcher), options)
+}
+
+function listenPostgresChannel(url: string, channel: string, watcher: ChannelWatcher, options: PgListenerOptions): RowListener {
   let closed = false
   let current: pg.Client | undefined
   let retryTimer: NodeJS.Timeout | undefined
@@ -83,11 +137,11 @@ export function listenPostgres(url: string, watcher: RowChangeWatcher, options: 
     client.on('error', (error) => lost(client, error))
     client.on('end', () => lost(client))
     client.on('notification', (message) => {
-      if (message.channel === ROW_CHANGE_CHANNEL && message.payload !== undefined) deliver(watcher, message.payload)
+      if (message.channel === channel && message.payload !== undefined) watcher.notified(message.payload)
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${ROW_CHANGE_CHANNEL}`)
+      await client.query(`LISTEN ${channel}`)
     } catch (error) {
       lost(client, error)
       return

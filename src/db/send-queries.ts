@@ -138,6 +138,32 @@ function intList(values: readonly number[]): string {
 }
 
 /**
+ * Part of a send's statement: marks its transaction so that the
+ * user_message trigger of migration *_user_data_invalidation stays silent;
+ * the sender then calls notifyUserDataChanged after the commit. Read by the
+ * recipients' insert, so it runs before the statement's triggers fire.
+ */
+const SENDER_NOTIFIES = Prisma.raw(`sender_notifies AS (SELECT set_config('roost.user_data_notify', 'sender', true) AS mark)`)
+
+/** IDs per NOTIFY payload: PostgreSQL takes payloads under 8,000 bytes. */
+const IDS_PER_NOTIFICATION = 700
+
+/**
+ * Tells every node's user-data cache (db/user-data-cache.ts) that these
+ * users' data changed: after a send's commit, in a transaction of its own,
+ * so that the send's commit does not wait for the lock NOTIFY takes (see the
+ * migration). A node that stops between the two leaves other nodes' entries
+ * of these users to their TTL.
+ */
+export async function notifyUserDataChanged(db: Db, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return
+  const sorted = [...new Set(userIds)].sort((a, b) => a - b)
+  const payloads: string[] = []
+  for (let i = 0; i < sorted.length; i += IDS_PER_NOTIFICATION) payloads.push(sorted.slice(i, i + IDS_PER_NOTIFICATION).join(','))
+  await fastQuery(db, Prisma.sql`SELECT count(pg_notify('roost_user_data', p))::int AS sent FROM unnest(${payloads}::text[]) AS p`, 'notify_user_data')
+}
+
+/**
  * The message, one user_message row per recipient (one set-based insert), the
  * sender's linked uploads (as claimAttachments does) and the channel's
  * first_message_id when it has none yet, in one statement — hence one
@@ -151,10 +177,10 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
       VALUES (${m.realmId}::int, ${m.senderId}::int, ${m.streamId}::int, ${m.topic}, ${m.dmUserIds}::int[], ${m.content}, ${m.renderedContent},
               ${m.dateSent}::timestamptz, ${m.client}, ${m.hasLink}, ${m.hasImage}, ${m.hasAttachment})
       RETURNING *
-    ), um AS (
+    ), ${SENDER_NOTIFIES}, um AS (
       INSERT INTO user_message (user_id, message_id, flags)
       SELECT r.user_id, m.id, r.flags
-      FROM m, unnest(string_to_array(${intList(r.userIds)}, ',')::int[], string_to_array(${intList(r.flags)}, ',')::int[]) AS r(user_id, flags)
+      FROM m, sender_notifies, unnest(string_to_array(${intList(r.userIds)}, ',')::int[], string_to_array(${intList(r.flags)}, ',')::int[]) AS r(user_id, flags)
     ), att AS (
       INSERT INTO attachment_message (attachment_id, message_id)
       SELECT a.id, m.id FROM m JOIN attachment a ON a.realm_id = m.realm_id AND a.owner_id = m.sender_id
@@ -197,13 +223,14 @@ export async function insertMessages(db: Db, items: readonly { message: NewMessa
                   ${column((m) => m.hasLink)}::boolean[], ${column((m) => m.hasImage)}::boolean[], ${column((m) => m.hasAttachment)}::boolean[])
         AS v(id, realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
       RETURNING *
-    ), um AS (
+    ), ${SENDER_NOTIFIES}, um AS (
       INSERT INTO user_message (user_id, message_id, flags)
       SELECT r.user_id, m.id, r.flags
       FROM unnest(string_to_array(${intList(items.flatMap((item) => item.recipients.userIds))}, ',')::int[],
                   string_to_array(${intList(recipientMessageIds)}, ',')::int[],
                   string_to_array(${intList(items.flatMap((item) => item.recipients.flags))}, ',')::int[]) AS r(user_id, message_id, flags)
       JOIN m ON m.id = r.message_id
+      CROSS JOIN sender_notifies
     ), att AS (
       INSERT INTO attachment_message (attachment_id, message_id)
       SELECT a.id, m.id

@@ -164,6 +164,8 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
         reply,
       })
       const fields = await spec.handler(input as Static<TObject<P>>, ctx as unknown as ContextFor<A>)
+      // The requester's own change is visible to their next request on this node at once (db/user-data-cache.ts).
+      if (user && request.method !== 'GET') services.userDataCache.evict(user.id)
       if (spec.raw) return reply
       const ignored = ignoredNames(raw, (name) => parser.accepts(name, nameOptions))
       return {

@@ -15,6 +15,7 @@
 // New users are inserted, which the triggers do not announce: a presence row
 // of a user the copy does not know makes the next read load the realm again
 // (and remember the user as unlisted if still unknown).
+import { CacheListener } from '../db/cache-listener.js'
 import type { Database } from '../db/client.js'
 import { fastRead } from '../db/fast-read.js'
 import type { PrismaClient } from '../db/index.js'
@@ -35,25 +36,24 @@ type Loader = (realmId: number) => Promise<Map<number, DirectoryEntry>>
 
 export class PresenceDirectory {
   private readonly realms = new Map<number, Map<number, DirectoryEntry>>()
-  private active = false
-  private closed = false
   private generation = 0
   private writing = 0
-  private listener: RowListener | undefined
-  private readonly waiters: (() => void)[] = []
+  private readonly listener: CacheListener<PresenceDirectory>
   /** Loads from the database, and reads answered from the copy (tests, metrics). */
   loads = 0
   hits = 0
 
   constructor(
     private readonly load: Loader,
-    private readonly listen?: (directory: PresenceDirectory) => RowListener,
-  ) {}
+    listen?: (directory: PresenceDirectory) => RowListener,
+  ) {
+    this.listener = new CacheListener<PresenceDirectory>(this, listen)
+  }
 
   /** The realm's directory, covering at least `userIds`. Callers must not modify it. */
   async forUsers(realmId: number, userIds: Iterable<number>): Promise<Directory> {
-    this.startListening()
-    const cached = this.active ? this.realms.get(realmId) : undefined
+    this.listener.start()
+    const cached = this.listener.isActive ? this.realms.get(realmId) : undefined
     if (cached && covers(cached, userIds)) {
       this.hits++
       return cached
@@ -62,21 +62,18 @@ export class PresenceDirectory {
     this.loads++
     const loaded = await this.load(realmId)
     for (const id of userIds) if (!loaded.has(id)) loaded.set(id, { email: '', joined: 0, listed: false })
-    if (this.active && generation === this.generation && this.writing === 0) this.realms.set(realmId, loaded)
+    if (this.listener.isActive && generation === this.generation && this.writing === 0) this.realms.set(realmId, loaded)
     return loaded
   }
 
   listening(isListening: boolean): void {
-    this.active = isListening && !this.closed
+    this.listener.setListening(isListening)
     this.drop()
-    if (this.active) for (const resolve of this.waiters.splice(0)) resolve()
   }
 
   /** Resolves once the copy is used (its listener is up); starts the listener if needed (tests). */
   whenListening(): Promise<void> {
-    this.startListening()
-    if (this.active) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push(resolve))
+    return this.listener.whenListening()
   }
 
   changed(change: RowChange): void {
@@ -96,22 +93,14 @@ export class PresenceDirectory {
   }
 
   async close(): Promise<void> {
-    this.closed = true
-    this.active = false
+    const closing = this.listener.close()
     this.drop()
-    const listener = this.listener
-    this.listener = undefined
-    await listener?.close()
+    await closing
   }
 
   private drop(): void {
     this.generation++
     this.realms.clear()
-  }
-
-  private startListening(): void {
-    if (this.listener !== undefined || this.listen === undefined || this.closed) return
-    this.listener = this.listen(this)
   }
 }
 

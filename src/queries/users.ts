@@ -1,6 +1,8 @@
 // The user directory as the API returns it: GET /users, GET /users/{id}, GET /users/me.
 import type { PrismaClient, Tx, User } from '../db/index.js'
+import type { Database } from '../db/client.js'
 import { fastRead } from '../db/fast-read.js'
+import { UserDataCache } from '../db/user-data-cache.js'
 import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
 import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type ProfileValueRow, type UserDict } from '../present/user.js'
 
@@ -52,7 +54,7 @@ export async function getUser(ctx: UserQueryContext, target: User, options: User
 }
 
 /** One row per custom profile value of the user (field ID order), or a single row with null value columns when there is none. */
-interface OwnUserRow {
+export interface OwnUserRow {
   max_message_id: number | null
   field_id: number | null
   type: number | null
@@ -60,26 +62,48 @@ interface OwnUserRow {
   rendered_value: string | null
 }
 
-/**
- * GET /users/me: the spec's fields only, plus max_message_id (-1 without
- * messages). The user row is ctx.user, which authentication has just read (or
- * taken from the auth cache, which is never stale: db/auth-cache.ts); a viewer
- * always sees their own address, so their email_address_visibility is not
- * needed. What remains is one raw statement: Prisma's ORM path took three
- * queries here and capped the endpoint at a hundredth of a bare route. Plain
- * rows rather than a json_agg() column: cheaper for PostgreSQL and for Prisma.
- */
-export async function getOwnUser(ctx: UserQueryContext): Promise<Record<string, unknown>> {
-  // A prepared statement through the driver on PostgreSQL (db/fast-read.ts).
-  const rows = await fastRead<OwnUserRow>(
-    ctx.prisma,
+export type OwnUserRows = readonly OwnUserRow[]
+
+/** A prepared statement through the driver on PostgreSQL (db/fast-read.ts). */
+function readOwnUserRows(prisma: UserQueryContext['prisma'], userId: number): Promise<OwnUserRow[]> {
+  return fastRead<OwnUserRow>(
+    prisma,
     'own-user',
     `SELECT m.max_message_id, v.field_id, f.type, v.value, v.rendered_value
     FROM (SELECT max(message_id) AS max_message_id FROM user_message WHERE user_id = $1) m
     LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = $1
     ORDER BY v.field_id`,
-    [ctx.user.id],
+    [userId],
   )
+}
+
+/** The estimated heap of a user's cached rows (db/user-data-cache.ts bounds its bytes). */
+export function ownUserRowsBytes(rows: OwnUserRows): number {
+  let bytes = 32
+  for (const row of rows) bytes += 96 + 2 * ((row.value?.length ?? 0) + (row.rendered_value?.length ?? 0))
+  return bytes
+}
+
+/** This node's cache of GET /users/me's rows, invalidated through the database's notifications. */
+export function createOwnUserCache(database: Database): UserDataCache<OwnUserRows> {
+  return new UserDataCache<OwnUserRows>({
+    sizeOf: ownUserRowsBytes,
+    listen: (cache) => database.watchUserData(cache, { onError: (error) => cache.listenerError(error) }),
+  })
+}
+
+/**
+ * GET /users/me: the spec's fields only, plus max_message_id (-1 without
+ * messages). The user row is ctx.user, which authentication has just read (or
+ * taken from the auth cache, which is never stale: db/auth-cache.ts); a viewer
+ * always sees their own address, so their email_address_visibility is not
+ * needed. What remains is one raw statement, whose rows the node's
+ * user-data cache keeps (db/user-data-cache.ts). Prisma's ORM path took three
+ * queries here and capped the endpoint at a hundredth of a bare route. Plain
+ * rows rather than a json_agg() column: cheaper for PostgreSQL and for Prisma.
+ */
+export async function getOwnUser(ctx: UserQueryContext & { userDataCache: UserDataCache<OwnUserRows> }): Promise<Record<string, unknown>> {
+  const rows = await ctx.userDataCache.read(ctx.user.id, () => readOwnUserRows(ctx.prisma, ctx.user.id))
   const values: ProfileValueRow[] = []
   for (const r of rows) {
     if (r.field_id !== null && r.type !== null && r.value !== null) {

@@ -3,7 +3,6 @@
 // NOTIFY can tell it about a change made through node A. Each case warms B's
 // cache, changes something through A, then retries B until it answers the
 // change, within a deadline far below the cache's 60 s safety TTL.
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import type { User } from '../../src/db/index.js'
@@ -12,18 +11,12 @@ import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Asserts } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
+import { retryUntil } from '../support/retry.js'
 
 const DEADLINE_MS = 10_000
 
 /** Retries `attempt` until `done` holds or the deadline passes; returns the last response. */
-async function eventually(attempt: () => Promise<LightMyRequestResponse>, done: (res: LightMyRequestResponse) => boolean): Promise<LightMyRequestResponse> {
-  const deadline = Date.now() + DEADLINE_MS
-  for (;;) {
-    const res = await attempt()
-    if (done(res) || Date.now() > deadline) return res
-    await nextTurn()
-  }
-}
+const eventually = (attempt: () => Promise<LightMyRequestResponse>, done: (res: LightMyRequestResponse) => boolean) => retryUntil(attempt, done, DEADLINE_MS)
 
 /** Requests on B until its cache listens, then twice more: the last one is served from the cache. */
 async function warm(t: Asserts, node: TestApp, user: User): Promise<void> {

@@ -5,13 +5,13 @@
 // only NOTIFY can tell it about a change made through node A. Each case warms
 // B's copies, changes something through A, then asks B again (retrying
 // until a deadline for what travels by NOTIFY).
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import type { User } from '../../src/db/index.js'
 import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
+import { retryUntil } from '../support/retry.js'
 
 const DEADLINE_MS = 10_000
 
@@ -20,14 +20,7 @@ type Presences = Record<string, { aggregated?: unknown; active_timestamp?: numbe
 const legacy = async (t: Test, node: TestApp, user: User): Promise<Presences> =>
   expectSuccess(t, await as(node.app, user, node.fx).post('/users/me/presence', { status: 'active' })).presences as Presences
 
-async function eventually(read: () => Promise<Presences>, done: (p: Presences) => boolean): Promise<Presences> {
-  const deadline = Date.now() + DEADLINE_MS
-  for (;;) {
-    const presences = await read()
-    if (done(presences) || Date.now() > deadline) return presences
-    await nextTurn()
-  }
-}
+const eventually = (read: () => Promise<Presences>, done: (p: Presences) => boolean) => retryUntil(read, done, DEADLINE_MS)
 
 /** Asks B until its copy of the users is in use, then once more: B answers from its copies. */
 async function warm(t: Test, b: TestApp, watcher: User): Promise<void> {

@@ -45,7 +45,7 @@ t.test('/metrics: 404 without METRICS_TOKEN; 401 without, 403 with a wrong token
 })
 
 t.test('counters move: a send is published, a poll answer is delivered, latency is labelled by route pattern', async (t) => {
-  const { app, fx } = await buildTestApp(t, { config: { metricsToken: TOKEN } })
+  const { app, fx, services } = await buildTestApp(t, { config: { metricsToken: TOKEN } })
   const scrape = async () => (await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body
   const member = as(app, fx.users.member)
   const before = await scrape()
@@ -56,6 +56,8 @@ t.test('counters move: a send is published, a poll answer is delivered, latency 
   expectSuccess(t, await member.post('/messages', { type: 'stream', to: 'general', topic: 'metrics', content: 'hello' }))
   const polled = expectSuccess(t, await member.get('/events', { queue_id: reg.queue_id, last_event_id: reg.last_event_id, dont_block: true }))
   t.equal(polled.events.length, 1)
+  await services.userDataCache.whenListening()
+  for (let i = 0; i < 3; i++) expectSuccess(t, await member.get('/users/me'))
 
   const after = await scrape()
   t.equal(sample(after, 'roost_events_published_total', 'type="message"'), 1)
@@ -63,6 +65,9 @@ t.test('counters move: a send is published, a poll answer is delivered, latency 
   t.equal(sample(after, 'roost_event_queues_registered_total'), 1)
   t.ok((sample(after, 'roost_event_fanout_users_count') ?? 0) >= 1, 'fan-out observed')
   t.ok((sample(after, 'roost_auth_cache_lookups_total', 'result="miss"') ?? 0) >= 1, 'auth cache misses counted')
+  t.equal(sample(after, 'roost_user_data_cache_reads_total', 'result="miss"'), 1, 'the first GET /users/me read the database')
+  t.equal(sample(after, 'roost_user_data_cache_reads_total', 'result="hit"'), 2, 'the next two were answered from the cache')
+  t.equal(sample(after, 'roost_bus_errors_total', 'source="user_data_cache_listener"'), 0)
   t.equal(sample(after, 'roost_http_request_duration_seconds_count', 'route="/api/v1/messages",status="200"'), 1)
   t.equal(sample(after, 'roost_http_request_duration_seconds_count', 'route="/api/v1/events",status="200"'), 1)
   t.notMatch(after, /queue_id=|route="\/api\/v1\/events\?/, 'no raw URLs as labels')
