@@ -37,7 +37,7 @@
 // held some 8,800 users, and 10,000 users polling in turn missed on every
 // request), so an entry costs its key and user row.
 import { LRUCache } from 'lru-cache'
-import { CacheListener } from './cache-listener.js'
+import { NotifiedCache } from './notified-cache.js'
 import type { Database } from './client.js'
 import { findRealmByStringId, findUserWithRealmByApiKey } from './hot-queries.js'
 import type { Realm, User } from './index.js'
@@ -98,11 +98,10 @@ function rowBytes(row: object): number {
   return bytes
 }
 
-export class AuthCache {
+export class AuthCache extends NotifiedCache<AuthCache> {
   private readonly ttlMs: number
   private readonly maxLookupMs: number
   private readonly clock: () => number
-  private readonly listener: CacheListener<AuthCache>
   /** Lookups answered from the cache, and those that went to the database (metrics). */
   hits = 0
   misses = 0
@@ -126,6 +125,7 @@ export class AuthCache {
     private readonly lookups: AuthLookups,
     options: AuthCacheOptions = {},
   ) {
+    super(options.listen)
     const max = options.maxEntries ?? AUTH_CACHE_MAX_ENTRIES
     const maxSize = options.maxBytes ?? AUTH_CACHE_MAX_BYTES
     // Every removal (eviction, drop, flush) goes through dispose, which keeps the reverse indexes in step.
@@ -147,12 +147,6 @@ export class AuthCache {
     this.ttlMs = options.ttlMs ?? AUTH_CACHE_TTL_MS
     this.maxLookupMs = options.maxLookupMs ?? MAX_LOOKUP_MS
     this.clock = options.clock ?? Date.now
-    this.listener = new CacheListener<AuthCache>(this, options.listen)
-  }
-
-  /** Connection errors of the invalidation listener so far. */
-  get listenerErrors(): number {
-    return this.listener.errors
   }
 
   /** Entries currently held (tests and metrics). */
@@ -160,13 +154,8 @@ export class AuthCache {
     return { apiKeys: this.byApiKey.size, realms: this.byStringId.size }
   }
 
-  /** Whether lookups are served from the cache (the invalidation listener is up). */
-  get isActive(): boolean {
-    return this.listener.isActive
-  }
-
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
-    this.listener.start()
+    this.startListening()
     if (!this.isActive) return this.lookups.userWithRealmByApiKey(apiKey)
     const now = this.clock()
     const hit = this.byApiKey.get(apiKey)
@@ -189,7 +178,7 @@ export class AuthCache {
   }
 
   async realmByStringId(stringId: string): Promise<Realm | null> {
-    this.listener.start()
+    this.startListening()
     if (!this.isActive) return this.lookups.realmByStringId(stringId)
     const now = this.clock()
     const hit = this.byStringId.get(stringId)
@@ -212,17 +201,6 @@ export class AuthCache {
   }
 
   // ------------------------------------------------------------ invalidation
-
-  /** The invalidation listener is up (true) or down (false); either way, flush. */
-  listening(isListening: boolean): void {
-    this.listener.setListening(isListening)
-    this.flush()
-  }
-
-  /** Resolves once the cache serves lookups (its listener is up); starts the listener if needed. */
-  whenListening(): Promise<void> {
-    return this.listener.whenListening()
-  }
 
   /** A committed change announced by the database. */
   changed(change: RowChange): void {
@@ -259,22 +237,6 @@ export class AuthCache {
     this.apiKeysOfRealm.clear()
     this.stringIdOfRealm.clear()
     this.sharedRealms.clear()
-  }
-
-  /** Where the listener's connection errors are reported (the app's logger); they are counted either way. */
-  reportErrorsTo(report: (error: unknown) => void): void {
-    this.listener.reportErrorsTo(report)
-  }
-
-  listenerError(error: unknown): void {
-    this.listener.error(error)
-  }
-
-  /** Stops serving from the cache for good and closes the listener. */
-  async close(): Promise<void> {
-    const closing = this.listener.close()
-    this.flush()
-    await closing
   }
 
   private evict(change: RowChange): void {

@@ -26,7 +26,7 @@
 // recently used first). Stored values are frozen: concurrent requests share
 // them.
 import { LRUCache } from 'lru-cache'
-import { CacheListener } from './cache-listener.js'
+import { NotifiedCache } from './notified-cache.js'
 import type { RowListener, UserDataWatcher } from './row-listener.js'
 
 export interface UserDataCacheOptions<T> {
@@ -53,11 +53,10 @@ interface Entry<T> {
   expiresAt: number
 }
 
-export class UserDataCache<T> implements UserDataWatcher {
+export class UserDataCache<T> extends NotifiedCache<UserDataCache<T>> implements UserDataWatcher {
   private readonly entries: LRUCache<number, Entry<T>>
   private readonly ttlMs: number
   private readonly clock: () => number
-  private readonly listener: CacheListener<UserDataCache<T>>
   /** Bumped by every flush; a read started before the last flush stores nothing. */
   private generation = 0
   /** User ID → reads in flight. */
@@ -69,6 +68,7 @@ export class UserDataCache<T> implements UserDataWatcher {
   misses = 0
 
   constructor(options: UserDataCacheOptions<T>) {
+    super(options.listen)
     this.entries = new LRUCache({
       max: options.maxEntries ?? USER_DATA_CACHE_MAX_ENTRIES,
       maxSize: options.maxBytes ?? USER_DATA_CACHE_MAX_BYTES,
@@ -76,12 +76,6 @@ export class UserDataCache<T> implements UserDataWatcher {
     })
     this.ttlMs = options.ttlMs ?? USER_DATA_CACHE_TTL_MS
     this.clock = options.clock ?? Date.now
-    this.listener = new CacheListener<UserDataCache<T>>(this, options.listen)
-  }
-
-  /** Connection errors of the invalidation listener so far. */
-  get listenerErrors(): number {
-    return this.listener.errors
   }
 
   /** Entries currently held. */
@@ -89,14 +83,9 @@ export class UserDataCache<T> implements UserDataWatcher {
     return this.entries.size
   }
 
-  /** Whether reads are served from the cache (the invalidation listener is up). */
-  get isActive(): boolean {
-    return this.listener.isActive
-  }
-
   /** The user's value: cached, or loaded by `load` (and stored unless invalidated meanwhile). */
   async read(userId: number, load: () => Promise<T>): Promise<T> {
-    this.listener.start()
+    this.startListening()
     if (!this.isActive) return load()
     const hit = this.entries.get(userId)
     if (hit !== undefined) {
@@ -144,37 +133,10 @@ export class UserDataCache<T> implements UserDataWatcher {
     for (const id of userIds) this.evict(id)
   }
 
-  /** The invalidation listener is up (true) or down (false); either way, flush. */
-  listening(isListening: boolean): void {
-    this.listener.setListening(isListening)
-    this.flush()
-  }
-
-  /** Resolves once the cache serves reads (its listener is up); starts the listener if needed. */
-  whenListening(): Promise<void> {
-    return this.listener.whenListening()
-  }
-
   flush(): void {
     this.generation++
     this.entries.clear()
     // Reads in flight are already refused by the generation.
     this.staleReads.clear()
-  }
-
-  /** Where the listener's connection errors are reported (the app's logger); they are counted either way. */
-  reportErrorsTo(report: (error: unknown) => void): void {
-    this.listener.reportErrorsTo(report)
-  }
-
-  listenerError(error: unknown): void {
-    this.listener.error(error)
-  }
-
-  /** Stops serving from the cache for good and closes the listener. */
-  async close(): Promise<void> {
-    const closing = this.listener.close()
-    this.flush()
-    await closing
   }
 }

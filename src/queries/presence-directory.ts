@@ -15,7 +15,7 @@
 // New users are inserted, which the triggers do not announce: a presence row
 // of a user the copy does not know makes the next read load the realm again
 // (and remember the user as unlisted if still unknown).
-import { CacheListener } from '../db/cache-listener.js'
+import { NotifiedCache } from '../db/notified-cache.js'
 import type { Database } from '../db/client.js'
 import { fastRead } from '../db/fast-read.js'
 import type { PrismaClient } from '../db/index.js'
@@ -34,11 +34,10 @@ export type Directory = ReadonlyMap<number, DirectoryEntry>
 
 type Loader = (realmId: number) => Promise<Map<number, DirectoryEntry>>
 
-export class PresenceDirectory {
+export class PresenceDirectory extends NotifiedCache<PresenceDirectory> {
   private readonly realms = new Map<number, Map<number, DirectoryEntry>>()
   private generation = 0
   private writing = 0
-  private readonly listener: CacheListener<PresenceDirectory>
   /** Loads from the database, and reads answered from the copy (tests, metrics). */
   loads = 0
   hits = 0
@@ -47,13 +46,13 @@ export class PresenceDirectory {
     private readonly load: Loader,
     listen?: (directory: PresenceDirectory) => RowListener,
   ) {
-    this.listener = new CacheListener<PresenceDirectory>(this, listen)
+    super(listen)
   }
 
   /** The realm's directory, covering at least `userIds`. Callers must not modify it. */
   async forUsers(realmId: number, userIds: Iterable<number>): Promise<Directory> {
-    this.listener.start()
-    const cached = this.listener.isActive ? this.realms.get(realmId) : undefined
+    this.startListening()
+    const cached = this.isActive ? this.realms.get(realmId) : undefined
     if (cached && covers(cached, userIds)) {
       this.hits++
       return cached
@@ -62,43 +61,27 @@ export class PresenceDirectory {
     this.loads++
     const loaded = await this.load(realmId)
     for (const id of userIds) if (!loaded.has(id)) loaded.set(id, { email: '', joined: 0, listed: false })
-    if (this.listener.isActive && generation === this.generation && this.writing === 0) this.realms.set(realmId, loaded)
+    if (this.isActive && generation === this.generation && this.writing === 0) this.realms.set(realmId, loaded)
     return loaded
   }
 
-  listening(isListening: boolean): void {
-    this.listener.setListening(isListening)
-    this.drop()
-  }
-
-  /** Resolves once the copy is used (its listener is up); starts the listener if needed (tests). */
-  whenListening(): Promise<void> {
-    return this.listener.whenListening()
-  }
-
   changed(change: RowChange): void {
-    if (change.table === 'user') this.drop()
+    if (change.table === 'user') this.flush()
   }
 
   writeStarted(changes: readonly RowChange[]): void {
     if (!changes.some((c) => c.table === 'user')) return
     this.writing++
-    this.drop()
+    this.flush()
   }
 
   writeSettled(changes: readonly RowChange[]): void {
     if (!changes.some((c) => c.table === 'user')) return
     this.writing = Math.max(0, this.writing - 1)
-    this.drop()
+    this.flush()
   }
 
-  async close(): Promise<void> {
-    const closing = this.listener.close()
-    this.drop()
-    await closing
-  }
-
-  private drop(): void {
+  flush(): void {
     this.generation++
     this.realms.clear()
   }
