@@ -94,23 +94,16 @@ async function openPGlite(dir: string | undefined, wrap: (adapter: AdapterFactor
     kind: 'pglite',
     watchRowChanges(watcher, options = {}) {
       const unwatch = writes.watch(watcher)
-      const listener = listenPGlite(pglite, watcher)
-      listener.catch((error: unknown) => options.onError?.(error))
+      const listener = listenPGlite(pglite, watcher, options)
       return {
         async close() {
           unwatch()
-          await (await listener.catch(() => undefined))?.close()
+          await listener.close()
         },
       }
     },
     watchUserData(watcher, options = {}) {
-      const listener = listenPGliteUserData(pglite, watcher)
-      listener.catch((error: unknown) => options.onError?.(error))
-      return {
-        async close() {
-          await (await listener.catch(() => undefined))?.close()
-        },
-      }
+      return listenPGliteUserData(pglite, watcher, options)
     },
     async close() {
       if (closed) return

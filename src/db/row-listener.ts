@@ -70,19 +70,31 @@ function userDataChanges(watcher: UserDataWatcher): ChannelWatcher {
   }
 }
 
-export function listenPGlite(pglite: PGlite, watcher: RowChangeWatcher): Promise<RowListener> {
-  return listenPGliteChannel(pglite, ROW_CHANGE_CHANNEL, rowChanges(watcher))
+export interface ListenerOptions {
+  /** Errors of the listening connection (PostgreSQL: each loss; PGlite: a failed start). */
+  onError?: (error: unknown) => void
 }
 
-export function listenPGliteUserData(pglite: PGlite, watcher: UserDataWatcher): Promise<RowListener> {
-  return listenPGliteChannel(pglite, USER_DATA_CHANNEL, userDataChanges(watcher))
+/** Starts listening in the background; the watcher hears listening(true) once LISTEN has succeeded. */
+export function listenPGlite(pglite: PGlite, watcher: RowChangeWatcher, options: ListenerOptions = {}): RowListener {
+  return listenPGliteChannel(pglite, ROW_CHANGE_CHANNEL, rowChanges(watcher), options)
 }
 
-async function listenPGliteChannel(pglite: PGlite, channel: string, watcher: ChannelWatcher): Promise<RowListener> {
-  const unlisten = await pglite.listen(channel, (payload) => watcher.notified(payload))
-  watcher.listening(true)
+/** The same for the per-user data channel. */
+export function listenPGliteUserData(pglite: PGlite, watcher: UserDataWatcher, options: ListenerOptions = {}): RowListener {
+  return listenPGliteChannel(pglite, USER_DATA_CHANNEL, userDataChanges(watcher), options)
+}
+
+function listenPGliteChannel(pglite: PGlite, channel: string, watcher: ChannelWatcher, options: ListenerOptions): RowListener {
+  const started = pglite.listen(channel, (payload) => watcher.notified(payload)).then((unlisten) => {
+    watcher.listening(true)
+    return unlisten
+  })
+  started.catch((error: unknown) => options.onError?.(error))
   return {
     async close() {
+      const unlisten = await started.catch(() => undefined)
+      if (unlisten === undefined) return
       watcher.listening(false)
       if (!pglite.closed) await unlisten().catch(() => {})
     },
@@ -92,21 +104,17 @@ async function listenPGliteChannel(pglite: PGlite, channel: string, watcher: Cha
 const FIRST_RETRY_MS = 100
 const MAX_RETRY_MS = 5_000
 
-export interface PgListenerOptions {
-  onError?: (error: unknown) => void
-}
-
 /** Starts listening in the background; the watcher hears listening(true) once LISTEN has succeeded. */
-export function listenPostgres(url: string, watcher: RowChangeWatcher, options: PgListenerOptions = {}): RowListener {
+export function listenPostgres(url: string, watcher: RowChangeWatcher, options: ListenerOptions = {}): RowListener {
   return listenPostgresChannel(url, ROW_CHANGE_CHANNEL, rowChanges(watcher), options)
 }
 
 /** The same for the per-user data channel. */
-export function listenPostgresUserData(url: string, watcher: UserDataWatcher, options: PgListenerOptions = {}): RowListener {
+export function listenPostgresUserData(url: string, watcher: UserDataWatcher, options: ListenerOptions = {}): RowListener {
   return listenPostgresChannel(url, USER_DATA_CHANNEL, userDataChanges(watcher), options)
 }
 
-function listenPostgresChannel(url: string, channel: string, watcher: ChannelWatcher, options: PgListenerOptions): RowListener {
+function listenPostgresChannel(url: string, channel: string, watcher: ChannelWatcher, options: ListenerOptions): RowListener {
   let closed = false
   let current: pg.Client | undefined
   let retryTimer: NodeJS.Timeout | undefined

@@ -54,7 +54,7 @@ export async function getUser(ctx: UserQueryContext, target: User, options: User
 }
 
 /** One row per custom profile value of the user (field ID order), or a single row with null value columns when there is none. */
-export interface OwnUserRow {
+interface OwnUserRow {
   max_message_id: number | null
   field_id: number | null
   type: number | null
