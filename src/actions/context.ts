@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { PrismaClient, Tx } from '../db/index.js'
+import { notifyUserDataChanged } from '../db/send-queries.js'
 import type { BusItem, ChatEvent, EventBus } from '../events/bus.js'
 import type { Realm, User } from '../db/index.js'
 import type { RateLimiter } from '../ratelimit/limiter.js'
@@ -90,6 +91,18 @@ export async function inTransaction<T>(ctx: Services & { realm: Realm }, fn: (tx
   )
   await publishAll(ctx, emitted, xid)
   return result
+}
+
+/**
+ * After a send's commit: tells the nodes' user-data caches which users
+ * received it (db/send-queries.ts, notifyUserDataChanged). The message is
+ * stored whatever happens here: a failure is logged, and the caches' entries
+ * of those users expire by their TTL.
+ */
+export async function announceRecipients(ctx: Services & { log: FastifyBaseLogger }, userIds: readonly number[]): Promise<void> {
+  await notifyUserDataChanged(ctx.prisma, userIds).catch((error: unknown) =>
+    ctx.log.warn({ err: error }, 'announcing a send to the user-data caches failed; their entries of its recipients expire by TTL'),
+  )
 }
 
 export async function publishAll(ctx: Services & { realm: Realm }, emissions: Emission[], xid?: string): Promise<void> {

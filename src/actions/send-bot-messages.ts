@@ -6,9 +6,9 @@
 // subscribing 100 people or creating 500 channels does not run a send per
 // message (README "Limits").
 import type { ActionContext } from './context.js'
-import { publishAll, type Emission } from './context.js'
+import { announceRecipients, publishAll, type Emission } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { insertMessages, notifyUserDataChanged, type MessageRecipientRows, type NewMessage } from '../db/send-queries.js'
+import { insertMessages, type MessageRecipientRows, type NewMessage } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
@@ -101,7 +101,7 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
   })
 
   const { messages: stored, xid } = await insertMessages(ctx.prisma, items)
-  await notifyUserDataChanged(ctx.prisma, items.flatMap((item) => item.recipients.userIds))
+  await announceRecipients(ctx, items.flatMap((item) => item.recipients.userIds))
   const emissions: Emission[] = stored.map((message, i) => {
     const m = messages[i] as BotMessage
     const { recipients } = items[i] as (typeof items)[number]

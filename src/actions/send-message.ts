@@ -9,9 +9,9 @@
 // { local_message_id, sender_queue_id } (only the queue `sender_queue_id`
 // should keep local_message_id; sender_queue_id itself is internal).
 import type { ActionContext } from './context.js'
-import { publishAll } from './context.js'
+import { announceRecipients, publishAll } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { findDirectAudience, findStreamAudience, insertMessage, notifyUserDataChanged } from '../db/send-queries.js'
+import { findDirectAudience, findStreamAudience, insertMessage } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
@@ -200,7 +200,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     },
     { userIds: target.recipientIds, flags, uploadPaths: rendered.linkedUploadPaths },
   )
-  await notifyUserDataChanged(ctx.prisma, target.recipientIds)
+  await announceRecipients(ctx, target.recipientIds)
 
   const presented = presentMessage(message, {
     applyMarkdown: true,
