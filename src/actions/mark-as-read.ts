@@ -61,7 +61,7 @@ export async function markCopiesRead(tx: Tx, userId: number, condition: Prisma.S
       ORDER BY um.message_id DESC ${cap}
       FOR UPDATE OF um
     )
-    UPDATE user_message SET flags = flags | ${READ}
+    UPDATE user_message SET flags = flags | ${flagMask(READ)}
     WHERE user_id = ${userId} AND message_id IN (SELECT message_id FROM picked)
     RETURNING message_id`)
   const ids = rows.map((r) => r.message_id).sort((a, b) => a - b)

@@ -6,6 +6,7 @@ import type { ActionContext, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
+import { flagMask } from '../db/flag-sql.js'
 import { HISTORICAL_FLAGS, MENTION_MASK, WILDCARD_MASK, parseFlagOperation } from '../domain/flags.js'
 import { invalidMessage } from '../errors.js'
 import { canReadStreamHistory } from '../access/message.js'
@@ -105,8 +106,8 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
     if (existing.length > 0) {
       await tx.$executeRaw(
         adding
-          ? Prisma.sql`UPDATE user_message SET flags = flags | ${operation.bit} WHERE user_id = ${userId} AND message_id = ANY(${existing}::int[])`
-          : Prisma.sql`UPDATE user_message SET flags = flags & ~${operation.bit}::int WHERE user_id = ${userId} AND message_id = ANY(${existing}::int[])`,
+          ? Prisma.sql`UPDATE user_message SET flags = flags | ${flagMask(operation.bit)} WHERE user_id = ${userId} AND message_id = ANY(${existing}::int[])`
+          : Prisma.sql`UPDATE user_message SET flags = flags & ~${flagMask(operation.bit)} WHERE user_id = ${userId} AND message_id = ANY(${existing}::int[])`,
       )
     }
     if (operation.flag === 'read' && adding) await queuePushRemovals(tx, userId, existing, ctx.now())

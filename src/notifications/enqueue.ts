@@ -96,10 +96,10 @@ function triggerCase(via: 'email' | 'push', isPrivate: boolean, everyMessage: bo
   const offline = raw(`s.enable_offline_${via}_notifications`)
   return Prisma.sql`CASE
         WHEN ${isPrivate} AND ${offline} THEN 'direct_message'
-        WHEN r.flags & ${MENTION} <> 0 AND ${offline} THEN 'mentioned'
-        WHEN r.flags & ${WILDCARD} <> 0 AND ${offline}
+        WHEN r.flags & ${flagMask(MENTION)} <> 0 AND ${offline} THEN 'mentioned'
+        WHEN r.flags & ${flagMask(WILDCARD)} <> 0 AND ${offline}
           AND ut.visibility_policy = ${FOLLOWED} AND s.enable_followed_topic_wildcard_mentions_notify THEN 'followed_topic_wildcard_mentioned'
-        WHEN r.flags & ${WILDCARD} <> 0 AND ${offline} AND NOT muted
+        WHEN r.flags & ${flagMask(WILDCARD)} <> 0 AND ${offline} AND NOT muted
           AND COALESCE(sub.wildcard_mentions_notify, s.wildcard_mentions_notify) THEN 'wildcard_mentioned'
         WHEN ${everyMessage} AND ut.visibility_policy = ${FOLLOWED} AND ${raw(`s.enable_followed_topic_${via}_notifications`)} THEN ${raw(`'followed_topic_${via}_notify'`)}
         WHEN ${everyMessage} AND NOT ${isPrivate} AND NOT muted AND COALESCE(${raw(`sub.${via}_notifications`)}, ${raw(`s.enable_stream_${via}_notifications`)}) THEN ${raw(`'stream_${via}_notify'`)}
@@ -174,8 +174,8 @@ export async function queuePushRemovals(tx: Pick<Services['prisma'], '$executeRa
   const active = FLAG_BITS.active_mobile_push_notification
   await tx.$executeRaw`
     WITH cleared AS (
-      UPDATE user_message SET flags = flags & ~${active}::int
-      WHERE user_id = ${userId} AND message_id = ANY(${messageIds}::int[]) AND flags & ${active} <> 0
+      UPDATE user_message SET flags = flags & ~${flagMask(active)}
+      WHERE user_id = ${userId} AND message_id = ANY(${messageIds}::int[]) AND flags & ${flagMask(active)} <> 0
       RETURNING message_id
     )
     INSERT INTO missed_push_notification (realm_id, user_id, message_id, trigger, created_at, due_at)

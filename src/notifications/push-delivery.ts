@@ -102,7 +102,7 @@ async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
   const active = FLAG_BITS.active_mobile_push_notification
   await services.prisma.$executeRaw`
     WITH gone AS (DELETE FROM missed_push_notification WHERE id = ${row.id} AND claimed_by = ${services.nodeId} RETURNING user_id, message_id)
-    UPDATE user_message um SET flags = um.flags | ${active} FROM gone
+    UPDATE user_message um SET flags = um.flags | ${flagMask(active)} FROM gone
     WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${flagMask(FLAG_BITS.read)} = 0`
 }
 

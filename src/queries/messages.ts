@@ -3,7 +3,8 @@
 import type { PrismaClient, Realm, User } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { escapeHtml } from '../domain/markdown.js'
-import { HISTORICAL_FLAGS } from '../domain/flags.js'
+import { FLAG_BITS, HISTORICAL_FLAGS } from '../domain/flags.js'
+import { flagMask } from '../db/flag-sql.js'
 import { parseNarrow } from '../domain/narrow.js'
 import { badRequest, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
 import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message.js'
@@ -109,7 +110,7 @@ async function resolveAnchor(ctx: ViewerContext, narrow: CompiledNarrow, anchor:
   if (anchor === 'oldest') return 0
   if (anchor !== 'first_unread') return anchor
   const rows = await ctx.prisma.$queryRaw<{ id: number | null }[]>(Prisma.sql`
-    SELECT min(${narrow.id}) AS id ${narrow.from} WHERE ${narrow.where} AND (um.flags & 1) = 0`)
+    SELECT min(${narrow.id}) AS id ${narrow.from} WHERE ${narrow.where} AND (um.flags & ${flagMask(FLAG_BITS.read)}) = 0`)
   return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID
 }
 

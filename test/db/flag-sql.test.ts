@@ -5,6 +5,9 @@
 // PostgreSQL made to plan them generically (as it does for a named statement
 // after five runs).
 import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Prisma } from '../../src/db/index.js'
 import { flagMask } from '../../src/db/flag-sql.js'
 import { FLAG_BITS } from '../../src/domain/flags.js'
@@ -18,6 +21,41 @@ t.test('flagMask writes the mask as a literal, never as a parameter', async (t) 
   t.throws(() => flagMask(-1), /not a flag mask/)
   t.throws(() => flagMask(1.5), /not a flag mask/)
   t.throws(() => flagMask(Number.NaN), /not a flag mask/)
+})
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+
+/** Every TypeScript file under a directory. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(file)
+    return entry.name.endsWith('.ts') ? [file] : []
+  })
+}
+
+// A bit operation on flags whose operand is an interpolation other than
+// flagMask(…), or a bare number: in SQL the first becomes a parameter, and the
+// second is a mask nobody can find by its name.
+const FLAG_OPERAND = /flags\s*[&|]\s*~?\s*(?:\$\{(?!flagMask\()|\d)/
+
+t.test('every flag mask in the SQL of src/ goes through flagMask', async (t) => {
+  const offending: string[] = []
+  const files = sourceFiles(path.join(ROOT, 'src'))
+  for (const file of files) {
+    const lines = readFileSync(file, 'utf8').split('\n')
+    lines.forEach((line, i) => {
+      if (line.match(FLAG_OPERAND)) offending.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`)
+    })
+  }
+  t.ok(files.length > 100, `read the sources (${files.length} files)`)
+  t.strictSame(offending, [])
+  // The pattern itself catches what it is for.
+  t.match('WHERE (um.flags & ${FLAG_BITS.read}) = 0', FLAG_OPERAND)
+  t.match('SET flags = flags & ~${bit}::int', FLAG_OPERAND)
+  t.match('AND (um.flags & 1) = 0', FLAG_OPERAND)
+  t.notMatch('AND (um.flags & ${flagMask(FLAG_BITS.read)}) = 0', FLAG_OPERAND)
+  t.notMatch('(r.flags & FLAG_BITS.read) === 0', FLAG_OPERAND)
 })
 
 /** The SQL with its $n parameters as literals (numbers here). */
