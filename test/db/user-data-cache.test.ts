@@ -2,7 +2,7 @@
 // invalidation listener: bypass until the listener is up, eviction by user
 // and flushes, the generation guard for reads in flight, TTL and size bounds,
 // failed loads, close() and listener errors.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { UserDataCache, type UserDataCacheOptions } from '../../src/db/user-data-cache.js'
 
 interface Deferred<T> {
@@ -73,7 +73,14 @@ function setup(options: Options & { listening?: boolean } = {}) {
       fail: (error: unknown) => d.reject(error),
     }
   }
-  return { cache, listener, load, loads: (userId: number) => loads.get(userId) ?? 0, held, advance: (ms: number) => (now += ms) }
+  /** The next read of the user loads and stores; the one after is served from the cache. */
+  const storesOnNextRead = async (t: Test, userId: number) => {
+    const before = { hits: cache.hits, misses: cache.misses, loads: loads.get(userId) ?? 0 }
+    t.same(await cache.read(userId, load(userId)), { userId, version: before.loads + 1 }, 'the next read loads')
+    t.same(await cache.read(userId, load(userId)), { userId, version: before.loads + 1 }, 'the one after is a hit: it stored')
+    t.strictSame({ hits: cache.hits, misses: cache.misses, loads: loads.get(userId) }, { hits: before.hits + 1, misses: before.misses + 1, loads: before.loads + 1 })
+  }
+  return { cache, listener, load, loads: (userId: number) => loads.get(userId) ?? 0, held, advance: (ms: number) => (now += ms), storesOnNextRead }
 }
 
 t.test('bypasses the cache until the listener reports listening, then serves a frozen value', async (t) => {
@@ -162,33 +169,25 @@ t.test('evict() and userDataChanged() drop exactly the named users; "all" drops 
 })
 
 t.test('generation guard: a read in flight when its user is evicted stores nothing', async (t) => {
-  const { cache, load, loads, held } = setup()
+  const { cache, held, storesOnNextRead } = setup()
   const slow = held(1)
   const racing = cache.read(1, slow.load)
   cache.evict(1)
   slow.done(7)
   t.same(await racing, { userId: 1, version: 7 }, 'the racing read answers its own request')
   t.equal(cache.size, 0, 'but stores nothing')
-  t.same(await cache.read(1, load(1)), { userId: 1, version: 1 }, 'the next read loads')
-  t.equal(loads(1), 1)
-  t.equal(cache.size, 1, 'and stores: the stale mark went with the read')
-  await cache.read(1, load(1))
-  t.equal(loads(1), 1)
-  t.equal(cache.hits, 1)
-  t.equal(cache.misses, 2)
+  await storesOnNextRead(t, 1) // the stale mark went with the read
 })
 
 t.test('generation guard: a notification naming the user in flight counts too', async (t) => {
-  const { cache, load, loads, held } = setup()
+  const { cache, held, storesOnNextRead } = setup()
   const slow = held(1)
   const racing = cache.read(1, slow.load)
   cache.userDataChanged([5, 1])
   slow.done(7)
   t.same(await racing, { userId: 1, version: 7 })
   t.equal(cache.size, 0)
-  await cache.read(1, load(1))
-  t.equal(loads(1), 1)
-  t.equal(cache.size, 1)
+  await storesOnNextRead(t, 1)
 })
 
 t.test("generation guard: another user's eviction does not stop a read in flight from storing", async (t) => {
@@ -431,7 +430,7 @@ t.test('a value larger than maxBytes is answered, never stored', async (t) => {
 })
 
 t.test('a load that fails: the error propagates, nothing is stored, and later reads store', async (t) => {
-  const { cache, load, loads } = setup()
+  const { cache, storesOnNextRead } = setup()
   const failure = new Error('connection reset')
   let caught: unknown
   try {
@@ -444,16 +443,11 @@ t.test('a load that fails: the error propagates, nothing is stored, and later re
   t.equal(caught, failure)
   t.equal(cache.size, 0)
   t.equal(cache.misses, 1)
-  await cache.read(1, load(1))
-  t.equal(cache.size, 1, 'stored: the read in flight was forgotten')
-  await cache.read(1, load(1))
-  t.equal(loads(1), 1)
-  t.equal(cache.hits, 1)
-  t.equal(cache.misses, 2)
+  await storesOnNextRead(t, 1) // the read in flight was forgotten
 })
 
 t.test('a failed load evicted while in flight leaves no stale mark behind', async (t) => {
-  const { cache, load, loads, held } = setup()
+  const { cache, held, storesOnNextRead } = setup()
   const slow = held(1)
   const racing = cache.read(1, slow.load)
   cache.evict(1)
@@ -461,10 +455,7 @@ t.test('a failed load evicted while in flight leaves no stale mark behind', asyn
   slow.fail(failure)
   await t.rejects(racing, failure)
   t.equal(cache.size, 0)
-  await cache.read(1, load(1))
-  t.equal(cache.size, 1)
-  await cache.read(1, load(1))
-  t.equal(loads(1), 1)
+  await storesOnNextRead(t, 1)
 })
 
 t.test('a failed load beside a successful one of the same user', async (t) => {
