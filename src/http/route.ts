@@ -133,10 +133,10 @@ interface RequestFields extends HandlerExtras {
 /**
  * A handler's context: every service and the request's own fields, written
  * out in one object literal, so that each request's context is one
- * allocation of one fixed shape. Copying the services with Object.assign
- * (V8's generic path, property by property) was ~8 % of the node's CPU on
- * GET /events?dont_block; spreading them into a literal is slower still. The
- * return type makes the compiler name any service left out.
+ * allocation of one fixed shape. Object.assign copied the services property
+ * by property (1.4 µs a request in a micro-benchmark, against 0.05 µs);
+ * spreading them into a literal is slower still. The return type makes the
+ * compiler name any service left out.
  */
 function handlerContext(s: Services, r: RequestFields): Services & RequestFields {
   return {

@@ -9,10 +9,8 @@
 // action's context, or a hand-built one) is passed to a parameter that keeps it.
 import t from 'tap'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+import { ROOT } from '../support/root.js'
 
 function problemsIn(program: ts.Program): string[] {
   const checker = program.getTypeChecker()

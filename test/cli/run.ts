@@ -3,10 +3,8 @@
 // Redis or DATA_DIR), optionally feeding standard input.
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { ROOT } from '../support/root.js'
 
-/** The repository root: this file runs as dist/test/cli/run.js. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const CLI_ENTRY = path.join(ROOT, 'dist/src/cli/main.js')
 
 export interface CliResult {

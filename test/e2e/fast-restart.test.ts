@@ -5,9 +5,8 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { ROOT as root } from '../support/root.js'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const mtime = (file: string) => statSync(path.join(root, file)).mtimeMs
 
 t.test('a build with nothing changed writes nothing', async (t) => {

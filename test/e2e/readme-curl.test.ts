@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { ROOT, startServer } from './start-server.js'
+import { startServer } from './start-server.js'
+import { ROOT } from '../support/root.js'
 
 function curlBlocks(): string[] {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')

@@ -7,10 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { ROOT } from '../support/root.js'
 
-/** The repository root: this file runs as dist/test/e2e/start-server.js. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const SERVER_ENTRY = path.join(ROOT, 'dist/src/server.js')
 
 export interface RunningServer {

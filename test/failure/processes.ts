@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
-import { freePort, SERVER_ENTRY, ROOT } from '../e2e/start-server.js'
+import { freePort, SERVER_ENTRY } from '../e2e/start-server.js'
+import { ROOT } from '../support/root.js'
 import type { Tap } from '../support/app.js'
 
 export { freePort }
