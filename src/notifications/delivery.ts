@@ -25,6 +25,7 @@ import { FLAG_BITS } from '../domain/flags.js'
 import { mailerFor, noreplyAddress, type Mailer } from '../mail/outbox.js'
 import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
+import { anyDue } from '../scheduler/due-probe.js'
 import { renderMissedMessageEmail } from './email-content.js'
 import { mentionedUserGroup } from './mentioned-group.js'
 import { conversationKey } from './enqueue.js'
@@ -186,7 +187,9 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
 
 /** Claims and sends one user's pending emails; returns how many rows were claimed (0: nothing due). */
 export async function deliverMissedMessageEmails(services: Services, options: EmailDeliveryOptions, mailer: Mailer): Promise<number> {
-  const rows = await claimUserBatch(services, options, services.now())
+  const now = services.now()
+  if (!(await anyDue(services.prisma, 'missed_message_email', now, options.realmIds))) return 0
+  const rows = await claimUserBatch(services, options, now)
   if (rows.length > 0) await sendUserBatch(services, options, mailer, rows)
   return rows.length
 }

@@ -31,6 +31,7 @@ import { FLAG_BITS } from '../domain/flags.js'
 import { avatarUrl } from '../present/user.js'
 import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
+import { anyDue } from '../scheduler/due-probe.js'
 import { PUSH_KIND } from '../actions/push-devices.js'
 import { PUSH_REMOVE } from './enqueue.js'
 import { mentionedUserGroup, type MentionedGroup } from './mentioned-group.js'
@@ -313,6 +314,7 @@ async function deliver(
 /** Claims and sends one batch of due push notifications; returns how many rows were claimed (0: nothing due). */
 export async function deliverPushNotifications(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>): Promise<number> {
   const now = services.now()
+  if (!(await anyDue(services.prisma, 'missed_push_notification', now, options.realmIds))) return 0
   const rows = await claimBatch(services, options, now)
   const removals = new Map<number, ClaimedRow[]>()
   for (const row of rows) {

@@ -26,6 +26,7 @@ import { scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../a
 import { presentScheduledMessage } from '../queries/scheduled-messages.js'
 import { HeldBus, heldServices } from './held-services.js'
 import { startWorkerLoop, type WorkerLoop } from './loop.js'
+import { anyDue } from './due-probe.js'
 
 export const TICK_MS = 100
 /** Upstream's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES. */
@@ -56,7 +57,7 @@ class DeliveryFailure extends Error {
 
 type ClaimedRow = ScheduledMessage & { sender: User; realm: Realm }
 
-/** Locks up to `limit` due rows (or the one row `onlyId`, if still unsettled) that no other transaction holds. */
+/** Locks up to `limit` due rows (due as in due-probe.ts) (or the one row `onlyId`, if still unsettled) that no other transaction holds. */
 async function claimDue(tx: Tx, now: Date, realmIds: number[] | undefined, limit: number, onlyId?: number): Promise<ClaimedRow[]> {
   const realmFilter = realmIds ? Prisma.sql`AND realm_id = ANY(${realmIds}::int[])` : Prisma.empty
   const idFilter = onlyId !== undefined ? Prisma.sql`AND id = ${onlyId}` : Prisma.sql`AND scheduled_timestamp <= ${now}::timestamptz`
@@ -122,6 +123,7 @@ async function sendClaimed(services: Services, tx: Tx, row: ClaimedRow, bus: Hel
  */
 export async function deliverBatch(services: Services, options: DeliveryOptions): Promise<number> {
   const now = services.now()
+  if (!(await anyDue(services.prisma, 'scheduled_message', now, options.realmIds))) return 0
   const sent: HeldBus[] = []
   const failed: { row: ClaimedRow; error: unknown }[] = []
   const claimed = await services.prisma.$transaction(async (tx) => {
