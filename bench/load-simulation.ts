@@ -23,7 +23,8 @@
 // Environment: BENCH_USERS_START (250), BENCH_USERS_STEP (250),
 // BENCH_USERS_MAX (2000), BENCH_STEP_SECONDS (30), BENCH_COMPRESSION (10),
 // BENCH_FAILED_STEPS_ALLOWED (0: the ramp stops at its first failing step),
-// BENCH_TARGETS (roost,stub), BENCH_NODE_ARGS (node options of the Roost nodes,
+// BENCH_TARGETS (roost,stub), BENCH_KINDS (presence,send,messages: the
+// requests the users make besides their long-polls), BENCH_NODE_ARGS (node options of the Roost nodes,
 // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), ROOST_BENCH_DATABASE_URL,
 // ROOST_BENCH_REDIS_URL.
 // Prints figures only; nothing here asserts a time.
@@ -58,6 +59,9 @@ const REGISTER_PARAMS = { event_types: JSON.stringify(['message', 'update_messag
 
 type Kind = 'presence' | 'send' | 'messages'
 const KINDS: Kind[] = ['presence', 'send', 'messages']
+/** The kinds of request the users make (BENCH_KINDS, default all): leaving one out shows, by difference, what it costs in place. */
+const ACTIVE_KINDS = new Set((process.env.BENCH_KINDS ?? KINDS.join(',')).split(',').filter(Boolean))
+for (const kind of ACTIVE_KINDS) if (!KINDS.includes(kind as Kind)) throw new Error(`BENCH_KINDS: unknown kind ${kind} (known: ${KINDS.join(', ')})`)
 
 interface SimUser { index: number; email: string; apiKey: string; streamId: number }
 
@@ -153,7 +157,8 @@ class Simulation {
       const answer = await call(requests, auth, method, path, params)
       if (!this.stopped) this.samples.push({ kind, at: clock(), ms: clock() - start, ok: answer.ok })
     }
-    const every = (ms: number, fn: () => Promise<void>) => {
+    const every = (ms: number, kind: Kind, fn: () => Promise<void>) => {
+      if (!ACTIVE_KINDS.has(kind)) return
       const tick = () => void fn().finally(() => this.later(jitter(ms), tick))
       this.later(jitter(ms) * Math.random(), tick)
     }
@@ -164,9 +169,9 @@ class Simulation {
     }
     let queueId = registered.body.queue_id as string
     let lastEventId = registered.body.last_event_id as number
-    every(PRESENCE_MS, () => timed('presence', 'POST', '/users/me/presence', { status: 'active', new_user_input: 'true', ping_only: 'true' }))
-    every(SEND_MS, () => timed('send', 'POST', '/messages', { type: 'stream', to: String(user.streamId), topic: 'sim', content: `hello from ${user.index}` }))
-    every(MESSAGES_MS, () =>
+    every(PRESENCE_MS, 'presence', () => timed('presence', 'POST', '/users/me/presence', { status: 'active', new_user_input: 'true', ping_only: 'true' }))
+    every(SEND_MS, 'send', () => timed('send', 'POST', '/messages', { type: 'stream', to: String(user.streamId), topic: 'sim', content: `hello from ${user.index}` }))
+    every(MESSAGES_MS, 'messages', () =>
       timed('messages', 'GET', '/messages', { anchor: 'newest', num_before: '50', num_after: '0', narrow: JSON.stringify([{ operator: 'stream', operand: user.streamId }]) }),
     )
     while (!this.stopped) {

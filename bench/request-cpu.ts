@@ -1,7 +1,8 @@
 // CPU per request type (issue 16, item 2): one Roost node on PostgreSQL +
 // Redis, driven by autocannon one request type at a time; the node's CPU
 // time (user + system, from /proc/<pid>/stat) divided by the requests it
-// answered. The same for bare Fastify decoding Basic auth and answering a small JSON body
+// answered, and that of every PostgreSQL and Redis process on the machine
+// (their share of the request's cost). The same for bare Fastify decoding Basic auth and answering a small JSON body
 // (bench/bare-node.ts), as the baseline of the same run.
 //
 //   node dist/bench/request-cpu.js
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
     // Last: the queues it registers would receive the sends above.
     { name: 'POST /register (the simulation\'s event types)', method: 'POST', path: '/api/v1/register', body: `event_types=${simEventTypes}` },
   ]
-  const rows = [['request', 'req/s', 'CPU µs/request', 'errors']]
+  const rows = [['request', 'req/s', 'CPU µs/request', 'PostgreSQL µs/request', 'Redis µs/request', 'errors']]
   for (const target of targets.filter((t) => !ONLY || t.name.includes(ONLY))) {
     // The sends leave the owner thousands of unread messages (the API client
     // is not a human client, so a sender's own message stays unread, as
@@ -52,17 +53,17 @@ async function main(): Promise<void> {
       for (let i = 0; i < 100; i++) if ((await api(base, auth, 'POST', '/mark_all_as_read', {})).complete !== false) break
     }
     const r = await measureRequests(node.process.pid as number, base, auth, target, { connections: CONNECTIONS, duration: DURATION })
-    rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), String(r.errors)])
+    rows.push([target.name, fmt(r.rps, 0), fmt(r.cpuUs, 0), fmt(r.postgresCpuUs, 0), fmt(r.redisCpuUs, 0), String(r.errors)])
     console.log(table(rows).split('\n').at(-1))
   }
   await node.stop()
   // The baseline: bare Fastify decoding the Basic header and answering a small JSON body (bench/bare-node.ts).
   const bare = await startChild('bare-node', {})
   const b = await measureRequests(bare.process.pid as number, `http://127.0.0.1:${bare.port}`, auth, { name: 'bare', method: 'GET', path: '/api/v1/events' }, { connections: CONNECTIONS, duration: DURATION })
-  rows.push(['bare Fastify GET /events stub (baseline)', fmt(b.rps, 0), fmt(b.cpuUs, 0), String(b.errors)])
+  rows.push(['bare Fastify GET /events stub (baseline)', fmt(b.rps, 0), fmt(b.cpuUs, 0), '', '', String(b.errors)])
   await bare.stop()
   console.log(`\n${table(rows)}`)
-  recordResult('request-cpu', `${start} (at the start); ${CONNECTIONS} connections, ${DURATION} s per row; CPU of the server process only (PostgreSQL and Redis not counted).\n\n${markdownTable(rows)}`)
+  recordResult('request-cpu', `${start} (at the start); ${CONNECTIONS} connections, ${DURATION} s per row; CPU per answered request of the server process, and of all PostgreSQL and Redis processes on the machine.\n\n${markdownTable(rows)}`)
 }
 
 run(main)

@@ -210,6 +210,9 @@ export interface RequestFigures {
   p99: number
   /** CPU time of process `pid` per answered request, µs. */
   cpuUs: number
+  /** CPU time of every PostgreSQL and every Redis process on the machine per answered request, µs (other tenants included). */
+  postgresCpuUs: number
+  redisCpuUs: number
   errors: number
 }
 
@@ -223,29 +226,51 @@ export async function measureRequests(pid: number, base: string, auth: string, t
     connections: options.connections,
   }
   await autocannon({ ...request, duration: 2 })
-  const before = cpuSeconds(pid)
+  const readings = () => ({ node: cpuSeconds(pid), postgres: cpuSecondsByProcess(['postgres']), redis: cpuSecondsByProcess(['redis-server']) })
+  const before = readings()
   const result = await autocannon({ ...request, duration: options.duration })
-  const cpu = cpuSeconds(pid) - before
+  const after = readings()
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests.total)
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    cpuUs: (cpu * 1e6) / Math.max(1, result.requests.total),
+    cpuUs: perRequest(after.node - before.node),
+    postgresCpuUs: perRequest(cpuSecondsBetween(before.postgres, after.postgres)),
+    redisCpuUs: perRequest(cpuSecondsBetween(before.redis, after.redis)),
     errors: result.non2xx + result.errors,
   }
 }
 
-/** CPU seconds used so far by every process whose command name is one of `names` (e.g. postgres, redis-server). */
-export function cpuSecondsOfCommands(names: string[]): number {
-  let total = 0
+/** CPU seconds used so far by each process whose command name is one of `names` (e.g. postgres, redis-server), by PID. */
+export function cpuSecondsByProcess(names: string[]): Map<number, number> {
+  const out = new Map<number, number>()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (names.includes(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) total += cpuSeconds(Number(entry))
+      if (names.includes(readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) out.set(Number(entry), cpuSeconds(Number(entry)))
     } catch {
       // gone meanwhile
     }
   }
+  return out
+}
+
+/** CPU seconds used so far by every process whose command name is one of `names`. */
+export function cpuSecondsOfCommands(names: string[]): number {
+  let total = 0
+  for (const seconds of cpuSecondsByProcess(names).values()) total += seconds
+  return total
+}
+
+/**
+ * CPU seconds the processes spent between two cpuSecondsByProcess readings:
+ * a process started meanwhile counts whole, one that ended meanwhile is not
+ * counted (its time is gone with it; short-lived PostgreSQL workers).
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0)
   return total
 }
 

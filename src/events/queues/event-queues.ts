@@ -39,7 +39,19 @@ export interface GetEventsInput {
   lastEventId: number
   dontBlock?: boolean
   /** Aborted when the client goes away: the poll ends, the queue stays. */
-  signal?: AbortSignal
+  signal?: PollAbort
+}
+
+/**
+ * Whether a long-poll's client went away (http/routes/events.ts closeSignal):
+ * what a poll needs of an AbortSignal, without one. An AbortController and
+ * its EventTarget listeners per held poll were ~1 % of a node's CPU in the
+ * load simulation's profile (bench/README.md).
+ */
+export interface PollAbort {
+  readonly aborted: boolean
+  /** Calls `fn` once when the client goes away; returns what stops that. */
+  onAbort(fn: () => void): () => void
 }
 
 export interface EventQueuesOptions {
@@ -155,8 +167,7 @@ export class EventQueues {
     const set = this.waiters.get(desc.queueId) ?? new Set<Waiter>()
     this.waiters.set(desc.queueId, set)
     set.add(waiter)
-    const onAbort = () => waiter.signal('abort')
-    input.signal?.addEventListener('abort', onAbort, { once: true })
+    const stopWatchingAbort = input.signal?.onAbort(() => waiter.signal('abort'))
     const heartbeat = setTimeout(() => waiter.signal('heartbeat'), this.options.heartbeatSecs * 1000)
     let parked = false
     try {
@@ -195,7 +206,7 @@ export class EventQueues {
     } finally {
       clearTimeout(heartbeat)
       if (parked) this.heldPolls--
-      input.signal?.removeEventListener('abort', onAbort)
+      stopWatchingAbort?.()
       set.delete(waiter)
       if (set.size === 0 && this.waiters.get(desc.queueId) === set) this.waiters.delete(desc.queueId)
       this.releaseSoon(desc, holder)

@@ -8,6 +8,7 @@ import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
 import { fetchRegisterState, registerCoreParts, stateIsCoreOnly } from '../../queries/register-state.js'
 import { readRegisterCore } from '../../queries/register-core.js'
 import { transactionAsClient } from '../../db/transaction-client.js'
+import type { PollAbort } from '../../events/queues/event-queues.js'
 import { capabilitiesOf, MAX_EVENT_NARROW_TERMS, MAX_EVENT_TYPE_LENGTH, MAX_EVENT_TYPES, queueInputFor } from '../../queries/register-queue.js'
 
 // JSON null means "not given" for the parameters upstream declares `| None = None`
@@ -24,13 +25,30 @@ const queueParams = {
 
 const CAPABILITY_PARAMS = ['bulk_message_deletion', 'stream_typing_notifications', 'user_settings_object', 'linkifier_url_template', 'user_list_incomplete'] as const
 
-/** Aborted when the client goes away before the response is written. */
-function abortOnClose(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController()
+/** Aborted when the client goes away before the response is written (the response's 'close' before its end). */
+function closeSignal(reply: FastifyReply): PollAbort {
+  let aborted = false
+  let onAbort: (() => void) | undefined
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort()
+    if (reply.raw.writableFinished) return
+    aborted = true
+    onAbort?.()
   })
-  return controller.signal
+  return {
+    get aborted() {
+      return aborted
+    },
+    onAbort(fn) {
+      if (aborted) {
+        fn()
+        return () => {}
+      }
+      onAbort = fn
+      return () => {
+        if (onAbort === fn) onAbort = undefined
+      }
+    },
+  }
 }
 
 export const routes = [
@@ -121,7 +139,7 @@ export const routes = [
         userId: ctx.user.id,
         lastEventId: input.last_event_id,
         dontBlock,
-        signal: dontBlock ? undefined : abortOnClose(ctx.reply),
+        signal: dontBlock ? undefined : closeSignal(ctx.reply),
       })
       return { events, queue_id: input.queue_id }
     },
