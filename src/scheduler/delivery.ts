@@ -57,7 +57,7 @@ class DeliveryFailure extends Error {
 
 type ClaimedRow = ScheduledMessage & { sender: User; realm: Realm }
 
-/** Locks up to `limit` due rows (due as in due-probe.ts) (or the one row `onlyId`, if still unsettled) that no other transaction holds. */
+/** Locks up to `limit` due rows (due-probe.ts states the condition), or the one row `onlyId` if still unsettled, that no other transaction holds. */
 async function claimDue(tx: Tx, now: Date, realmIds: number[] | undefined, limit: number, onlyId?: number): Promise<ClaimedRow[]> {
   const realmFilter = realmIds ? Prisma.sql`AND realm_id = ANY(${realmIds}::int[])` : Prisma.empty
   const idFilter = onlyId !== undefined ? Prisma.sql`AND id = ${onlyId}` : Prisma.sql`AND scheduled_timestamp <= ${now}::timestamptz`
