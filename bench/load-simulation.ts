@@ -36,7 +36,7 @@ import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
 import { ROLE } from '../src/domain/roles.js'
 import { pickStreamColor, roleGroupName } from '../src/actions/user-rows.js'
-import { clusterEnv, clock, cpuSeconds, cpuSecondsOfCommands, fmt, machine, machineBusySeconds, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
+import { clusterEnv, clock, cpuSeconds, cpuSecondsBetween, cpuSecondsByProcess, fmt, machine, machineBusySeconds, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
 
 const START = Number(process.env.BENCH_USERS_START ?? 250)
 const STEP = Number(process.env.BENCH_USERS_STEP ?? 250)
@@ -216,21 +216,36 @@ function summarize(users: number, samples: Sample[], pollAnswers: number, pollEr
   }
 }
 
-/** CPU seconds used so far: the servers under test, PostgreSQL, Redis, this load generator and the whole machine. */
-function cpuNow(serverPids: number[]): number[] {
-  const own = process.cpuUsage()
-  return [
-    serverPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
-    cpuSecondsOfCommands(['postgres']),
-    cpuSecondsOfCommands(['redis-server']),
-    (own.user + own.system) / 1e6,
-    machineBusySeconds(),
-  ]
+interface CpuReading {
+  servers: number
+  postgres: Map<number, number>
+  redis: Map<number, number>
+  generator: number
+  machine: number
 }
 
-/** Each share as a percentage of one core over the step: where the machine's CPU went. */
-function cpuShares(before: number[], after: number[]): string {
-  return after.map((value, i) => fmt((100 * (value - (before[i] ?? 0))) / STEP_SECONDS, 0)).join('/')
+/** CPU seconds used so far: the servers under test, each PostgreSQL and Redis process, this load generator and the whole machine. */
+function cpuNow(serverPids: number[]): CpuReading {
+  const own = process.cpuUsage()
+  return {
+    servers: serverPids.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    postgres: cpuSecondsByProcess(['postgres']),
+    redis: cpuSecondsByProcess(['redis-server']),
+    generator: (own.user + own.system) / 1e6,
+    machine: machineBusySeconds(),
+  }
+}
+
+/** Each share as a percentage of one core over the step: where the machine's CPU went (PostgreSQL and Redis as cpuSecondsBetween counts them). */
+function cpuShares(before: CpuReading, after: CpuReading): string {
+  const spent = [
+    after.servers - before.servers,
+    cpuSecondsBetween(before.postgres, after.postgres),
+    cpuSecondsBetween(before.redis, after.redis),
+    after.generator - before.generator,
+    after.machine - before.machine,
+  ]
+  return spent.map((seconds) => fmt((100 * seconds) / STEP_SECONDS, 0)).join('/')
 }
 
 async function ramp(name: string, ports: number[], serverPids: number[], users: SimUser[]): Promise<StepResult[]> {

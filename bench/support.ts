@@ -256,13 +256,6 @@ export function cpuSecondsByProcess(names: string[]): Map<number, number> {
   return out
 }
 
-/** CPU seconds used so far by every process whose command name is one of `names`. */
-export function cpuSecondsOfCommands(names: string[]): number {
-  let total = 0
-  for (const seconds of cpuSecondsByProcess(names).values()) total += seconds
-  return total
-}
-
 /**
  * CPU seconds the processes spent between two cpuSecondsByProcess readings:
  * a process started meanwhile counts whole, one that ended meanwhile is not

@@ -14,10 +14,11 @@ import type { PrismaClient } from '../db/index.js'
  * lock (the claims in scheduler/delivery.ts, notifications/delivery.ts and
  * notifications/push-delivery.ts), with $1 the claim's `now`.
  */
+const DUE_AND_NOT_LEASED = 'due_at <= $1::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= $1::timestamptz)'
 const DUE = {
   scheduled_message: 'NOT delivered AND NOT failed AND scheduled_timestamp <= $1::timestamptz',
-  missed_message_email: 'due_at <= $1::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= $1::timestamptz)',
-  missed_push_notification: 'due_at <= $1::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= $1::timestamptz)',
+  missed_message_email: DUE_AND_NOT_LEASED,
+  missed_push_notification: DUE_AND_NOT_LEASED,
 } as const
 
 export type DueTable = keyof typeof DUE
@@ -28,7 +29,7 @@ export async function anyDue(prisma: PrismaClient, table: DueTable, now: Date, r
     prisma,
     `due_${table}`,
     `SELECT EXISTS (SELECT 1 FROM ${table} WHERE ${DUE[table]}
-       AND ($2 = '' OR realm_id = ANY(string_to_array(NULLIF($2, ''), ',')::int[]))) AS due`,
+       AND ($2 = '' OR realm_id = ANY(string_to_array($2, ',')::int[]))) AS due`,
     [now.toISOString(), realmIds === undefined ? '' : realmIds.join(',')],
   )
   return row?.due === true

@@ -2,7 +2,6 @@
 // the node stops holding it, its queue stays, and the queue's next poll gets
 // the events that arrive after. A poll answered normally is not taken for
 // one that was abandoned.
-import { request, type ClientRequest } from 'node:http'
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
@@ -19,32 +18,21 @@ t.test('GET /events: the client goes away while its poll is held', async (t) => 
   const headers = { authorization: basicAuth(member.deliveryEmail, member.apiKey), host: fx.host }
   const { queue_id, last_event_id } = expectSuccess(t, await as(app, member).post('/register', { event_types: JSON.stringify(['message']) }))
 
-  /** A held GET /events over a real connection, and its answer's body when there is one. */
-  const poll = (lastEventId: number): { client: ClientRequest; answer: Promise<string> } => {
-    const path = `/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=${lastEventId}`
-    const client = request({ host: '127.0.0.1', port, method: 'GET', path, headers })
-    const answer = new Promise<string>((resolve, reject) => {
-      client.on('response', (res) => {
-        let body = ''
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        res.on('end', () => resolve(body))
-      })
-      client.on('error', reject)
-    })
-    client.end()
-    return { client, answer }
-  }
+  /** GET /events for the queue over a real connection (fetch; aborting it closes the connection). */
+  const poll = (signal?: AbortSignal) =>
+    fetch(`http://127.0.0.1:${port}/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=${last_event_id}`, { headers, signal })
 
-  const gone = poll(last_event_id)
-  gone.answer.catch(() => undefined)
+  const hangUp = new AbortController()
+  const abandoned = poll(hangUp.signal).catch(() => undefined)
   await held(1, 'the poll is held')
-  gone.client.destroy()
+  hangUp.abort()
+  await abandoned
   await held(0, 'the abandoned poll is released')
 
-  const next = poll(last_event_id)
+  const next = poll()
   await held(1, 'the next poll is held')
   expectSuccess(t, await as(app, otherMember).post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content: 'after the hang-up' }))
-  const body = JSON.parse(await next.answer) as { result: string; events: { type: string; message: { content: string } }[] }
+  const body = (await (await next).json()) as { result: string; events: { type: string; message: { content: string } }[] }
   t.equal(body.result, 'success')
   t.same(
     body.events.map((e) => [e.type, e.message.content]),
