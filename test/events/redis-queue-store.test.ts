@@ -100,7 +100,7 @@ function countFetches(redis: Redis): () => number {
 /** Counts the calls of each queue script a poll may make, on a connection. */
 function countScripts(redis: Redis): () => Record<'fetch' | 'ack' | 'park' | 'parkAck' | 'touch', number> {
   const calls = { fetch: 0, ack: 0, park: 0, parkAck: 0, touch: 0 }
-  const scripts = { fetch: FETCH.shas, ack: ACK.shas, park: PARK.shas, parkAck: PARK_ACK.shas, touch: TOUCH.shas }
+  const scripts = { fetch: FETCH.shas, ack: ACK.shas, park: PARK.shas, parkAck: PARK_ACK.shas, touch: [TOUCH.sha] }
   const original = redis.evalsha.bind(redis)
   Object.assign(redis, {
     evalsha: (...args: Parameters<typeof original>) => {
@@ -296,81 +296,6 @@ t.test('a poll that acknowledges what it was answered and then waits makes one c
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [])
   t.same(scripts(), { fetch: 0, ack: 1, park: 0, parkAck: 1, touch: 0 })
   t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1' })
-})
-
-t.test("a poll takes over the mark its queue's answered poll left on the node, with no call to Redis; the acknowledgement follows with the touches", async (t) => {
-  const { a, b, nodeA, prefix } = await twoNodes(t)
-  const nodeB = new EventQueues(b.queues, { nodeId: randomUUID(), heartbeatSecs: 60, defaultLifespanSecs: 600 })
-  t.teardown(() => nodeB.close())
-  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
-  const meta = `${prefix}:q:{${desc.queueId}}:m`
-  const holderKey = `${prefix}:q:{${desc.queueId}}:h`
-  const append = (word: string) => b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: [word] }, origin: 'b' })
-  // Both nodes read the queue: both watch it.
-  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  t.same(await nodeB.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  await append('a')
-  t.match(await pollUntil(nodeA, desc.queueId, (o) => Array.isArray(o) && o.length > 0), [{ id: 0 }])
-
-  // A poll that parks with PARK_ACK and is answered leaves its mark.
-  const scripts = countScripts(a.redis)
-  const first = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0 })
-  await waitForHeld(nodeA)
-  const mark = await a.redis.get(holderKey)
-  t.match(mark, /\|/, 'the poll is marked as held')
-  await append('b')
-  t.match(await withTimeout(first), [{ id: 1, alert_words: ['b'] }])
-  t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 })
-
-  // The next poll on the node takes the mark over: no call.
-  const second = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1 })
-  await waitForHeld(nodeA)
-  t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'parked with no call to Redis')
-  t.equal(await a.redis.get(holderKey), mark, 'under the answered poll’s mark')
-  t.same(await a.redis.hgetall(meta), { last: '1', pruned: '0' }, 'not yet acknowledged in Redis')
-  await append('c')
-  t.match(await withTimeout(second), [{ id: 2, alert_words: ['c'] }], 'woken by the append')
-
-  // The touch acknowledges event 1 in Redis and tells node B, which then answers an older ID as pruned.
-  await withTimeout(
-    (async () => {
-      while ((await a.redis.hget(meta, 'pruned')) !== '1') await new Promise((r) => setTimeout(r, 20))
-    })(),
-    5_000,
-    'acknowledged by the touch',
-  )
-  t.equal(scripts().touch, 1, 'one touch')
-  t.equal(await a.redis.xlen(`${prefix}:q:{${desc.queueId}}:e`), 1, 'the acknowledged events trimmed')
-  const stale = await withTimeout(nodeB.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0, dontBlock: true }).catch((e: unknown) => e))
-  t.match(stale, { code: 'BAD_REQUEST', msg: 'An event newer than 0 has already been pruned!' }, 'the other watcher was told of the prune')
-
-  // A poll on node B takes the queue over: node A's lease ends, and its next poll parks with a call again.
-  const onB = nodeB.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 2 })
-  await waitForHeld(nodeB)
-  await withTimeout(
-    (async () => {
-      while ((await a.redis.get(holderKey)) === mark) await new Promise((r) => setTimeout(r, 5))
-    })(),
-    5_000,
-    'node B holds the queue',
-  )
-  await new Promise((r) => setTimeout(r, 50))
-  const third = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 2 })
-  await waitForHeld(nodeA)
-  t.match(scripts(), { park: 1, parkAck: 1 }, 'parked with a call (PARK: node B acknowledged event 2 already)')
-  t.same(await withTimeout(onB), [], 'node B’s poll is superseded')
-  await append('d')
-  t.match(await withTimeout(third), [{ id: 3, alert_words: ['d'] }])
-
-  // With no next poll, the lease ends and the mark is cleared.
-  await withTimeout(
-    (async () => {
-      while ((await a.redis.exists(holderKey)) === 1) await new Promise((r) => setTimeout(r, 20))
-    })(),
-    5_000,
-    'the mark cleared',
-  )
-  t.pass('the mark is cleared once the lease ends')
 })
 
 t.test('a poll whose acknowledgement the queue has moved past parks nothing and answers as a read of the queue', async (t) => {

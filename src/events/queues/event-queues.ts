@@ -68,8 +68,7 @@ const PRIORITY: Record<WaiterSignal, number> = { wake: 0, heartbeat: 1, supersed
 class Waiter {
   private pending: WaiterSignal | undefined
   private resolve: ((s: WaiterSignal) => void) | undefined
-  /** The token of the poll's mark in the store: its own, or that of the lease it took over. */
-  constructor(public token: string) {}
+  constructor(readonly token: string) {}
 
   signal(s: WaiterSignal): void {
     if (this.resolve) {
@@ -91,35 +90,8 @@ class Waiter {
   }
 }
 
-/**
- * How long the mark of an answered poll stays in the store for the queue's
- * next poll on this node to take over (a client polls again as soon as it is
- * answered).
- */
-const LEASE_MS = 1_000
-
-/** The mark an answered poll left in the store, kept for the queue's next poll on this node. */
-interface Lease {
-  desc: QueueDescriptor
-  holder: Holder
-  releasedAt: number
-}
-
 export class EventQueues {
   private readonly waiters = new Map<string, Set<Waiter>>()
-  /**
-   * Leases, by queue ID. Parking a poll is a call to the store (PARK_ACK in
-   * Redis: acknowledge, refresh the queue's life, mark the poll as held).
-   * When a poll is answered, its mark stays for LEASE_MS instead of being
-   * cleared at once; if the queue's next poll comes to this node meanwhile
-   * and the node knows the queue's state (so it is sent every append), the
-   * poll takes the mark over with no call: the acknowledgement goes with the
-   * next batch of touches (QueueStore.acknowledgeKnown). A lease ends when a
-   * poll elsewhere takes the mark (its supersede signal), at a resync, at
-   * drain, or after LEASE_MS (the mark is then cleared as before).
-   */
-  private readonly leases = new Map<string, Lease>()
-  private leaseTimer: NodeJS.Timeout | undefined
   private listening: Promise<() => Promise<void>> | undefined
   /** The last listening promise that resolved: while it is `listening`, polls need not await it (an await per poll costs). */
   private listened: Promise<() => Promise<void>> | undefined
@@ -194,26 +166,14 @@ export class EventQueues {
     const holder: Holder = { nodeId: this.options.nodeId, token: waiter.token }
     const set = this.waiters.get(desc.queueId) ?? new Set<Waiter>()
     this.waiters.set(desc.queueId, set)
-    const lease = this.takeLease(desc.queueId)
-    const alone = set.size === 0
     set.add(waiter)
     const stopWatchingAbort = input.signal?.onAbort(() => waiter.signal('abort'))
     const heartbeat = setTimeout(() => waiter.signal('heartbeat'), this.options.heartbeatSecs * 1000)
     let parked = false
-    let answered = false
     try {
       // Mark the poll as held, then read again: an event appended before the mark is
       // seen by this read; one appended after it wakes us.
-      if (lease && alone && first.ackOwed !== undefined && this.store.acknowledgeKnown?.(desc, first.ackOwed, this.options.nodeId)) {
-        // The previous poll's mark is still in the store: take it over.
-        waiter.token = lease.holder.token
-        parked = true
-      } else if (lease) {
-        this.releaseSoon(desc, lease.holder)
-      }
-      if (parked) {
-        // Held under the lease's mark.
-      } else if (first.ackOwed !== undefined && this.store.ackAndPark) {
+      if (first.ackOwed !== undefined && this.store.ackAndPark) {
         const outcome = await this.store.ackAndPark(desc, holder, first.ackOwed, this.options.nodeId)
         if (outcome === 'gone') throw badEventQueueId(desc.queueId)
         if (outcome === 'parked') parked = true
@@ -228,10 +188,7 @@ export class EventQueues {
       this.heldPolls++
       for (;;) {
         const events = await this.fetch(desc, input.lastEventId)
-        if (events.length > 0) {
-          answered = true
-          return events
-        }
+        if (events.length > 0) return events
         switch (await waiter.next()) {
           case 'wake':
             continue
@@ -252,43 +209,8 @@ export class EventQueues {
       stopWatchingAbort?.()
       set.delete(waiter)
       if (set.size === 0 && this.waiters.get(desc.queueId) === set) this.waiters.delete(desc.queueId)
-      const held: Holder = { nodeId: holder.nodeId, token: waiter.token }
-      // An answered poll's mark is still this node's: keep it for the queue's next poll.
-      // (Only when the node knew the queue's state, as the next poll needs it to take the mark over.)
-      if (parked && answered && first.ackOwed !== undefined && set.size === 0 && !this.draining) this.keepLease(desc, held)
-      else this.releaseSoon(desc, held)
+      this.releaseSoon(desc, holder)
     }
-  }
-
-  private takeLease(queueId: string): Lease | undefined {
-    const lease = this.leases.get(queueId)
-    if (lease) this.leases.delete(queueId)
-    return lease
-  }
-
-  private keepLease(desc: QueueDescriptor, holder: Holder): void {
-    this.leases.delete(desc.queueId)
-    this.leases.set(desc.queueId, { desc, holder, releasedAt: Date.now() })
-    this.leaseTimer ??= setTimeout(() => this.endOldLeases(), LEASE_MS).unref()
-  }
-
-  /** Clears the marks of leases older than LEASE_MS (the map is in the order they began). */
-  private endOldLeases(): void {
-    this.leaseTimer = undefined
-    const before = Date.now() - LEASE_MS
-    for (const [queueId, lease] of this.leases) {
-      if (lease.releasedAt > before) break
-      this.leases.delete(queueId)
-      this.releaseSoon(lease.desc, lease.holder)
-    }
-    if (this.leases.size > 0) this.leaseTimer = setTimeout(() => this.endOldLeases(), LEASE_MS).unref()
-  }
-
-  private endAllLeases(): void {
-    for (const lease of this.leases.values()) this.releaseSoon(lease.desc, lease.holder)
-    this.leases.clear()
-    clearTimeout(this.leaseTimer)
-    this.leaseTimer = undefined
   }
 
   private releases: HeldPoll[] = []
@@ -311,7 +233,6 @@ export class EventQueues {
   /** Graceful shutdown: answer every held poll with no events (clients retry on another node) and hold no new ones. */
   drain(): void {
     this.draining = true
-    this.endAllLeases()
     for (const set of this.waiters.values()) for (const waiter of set) waiter.signal('drain')
   }
 
@@ -384,13 +305,9 @@ export class EventQueues {
 
   private onSignal(signal: WakeSignal): void {
     if (signal.kind === 'resync') {
-      // Signals may have been lost meanwhile, a supersede among them.
-      this.endAllLeases()
       for (const set of this.waiters.values()) for (const waiter of set) waiter.signal('wake')
       return
     }
-    // A poll elsewhere took the mark over: the lease is over, and the mark no longer this node's to clear.
-    if (signal.kind === 'supersede' && this.leases.get(signal.queueId)?.holder.token === signal.token) this.leases.delete(signal.queueId)
     const set = this.waiters.get(signal.queueId)
     if (!set) return
     for (const waiter of set) {

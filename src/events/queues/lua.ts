@@ -195,12 +195,10 @@ if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) e
 `
 
 /**
- * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, pruneUpTo ('' for none), then (with a
- * pruneUpTo) nodeChannelPrefix, queueId and the touching node's ID. Refreshes the queue's life and prunes what
- * polls answered, or parked, from this node's memory acknowledged, telling the other watching nodes as ACK
- * does; 0 when the queue is gone.
+ * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, pruneUpTo ('' for none).
+ * Refreshes the queue's life and prunes what a poll answered from memory acknowledged; 0 when the queue is gone.
  */
-export const TOUCH = new WakingScript(`${TELL_PRUNED}${PRUNE}
+export const TOUCH = new LuaScript(`${PRUNE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then
   local upTo = tonumber(ARGV[2])
@@ -209,7 +207,6 @@ if ARGV[2] ~= '' then
   if upTo > pruned and upTo <= issued then
     prune(KEYS[3], upTo)
     redis.call('HSET', KEYS[2], 'pruned', upTo)
-    if ARGV[3] then tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo) end
   end
 end
 ${REFRESH_QUEUE_TTL}return 1

@@ -80,7 +80,7 @@ export class RedisQueueStore implements QueueStore {
   /** Where the scripts' wake-ups go (published by the scripts, or sent after them on a cluster's shard channels). */
   private readonly wakes: WakeSender
   /** Queues answered from memory since the last touch batch. */
-  private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number; nodeId: string }>()
+  private readonly pendingTouches = new Map<string, { desc: QueueDescriptor; pruneUpTo: number }>()
   private touchTimer: NodeJS.Timeout | undefined
   /** Per index set: until when (UNIX ms) this node last extended its TTL. */
   private readonly indexExtendedUntil = new Map<string, number>()
@@ -312,9 +312,9 @@ export class RedisQueueStore implements QueueStore {
     this.extendIndexes(desc, started)
   }
 
-  private touchSoon(desc: QueueDescriptor, pruneUpTo = -1, nodeId = ''): void {
+  private touchSoon(desc: QueueDescriptor, pruneUpTo = -1): void {
     const pending = this.pendingTouches.get(desc.queueId)
-    this.pendingTouches.set(desc.queueId, { desc, pruneUpTo: Math.max(pruneUpTo, pending?.pruneUpTo ?? -1), nodeId: nodeId || (pending?.nodeId ?? '') })
+    this.pendingTouches.set(desc.queueId, { desc, pruneUpTo: Math.max(pruneUpTo, pending?.pruneUpTo ?? -1) })
     this.touchTimer ??= setTimeout(() => {
       this.touchTimer = undefined
       this.flushTouches().catch(this.onError)
@@ -332,14 +332,7 @@ export class RedisQueueStore implements QueueStore {
     this.pendingTouches.clear()
     const started = Date.now()
     const alive = await Promise.all(
-      touches.map(({ desc, pruneUpTo, nodeId }) =>
-        TOUCH.run(
-          this.redis,
-          this.queueKeys(desc.queueId),
-          pruneUpTo >= 0 ? [desc.lifespanSecs * 1000, pruneUpTo, this.nodeChannelPrefix, desc.queueId, nodeId] : [desc.lifespanSecs * 1000, ''],
-          this.wakes,
-        ),
-      ),
+      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : ''])),
     )
     alive.forEach((isAlive, i) => {
       const { desc } = touches[i] as { desc: QueueDescriptor }
@@ -541,28 +534,6 @@ export class RedisQueueStore implements QueueStore {
     }
     this.acknowledgedInRedis(desc, upTo, started, known)
     return 'parked'
-  }
-
-  /**
-   * For a poll taking over the mark its queue's previous poll left on this
-   * node (event-queues.ts, "leases"): acknowledges up to `upTo` in this
-   * node's memory, when the node knows the queue's state and nothing follows
-   * `upTo`, and leaves the write to Redis (the prune, told to the other
-   * watchers, and the queue's TTL) to the next batch of touches. As a watcher
-   * the node is sent every later append, so nothing is missed meanwhile.
-   * false, changing nothing, when the node does not know that much.
-   */
-  acknowledgeKnown(desc: QueueDescriptor, upTo: number, nodeId: string): boolean {
-    const known = this.signals.knownBy(nodeId)
-    const state = known?.lookup(desc.queueId, Date.now())
-    if (!known || !state || upTo !== state.issued || upTo < state.pruned) return false
-    if (upTo > state.pruned) {
-      known.acknowledge(desc.queueId, upTo)
-      this.touchSoon(desc, upTo, nodeId)
-    } else if (state.aliveUntil < aliveUntil(desc, Date.now() - TOUCH_INTERVAL_MS)) {
-      this.touchSoon(desc)
-    }
-    return true
   }
 
   async unpark(released: HeldPoll[]): Promise<void> {

@@ -111,13 +111,6 @@ export interface QueueStore {
    * (read it, then park).
    */
   ackAndPark?(desc: QueueDescriptor, holder: Holder, upTo: number, nodeId: string): Promise<'parked' | 'gone' | 'stale'>
-  /**
-   * Optional (with ackAndPark): acknowledges up to `upTo` from what this node
-   * knows of the queue, with no call to the store now; false when the node
-   * does not know the queue's state (then ackAndPark). For a poll that takes
-   * over a mark this node still holds (EventQueues' leases).
-   */
-  acknowledgeKnown?(desc: QueueDescriptor, upTo: number, nodeId: string): boolean
   /** Clears the marks of answered polls (those not taken over since). */
   unpark(released: HeldPoll[]): Promise<void>
   /** Receives the wake signals addressed to nodeId. */
