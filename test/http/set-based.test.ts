@@ -24,6 +24,7 @@ import { renderPlainDescription } from '../../src/actions/render-description.js'
 import { ROLE } from '../../src/domain/roles.js'
 import { FIELD_TYPE } from '../../src/queries/custom-profile-fields.js'
 import { allRoutes } from '../../src/http/routes/index.js'
+import { withTimeout } from '../events/queue-store.contract.js'
 
 const SMALL = 2
 const LARGE = 40
@@ -131,6 +132,26 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
   /** A request the authentication cache answers, so that the counted one finds `user` cached like any other. */
   const warm = async (user: User) => {
     expectSuccess(t, await as(app, user).get('/users/me'))
+  }
+  /**
+   * Changes the realm row, then waits until this node's listener has delivered
+   * the change's NOTIFY: an eviction landing inside the counted request would
+   * make it read the realm once more (seen on CI as 19 → 20 statements).
+   */
+  const updateRealm = async (data: { notificationBotId: number | null }) => {
+    const cache = services.authCache
+    const changed = cache.changed
+    const notified = new Promise<void>((resolve) => {
+      cache.changed = (change) => {
+        changed.call(cache, change)
+        if (change.table === 'realm' && (change.id === realmId || change.id === 'all')) {
+          cache.changed = changed
+          resolve()
+        }
+      }
+    })
+    await prisma.realm.update({ where: { id: realmId }, data })
+    await withTimeout(notified, 10_000, "the realm row's notification")
   }
   const sending = (user: User, send: Send): Send => async () => {
     await warm(user)
@@ -360,12 +381,12 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
       param: 'subscriptions (new channels)',
       // Without a notification bot: the subscriptions alone (the next case adds the notices).
       prepare: async (n) => {
-        await prisma.realm.update({ where: { id: realmId }, data: { notificationBotId: null } })
+        await updateRealm({ notificationBotId: null })
         const batch = next()
         return sending(admin, () => as(app, admin).post('/users/me/subscriptions', { subscriptions: Array.from({ length: n }, (_, i) => ({ name: `fresh ${batch}-${i}` })) }))
       },
       after: async () => {
-        await prisma.realm.update({ where: { id: realmId }, data: { notificationBotId: fx.notificationBot.id } })
+        await updateRealm({ notificationBotId: fx.notificationBot.id })
       },
     },
     {
