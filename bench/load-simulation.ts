@@ -274,6 +274,12 @@ async function ramp(name: string, ports: number[], serverPids: number[], users: 
   return results
 }
 
+/** The tables autovacuum's analyze rule picks now, quoted (reltuples is -1 before a table's first analysis). */
+const ANALYZE_DUE_SQL = `SELECT format('%I.%I', s.schemaname, s.relname) AS name
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
+    + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)`
+
 /**
  * With the server's autovacuum off (as on the CI machine, conf.d/90-ci.conf),
  * nothing updates the planner's statistics while the simulation fills its
@@ -285,12 +291,6 @@ async function ramp(name: string, ports: number[], serverPids: number[], users: 
  * (50 + 10 % by default); this applies the same rule every `everyMs`, only
  * when autovacuum is off. Returns a stop function.
  */
-/** The tables autovacuum's analyze rule picks now, quoted (reltuples is -1 before a table's first analysis). */
-const ANALYZE_DUE_SQL = `SELECT format('%I.%I', s.schemaname, s.relname) AS name
-  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
-    + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)`
-
 async function keepStatisticsCurrent(databaseUrl: string, everyMs: number): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
@@ -306,7 +306,7 @@ async function keepStatisticsCurrent(databaseUrl: string, everyMs: number): Prom
   }
   let running = Promise.resolve()
   const timer = setInterval(() => {
-    running = running.then(() => analyzeDue().then(() => undefined, () => undefined))
+    running = running.then(analyzeDue).catch(() => undefined)
   }, everyMs)
   return async () => {
     clearInterval(timer)

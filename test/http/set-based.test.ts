@@ -140,18 +140,20 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
    */
   const updateRealm = async (data: { notificationBotId: number | null }) => {
     const cache = services.authCache
+    await withTimeout(cache.whenListening(), 10_000, 'the invalidation listener')
     const changed = cache.changed
-    const notified = new Promise<void>((resolve) => {
-      cache.changed = (change) => {
-        changed.call(cache, change)
-        if (change.table === 'realm' && (change.id === realmId || change.id === 'all')) {
-          cache.changed = changed
-          resolve()
-        }
-      }
-    })
-    await prisma.realm.update({ where: { id: realmId }, data })
-    await withTimeout(notified, 10_000, "the realm row's notification")
+    let delivered = () => {}
+    const notified = new Promise<void>((resolve) => (delivered = resolve))
+    cache.changed = (change) => {
+      changed.call(cache, change)
+      if (change.table === 'realm' && (change.id === realmId || change.id === 'all')) delivered()
+    }
+    try {
+      await prisma.realm.update({ where: { id: realmId }, data })
+      await withTimeout(notified, 10_000, "the realm row's notification")
+    } finally {
+      cache.changed = changed
+    }
   }
   const sending = (user: User, send: Send): Send => async () => {
     await warm(user)
