@@ -12,6 +12,7 @@ import { registerPages } from './http/pages/index.js'
 import { registerAccountPages } from './http/routes/settings.js'
 import { buildOpenApi } from './http/openapi.js'
 import type { HttpMethod, Route } from './http/route.js'
+import { lazyChildLogger } from './http/lazy-logger.js'
 import { installObservability, registerMetricsRoute } from './http/observability.js'
 import { RunningHandlers } from './http/running-handlers.js'
 import { serializeReply } from './http/reply-serializer.js'
@@ -44,6 +45,10 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     trustProxy: services.config.trustedProxies.length > 0 ? services.config.trustedProxies : false,
     // One line per request, with user and organization (http/observability.ts), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    // Each request's logger (request_id bound) is made when first used; Fastify's
+    // options carry only a route's level and serializers, none of which Roost sets.
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger, bindings, options.level === undefined && options.serializers === undefined ? undefined : options),
     // Bad URLs, over-long path segments and header overflow answer in the error envelope too.
     frameworkErrors,
     clientErrorHandler,

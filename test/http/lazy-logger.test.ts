@@ -49,3 +49,31 @@ t.test('makes no child until it is used, and honours the level', async (t) => {
   t.match(lines, [{ level: 50, user_id: 8, msg: 'above it' }])
   t.equal(lines.length, 1)
 })
+
+t.test('reading the level or logging below it makes no child; a level given to the child wins', async (t) => {
+  const { app, lines } = capturingApp('info')
+  let children = 0
+  const parent = Object.assign(Object.create(app.log) as typeof app.log, {
+    child: (bindings: Record<string, unknown>, options?: { level?: string }) => {
+      children++
+      return app.log.child(bindings, options)
+    },
+  })
+  const inherits = lazyChildLogger(parent, { request_id: 'r1' })
+  t.equal(inherits.level, 'info')
+  inherits.debug('below the level')
+  inherits.silent('never written')
+  t.equal(children, 0, 'no child for the level or a dropped call')
+  const quieter = lazyChildLogger(parent, { request_id: 'r2' }, { level: 'error' })
+  t.equal(quieter.level, 'error')
+  quieter.warn('below its own level')
+  quieter.error('at its level')
+  inherits.info('at the parent level')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(children, 2)
+  t.match(lines, [
+    { level: 50, request_id: 'r2', msg: 'at its level' },
+    { level: 30, request_id: 'r1', msg: 'at the parent level' },
+  ])
+  t.equal(lines.length, 2)
+})
