@@ -84,46 +84,33 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
       maxAge: 3600,
     })
   }
-  // A multipart body announcing more than one upload and its fields is refused before it is read.
-  const multipartMax = services.config.maxFileUploadSizeMib * 1024 * 1024 + MAX_REQUEST_BODY_BYTES
-  // A callback hook, not an async one: every request passes here, and a promise per request costs more than the check.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const length = Number(request.headers['content-length'] ?? 0)
-    if (length > multipartMax && (request.headers['content-type'] ?? '').startsWith('multipart/')) return done(requestBodyTooLarge())
-    done()
-  })
   await app.register(formbody)
-  await app.register(multipart, {
-    attachFieldsToBody: true,
-    limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1, fieldSize: MAX_REQUEST_BODY_BYTES, fields: MAX_MULTIPART_FIELDS },
-    onFile: async (part) => {
-      try {
-        ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
-      } catch (error) {
-        // busboy stops counting at the limit and drops the rest; the client sees upstream's message.
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw uploadTooLarge(services.config.maxFileUploadSizeMib)
-        throw error
-      }
-    },
-  })
-
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
-  for (const r of routes) {
-    const url = (r.outsideApi ? '' : API_PREFIX) + r.url
-    app.route({
-      method: r.method,
-      url,
-      handler: (request, reply) => {
-        markRequestRead(request)
-        request.roostRoute = url
-        return handlers.track(r.handle(services, request, reply))
-      },
-    })
-    const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
-    methods.add(r.method)
-    methodsByUrl.set(url, methods)
+  const addRoutes = (scope: FastifyInstance, list: readonly Route[]) => {
+    for (const r of list) {
+      const url = (r.outsideApi ? '' : API_PREFIX) + r.url
+      scope.route({
+        method: r.method,
+        url,
+        handler: (request, reply) => {
+          markRequestRead(request)
+          request.roostRoute = url
+          return handlers.track(r.handle(services, request, reply))
+        },
+      })
+      const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
+      methods.add(r.method)
+      methodsByUrl.set(url, methods)
+    }
   }
-
+  // GET requests carry no body (Fastify reads none), so the GET routes sit
+  // outside the multipart scope: @fastify/multipart adds three async hooks to
+  // every request of its scope (a promise each), the size check one more.
+  addRoutes(app, routes.filter((r) => r.method === 'GET'))
+  await app.register(async (bodies) => {
+    await registerMultipart(bodies, services)
+    addRoutes(bodies, routes.filter((r) => r.method !== 'GET'))
+  })
   // The other routes, in a scope whose hook marks their requests read (the API routes' handler does it itself).
   await app.register(async (scope) => {
     markRequestsRead(scope)
@@ -147,22 +134,50 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
       return reply.type('application/json; charset=utf-8').send(openApi)
     })
 
-    for (const [url, methods] of methodsByUrl) {
-      const others = ALL_METHODS.filter((m) => !methods.has(m))
-      const allowed = [...methods].sort()
-      if (others.length > 0) {
-        scope.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
-      }
-    }
     registerMetricsRoute(scope, services)
-    // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
-    // their own with the browser security headers (CSP, frame and sniffing
-    // protection); the JSON API is left as it was.
-    await scope.register(async (pages) => {
-      await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
-      registerAccountPages(pages, services)
-      registerPages(pages, services)
+    // 405 answers and the pages' forms read bodies of any kind, as the API routes do.
+    await scope.register(async (forms) => {
+      await registerMultipart(forms, services)
+      for (const [url, methods] of methodsByUrl) {
+        const others = ALL_METHODS.filter((m) => !methods.has(m))
+        const allowed = [...methods].sort()
+        if (others.length > 0) {
+          forms.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
+        }
+      }
+      // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
+      // their own with the browser security headers (CSP, frame and sniffing
+      // protection); the JSON API is left as it was.
+      await forms.register(async (pages) => {
+        await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
+        registerAccountPages(pages, services)
+        registerPages(pages, services)
+      })
     })
   })
   return app
+}
+
+/** Multipart bodies (uploads) in `scope`: refused before they are read when they announce more than an upload and its fields. */
+async function registerMultipart(scope: FastifyInstance, services: Services): Promise<void> {
+  const multipartMax = services.config.maxFileUploadSizeMib * 1024 * 1024 + MAX_REQUEST_BODY_BYTES
+  // A callback hook, not an async one: every request of the scope passes here.
+  scope.addHook('onRequest', (request, _reply, done) => {
+    const length = Number(request.headers['content-length'] ?? 0)
+    if (length > multipartMax && (request.headers['content-type'] ?? '').startsWith('multipart/')) return done(requestBodyTooLarge())
+    done()
+  })
+  await scope.register(multipart, {
+    attachFieldsToBody: true,
+    limits: { fileSize: services.config.maxFileUploadSizeMib * 1024 * 1024, files: 1, fieldSize: MAX_REQUEST_BODY_BYTES, fields: MAX_MULTIPART_FIELDS },
+    onFile: async (part) => {
+      try {
+        ;(part as unknown as { _buf: Buffer })._buf = await part.toBuffer()
+      } catch (error) {
+        // busboy stops counting at the limit and drops the rest; the client sees upstream's message.
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw uploadTooLarge(services.config.maxFileUploadSizeMib)
+        throw error
+      }
+    },
+  })
 }
