@@ -45,10 +45,8 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     trustProxy: services.config.trustedProxies.length > 0 ? services.config.trustedProxies : false,
     // One line per request, with user and organization (http/observability.ts), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
-    // Each request's logger (request_id bound) is made when first used; Fastify's
-    // options carry only a route's level and serializers, none of which Roost sets.
-    childLoggerFactory: (logger, bindings, options) =>
-      lazyChildLogger(logger, bindings, options.level === undefined && options.serializers === undefined ? undefined : options),
+    // Each request's logger (request_id bound) is made when first used.
+    childLoggerFactory: (logger, bindings, options) => lazyChildLogger(logger, bindings, options),
     // Bad URLs, over-long path segments and header overflow answer in the error envelope too.
     frameworkErrors,
     clientErrorHandler,
@@ -107,11 +105,32 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   // outside the multipart scope: @fastify/multipart adds three async hooks to
   // every request of its scope (a promise each), the size check one more.
   addRoutes(app, routes.filter((r) => r.method === 'GET'))
+  // The routes that read bodies, in one multipart scope: the API's other
+  // methods, then the 405 answers and the pages' forms, in a scope whose hook
+  // marks their requests read (the API routes' handler does it itself).
   await app.register(async (bodies) => {
     await registerMultipart(bodies, services)
     addRoutes(bodies, routes.filter((r) => r.method !== 'GET'))
+    await bodies.register(async (forms) => {
+      markRequestsRead(forms)
+      for (const [url, methods] of methodsByUrl) {
+        const others = ALL_METHODS.filter((m) => !methods.has(m))
+        const allowed = [...methods].sort()
+        if (others.length > 0) {
+          forms.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
+        }
+      }
+      // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
+      // their own with the browser security headers (CSP, frame and sniffing
+      // protection); the JSON API is left as it was.
+      await forms.register(async (pages) => {
+        await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
+        registerAccountPages(pages, services)
+        registerPages(pages, services)
+      })
+    })
   })
-  // The other routes, in a scope whose hook marks their requests read (the API routes' handler does it itself).
+  // Health, the OpenAPI description and metrics, in a scope whose hook marks their requests read.
   await app.register(async (scope) => {
     markRequestsRead(scope)
     scope.get('/healthz', async () => ({ status: 'ok' }))
@@ -135,25 +154,6 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     })
 
     registerMetricsRoute(scope, services)
-    // 405 answers and the pages' forms read bodies of any kind, as the API routes do.
-    await scope.register(async (forms) => {
-      await registerMultipart(forms, services)
-      for (const [url, methods] of methodsByUrl) {
-        const others = ALL_METHODS.filter((m) => !methods.has(m))
-        const allowed = [...methods].sort()
-        if (others.length > 0) {
-          forms.route({ method: others, url, handler: async () => { throw methodNotAllowed(allowed) } })
-        }
-      }
-      // Server-rendered pages outside /api/v1 (links sent by mail), in a scope of
-      // their own with the browser security headers (CSP, frame and sniffing
-      // protection); the JSON API is left as it was.
-      await forms.register(async (pages) => {
-        await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
-        registerAccountPages(pages, services)
-        registerPages(pages, services)
-      })
-    })
   })
   return app
 }

@@ -25,7 +25,7 @@ class LazyChildLogger {
   ) {}
 
   private get target(): FastifyBaseLogger {
-    this.made ??= this.options ? this.parent.child(this.bindings, this.options) : this.parent.child(this.bindings)
+    this.made ??= this.parent.child(this.bindings, this.options)
     return this.made
   }
 
