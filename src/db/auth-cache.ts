@@ -154,6 +154,16 @@ export class AuthCache extends NotifiedCache<AuthCache> {
     return { apiKeys: this.byApiKey.size, realms: this.byStringId.size }
   }
 
+  /** The cached entry of an API key, or undefined (then ask userWithRealmByApiKey): no promise when the cache answers. */
+  cachedUserWithRealm(apiKey: string): UserWithRealm | undefined {
+    this.startListening()
+    if (!this.isActive) return undefined
+    const hit = this.byApiKey.get(apiKey)
+    if (hit === undefined || hit.expiresAt <= this.clock()) return undefined
+    this.hits++
+    return hit.value
+  }
+
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
     this.startListening()
     if (!this.isActive) return this.lookups.userWithRealmByApiKey(apiKey)

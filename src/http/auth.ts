@@ -23,8 +23,19 @@ function rootHostOf(externalUrl: string): string {
   return rootHost.host
 }
 
+/** The last Host header's answer: a node's clients name one or a few hosts, and every request asks. */
+let lastSubdomain: { hostHeader: string | undefined; externalUrl: string; subdomain: string } | undefined
+
 /** The subdomain a Host header names: '' for the bare host (or any host that is not ours). */
 export function subdomainOf(hostHeader: string | undefined, externalUrl: string): string {
+  const last = lastSubdomain
+  if (last !== undefined && last.hostHeader === hostHeader && last.externalUrl === externalUrl) return last.subdomain
+  const subdomain = parseSubdomain(hostHeader, externalUrl)
+  lastSubdomain = { hostHeader, externalUrl, subdomain }
+  return subdomain
+}
+
+function parseSubdomain(hostHeader: string | undefined, externalUrl: string): string {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '')
   const root = rootHostOf(externalUrl)
   if (host === root || !host.endsWith(`.${root}`)) return ''
@@ -46,6 +57,8 @@ export async function requireRealm(services: Services, request: FastifyRequest):
 export interface BasicCredentials {
   username: string
   password: string
+  /** The username as compared with the account's email: trimmed, lowercased. */
+  login: string
 }
 
 /**
@@ -73,7 +86,8 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | u
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon < 0) throw invalidAuthHeader()
-  return Object.freeze({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) })
+  const username = decoded.slice(0, colon)
+  return Object.freeze({ username, password: decoded.slice(colon + 1), login: username.trim().toLowerCase() })
 }
 
 /** Compares two secrets in time that depends only on their length. */
@@ -86,26 +100,46 @@ export function sameSecret(a: string, b: string): boolean {
 
 const API_KEY_PATTERN = /^[A-Za-z0-9]{32}$/
 
-/** Authenticates the request's Basic credentials; throws the 401 envelopes upstream sends. */
-export async function authenticate(services: Services, request: FastifyRequest): Promise<{ realm: Realm; user: User }> {
+export interface Authenticated {
+  realm: Realm
+  user: User
+}
+
+/**
+ * Authenticates the request's Basic credentials; throws the 401 envelopes
+ * upstream sends. When the authentication cache holds the key (and the Host
+ * names its realm) the answer comes without a promise.
+ */
+export function authenticate(services: Services, request: FastifyRequest): Authenticated | Promise<Authenticated> {
   const credentials = parseBasicAuth(request.headers.authorization)
   if (!credentials) throw notLoggedIn()
-  const { username, password: apiKey } = credentials
-  if (!API_KEY_PATTERN.test(apiKey)) throw malformedApiKey()
+  if (!API_KEY_PATTERN.test(credentials.password)) throw malformedApiKey()
   // Cached lookup (db/auth-cache.ts); every check below runs on every request.
-  const row = await services.authCache.userWithRealmByApiKey(apiKey)
-  if (!row || !sameSecret(row.user.apiKey, apiKey) || row.user.deliveryEmail.toLowerCase() !== username.trim().toLowerCase()) {
+  const cached = services.authCache.cachedUserWithRealm(credentials.password)
+  if (cached !== undefined) return checkAccount(services, request, credentials, cached)
+  return services.authCache.userWithRealmByApiKey(credentials.password).then((row) => checkAccount(services, request, credentials, row))
+}
+
+function checkAccount(services: Services, request: FastifyRequest, credentials: BasicCredentials, row: Authenticated | null): Authenticated | Promise<Authenticated> {
+  const { login, password: apiKey } = credentials
+  if (!row || !sameSecret(row.user.apiKey, apiKey) || row.user.deliveryEmail.toLowerCase() !== login) {
     throw invalidApiKey()
   }
   const { realm, user } = row
   if (realm.deactivated) throw realmDeactivatedAuth()
   if (!user.isActive) throw accountDeactivatedAuth()
-  if (realm.stringId !== subdomainOf(request.headers.host, services.config.externalUrl)) {
-    // The bare host also serves the only realm of a single-realm server.
-    const root = await realmForRequest(services, request)
-    if (root || subdomainOf(request.headers.host, services.config.externalUrl) !== '') throw wrongSubdomain()
-  }
   const header = request.headers.authorization
+  const subdomain = subdomainOf(request.headers.host, services.config.externalUrl)
+  if (realm.stringId === subdomain) return rememberHeader(header, credentials, row)
+  // The bare host also serves the only realm of a single-realm server.
+  if (subdomain !== '') throw wrongSubdomain()
+  return services.authCache.realmByStringId(subdomain).then((root) => {
+    if (root) throw wrongSubdomain()
+    return rememberHeader(header, credentials, row)
+  })
+}
+
+function rememberHeader(header: string | undefined, credentials: BasicCredentials, row: Authenticated): Authenticated {
   if (header !== undefined && !authenticatedHeaders.has(header)) authenticatedHeaders.set(header, credentials)
-  return { realm, user }
+  return { realm: row.realm, user: row.user }
 }

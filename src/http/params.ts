@@ -81,8 +81,12 @@ function hardened(schema: unknown, id: boolean): unknown {
   return out
 }
 
-// Lone UTF-16 surrogates (from JSON escapes such as "\ud800"): not text, and PostgreSQL cannot store them.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/**
+ * False for text holding a lone UTF-16 surrogate (from JSON escapes such as
+ * "\ud800"): not text, and PostgreSQL cannot store it. Node 20's
+ * String.prototype.isWellFormed (ES2024; the compiler's library is ES2022).
+ */
+const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
 
 /** Upstream's own wording for the two texts it checks itself (message content, topic). */
 function nulError(name: string, path: string): ApiError {
@@ -97,12 +101,19 @@ function nulError(name: string, path: string): ApiError {
  * value can exhaust the stack.
  */
 function inspectValue(param: string, value: unknown, fromJson: boolean): void {
+  // Most parameters are one string or a number: checked without the stack.
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw nulError(param, param)
+    if (!wellFormed(value)) throw fromJson ? invalidJson(param) : badRequest(`${param} is not valid UTF-8`)
+    return
+  }
+  if (value === null || typeof value !== 'object') return
   const stack: { value: unknown; path: string; key: string; depth: number }[] = [{ value, path: param, key: param, depth: 0 }]
   while (stack.length > 0) {
     const { value: v, path, key, depth } = stack.pop() as { value: unknown; path: string; key: string; depth: number }
     if (typeof v === 'string') {
       if (v.includes('\0')) throw nulError(key, path)
-      if (LONE_SURROGATE.test(v)) throw fromJson ? invalidJson(param) : badRequest(`${path} is not valid UTF-8`)
+      if (!wellFormed(v)) throw fromJson ? invalidJson(param) : badRequest(`${path} is not valid UTF-8`)
       continue
     }
     if (v === null || typeof v !== 'object') continue
@@ -112,7 +123,7 @@ function inspectValue(param: string, value: unknown, fromJson: boolean): void {
     } else {
       for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
         if (k.includes('\0')) throw nulError('', `${path} key`)
-        if (LONE_SURROGATE.test(k)) throw fromJson ? invalidJson(param) : badRequest(`${path} key is not valid UTF-8`)
+        if (!wellFormed(k)) throw fromJson ? invalidJson(param) : badRequest(`${path} key is not valid UTF-8`)
         stack.push({ value: item, path: `${path}["${k}"]`, key: k, depth: depth + 1 })
       }
     }
@@ -269,15 +280,17 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
     accepts,
     parse(raw, options = {}) {
       const input: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(raw)) {
+      for (const key in raw) {
         if (!accepts(key, options)) continue
         const name = aliases.get(key) ?? key
         if (!Object.hasOwn(params, name)) continue
         if (name !== key && raw[name] !== undefined) throw confusingParameters(name, key)
+        const value = raw[key]
         if (nullAbsent.has(name) && (value === 'null' || value === null)) continue
         input[name] = value
       }
-      for (const [name, value] of Object.entries(input)) {
+      for (const name in input) {
+        const value = input[name]
         if (jsonFields.has(name)) {
           if (typeof value === 'string') {
             try {

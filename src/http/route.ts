@@ -105,10 +105,14 @@ function hasKeys(object: object): boolean {
   return false
 }
 
+/** The last User-Agent's client name: a connection sends the same one on every request. */
+let lastAgent: { agent: string; name: string } = { agent: '', name: 'API' }
+
 function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): string {
   if (typeof raw.client === 'string' && raw.client) return raw.client
   const agent = request.headers['user-agent'] ?? ''
-  return agent.split('/')[0]?.trim() || 'API'
+  if (agent !== lastAgent.agent) lastAgent = { agent, name: agent.split('/')[0]?.trim() || 'API' }
+  return lastAgent.name
 }
 
 /** Counts the request against its user's (or address's) limit; only called with rate limiting on. */
@@ -178,7 +182,9 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
       if (auth === 'public') {
         realmAndUser = { realm: await realmForRequest(services, request), user: undefined }
       } else if (auth === 'user' || (auth === 'optional' && request.headers.authorization !== undefined)) {
-        realmAndUser = await authenticate(services, request)
+        const authenticated = authenticate(services, request)
+        // Answered from the authentication cache without a promise: no await for it.
+        realmAndUser = authenticated instanceof Promise ? await authenticated : authenticated
       } else {
         if (auth === 'optional') parseBasicAuth(request.headers.authorization)
         realmAndUser = { realm: await requireRealm(services, request), user: undefined }

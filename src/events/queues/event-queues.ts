@@ -10,6 +10,7 @@ import {
   MAX_QUEUE_LIFESPAN_SECS,
   NO_CAPABILITIES,
   type ClientCapabilities,
+  type FetchOutcome,
   type HeldPoll,
   type Holder,
   type QueueDescriptor,
@@ -90,6 +91,16 @@ class Waiter {
   }
 }
 
+interface ReadResult {
+  events: QueuedEvent[]
+  ackOwed?: number
+}
+
+function ownDescriptor(desc: QueueDescriptor | null, queueId: string, userId: number): QueueDescriptor {
+  if (!desc || desc.userId !== userId) throw badEventQueueId(queueId)
+  return desc
+}
+
 export class EventQueues {
   private readonly waiters = new Map<string, Set<Waiter>>()
   private listening: Promise<() => Promise<void>> | undefined
@@ -136,9 +147,13 @@ export class EventQueues {
 
   /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
   async get(queueId: string, userId: number): Promise<QueueDescriptor> {
-    const desc = await this.store.descriptorOf(queueId)
-    if (!desc || desc.userId !== userId) throw badEventQueueId(queueId)
-    return desc
+    return this.descriptorFor(queueId, userId)
+  }
+
+  /** As get(), at once when the store has the descriptor in memory. */
+  private descriptorFor(queueId: string, userId: number): QueueDescriptor | Promise<QueueDescriptor> {
+    const found = this.store.descriptorOf(queueId)
+    return found instanceof Promise ? found.then((desc) => ownDescriptor(desc, queueId, userId)) : ownDescriptor(found, queueId, userId)
   }
 
   async delete(queueId: string, userId: number): Promise<void> {
@@ -148,13 +163,42 @@ export class EventQueues {
 
   /** Events after lastEventId; waits (long-poll) when there are none unless dontBlock. */
   async getEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
-    const events = await this.waitForEvents(input)
+    return this.poll(input)
+  }
+
+  /**
+   * As getEvents(), but a dont_block poll that the store answers from memory
+   * (the descriptor and the events) is answered at once, without a promise:
+   * the hot path of clients that poll without blocking.
+   */
+  poll(input: GetEventsInput): QueuedEvent[] | Promise<QueuedEvent[]> {
+    const events = input.dontBlock && this.listening !== undefined && this.listened === this.listening ? this.answerNow(input) : this.waitForEvents(input)
+    return events instanceof Promise ? events.then((list) => this.delivered(list)) : this.delivered(events)
+  }
+
+  private delivered(events: QueuedEvent[]): QueuedEvent[] {
     for (const event of events) if (event.type !== 'heartbeat') this.deliveredEvents++
     return events
   }
 
+  /** A poll that does not block, once this node listens: a rejected promise, never a throw. */
+  private answerNow(input: GetEventsInput): QueuedEvent[] | Promise<QueuedEvent[]> {
+    try {
+      const desc = this.descriptorFor(input.queueId, input.userId)
+      if (desc instanceof Promise) return desc.then((found) => this.readEvents(found, input.lastEventId))
+      return this.readEvents(desc, input.lastEventId)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  private readEvents(desc: QueueDescriptor, lastEventId: number): QueuedEvent[] | Promise<QueuedEvent[]> {
+    const read = this.read(desc, lastEventId, false)
+    return read instanceof Promise ? read.then((r) => r.events) : read.events
+  }
+
   private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
-    const desc = await this.get(input.queueId, input.userId)
+    const desc = await this.descriptorFor(input.queueId, input.userId)
     if (this.listening === undefined || this.listened !== this.listening) await this.startListening()
     const blocking = () => !input.dontBlock && !this.draining && !input.signal?.aborted
     // A poll that will park leaves an acknowledgement it owes to the park, when the store can do both in one call.
@@ -268,16 +312,24 @@ export class EventQueues {
     return (await this.read(desc, lastEventId, false)).events
   }
 
-  /** The events after lastEventId; with `deferAck`, possibly none and the acknowledgement still owed (see QueueStore.fetch). */
-  private async read(desc: QueueDescriptor, lastEventId: number, deferAck: boolean): Promise<{ events: QueuedEvent[]; ackOwed?: number }> {
-    const outcome = await this.store.fetch(desc, lastEventId, this.options.nodeId, deferAck)
+  /**
+   * The events after lastEventId; with `deferAck`, possibly none and the
+   * acknowledgement still owed (see QueueStore.fetch). At once when the store
+   * answers at once and no event has a transaction to check; errors are thrown then.
+   */
+  private read(desc: QueueDescriptor, lastEventId: number, deferAck: boolean): ReadResult | Promise<ReadResult> {
+    const outcome = this.store.fetch(desc, lastEventId, this.options.nodeId, deferAck)
+    return outcome instanceof Promise ? outcome.then((o) => this.readOutcome(desc, lastEventId, o)) : this.readOutcome(desc, lastEventId, outcome)
+  }
+
+  private readOutcome(desc: QueueDescriptor, lastEventId: number, outcome: FetchOutcome): ReadResult | Promise<ReadResult> {
     switch (outcome.kind) {
       case 'ok':
-        // Most answers carry no transaction ID to check: no second await for them.
-        return {
-          events: outcome.events.some((e) => e[XID_FIELD] !== undefined) ? await this.withoutSnapshotted(desc, outcome.events) : outcome.events,
-          ackOwed: outcome.ackOwed,
+        // Most answers carry no transaction ID to check: no promise for them.
+        if (outcome.events.some((e) => e[XID_FIELD] !== undefined)) {
+          return this.withoutSnapshotted(desc, outcome.events).then((events) => ({ events, ackOwed: outcome.ackOwed }))
         }
+        return { events: outcome.events, ackOwed: outcome.ackOwed }
       case 'gone':
         throw badEventQueueId(desc.queueId)
       case 'pruned':

@@ -76,11 +76,11 @@ export class MemoryQueueStore implements QueueStore {
     return this.live(queueId)?.desc ?? null
   }
 
-  async descriptorOf(queueId: string): Promise<QueueDescriptor | null> {
-    return this.describe(queueId)
+  descriptorOf(queueId: string): QueueDescriptor | null {
+    return this.live(queueId)?.desc ?? null
   }
 
-  async fetch(desc: QueueDescriptor, lastEventId: number): Promise<FetchOutcome> {
+  fetch(desc: QueueDescriptor, lastEventId: number): FetchOutcome {
     const q = this.live(desc.queueId)
     if (!q) return { kind: 'gone' }
     if (lastEventId < q.newestPruned) return { kind: 'pruned', newestPruned: q.newestPruned }

@@ -216,12 +216,13 @@ export class RedisQueueStore implements QueueStore {
     return this.remember(this.descriptors.get(queueId) ?? (JSON.parse(raw) as QueueDescriptor))
   }
 
-  /** Descriptors never change, so a cached one is returned as it is; if its queue is gone, fetch and remove report it. */
-  async descriptorOf(queueId: string): Promise<QueueDescriptor | null> {
+  /** Descriptors never change, so a cached one is returned as it is (at once); if its queue is gone, fetch and remove report it. */
+  descriptorOf(queueId: string): QueueDescriptor | Promise<QueueDescriptor | null> {
     return this.descriptors.get(queueId) ?? this.describe(queueId)
   }
 
-  async fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck = false): Promise<FetchOutcome> {
+  /** Answered at once when this node's memory of the queue suffices, else by Redis. */
+  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck = false): FetchOutcome | Promise<FetchOutcome> {
     const known = this.signals.knownBy(nodeId)
     const now = Date.now()
     const state = known?.lookup(desc.queueId, now)
@@ -235,13 +236,24 @@ export class RedisQueueStore implements QueueStore {
       }
       // Nothing new, and the poll will park: ackAndPark acknowledges with the same call.
       if (deferAck && lastEventId === state.issued) return { kind: 'ok', events: [], ackOwed: lastEventId }
-      // The events come from memory, but the acknowledgement is made durable
-      // (and told to the other nodes watching the queue) before the answer.
-      if (await this.acknowledge(desc, lastEventId, known, nodeId ?? '')) {
-        const now = known.lookup(desc.queueId, Date.now())
-        if (now && lastEventId >= now.pruned && lastEventId <= now.issued) return { kind: 'ok', events: now.events.filter((e) => e.id > lastEventId) }
-      }
+      return this.acknowledgeThenFetch(desc, lastEventId, known, nodeId)
     }
+    return this.fetchFromRedis(desc, lastEventId, known, nodeId)
+  }
+
+  /**
+   * The events come from memory, but the acknowledgement is made durable (and
+   * told to the other nodes watching the queue) before the answer.
+   */
+  private async acknowledgeThenFetch(desc: QueueDescriptor, lastEventId: number, known: KnownStates, nodeId: string | undefined): Promise<FetchOutcome> {
+    if (await this.acknowledge(desc, lastEventId, known, nodeId ?? '')) {
+      const now = known.lookup(desc.queueId, Date.now())
+      if (now && lastEventId >= now.pruned && lastEventId <= now.issued) return { kind: 'ok', events: now.events.filter((e) => e.id > lastEventId) }
+    }
+    return this.fetchFromRedis(desc, lastEventId, known, nodeId)
+  }
+
+  private async fetchFromRedis(desc: QueueDescriptor, lastEventId: number, known: KnownStates | undefined, nodeId: string | undefined): Promise<FetchOutcome> {
     const ticket = known?.listening ? known.ticket(desc.queueId) : undefined
     const started = Date.now()
     const reply = (await FETCH.run(this.redis, this.queueKeys(desc.queueId), [

@@ -83,16 +83,20 @@ export interface QueueStore {
   create(desc: QueueDescriptor): Promise<void>
   /** The descriptor of a live queue (no touch). */
   describe(queueId: string): Promise<QueueDescriptor | null>
-  /** The descriptor, possibly of a queue that has since gone (fetch and remove then report it): may come from a cache. */
-  descriptorOf(queueId: string): Promise<QueueDescriptor | null>
+  /**
+   * The descriptor, possibly of a queue that has since gone (fetch and remove
+   * then report it): may come from a cache, then without a promise.
+   */
+  descriptorOf(queueId: string): QueueDescriptor | null | Promise<QueueDescriptor | null>
   /**
    * Prunes events up to lastEventId, touches the queue and returns the rest.
    * `nodeId`: the reading node, once it listens for signals; a store may then
    * answer from what that node already knows of the queue. `deferAck`: a
    * long-poll about to park; when nothing is new but an acknowledgement is
-   * owed, a store may leave it to ackAndPark (one round trip for both).
+   * owed, a store may leave it to ackAndPark (one round trip for both). An
+   * answer from memory may come without a promise (a poll's hot path).
    */
-  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck?: boolean): Promise<FetchOutcome>
+  fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck?: boolean): FetchOutcome | Promise<FetchOutcome>
   /** false when the queue did not exist. */
   remove(desc: QueueDescriptor): Promise<boolean>
   /** The live queues of a user, oldest first (the admin CLI lists them). */
