@@ -36,6 +36,7 @@ import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
 import { ROLE } from '../src/domain/roles.js'
 import { pickStreamColor, roleGroupName } from '../src/actions/user-rows.js'
+import { insertInSlices } from './bulk-users.js'
 import { clusterEnv, clock, cpuSeconds, cpuSecondsBetween, cpuSecondsByProcess, fmt, machine, machineBusySeconds, markdownTable, percentile, recordResult, run, startChild, table, type Child } from './support.js'
 
 const START = Number(process.env.BENCH_USERS_START ?? 250)
@@ -332,18 +333,16 @@ async function createUsers(databaseUrl: string, n: number): Promise<SimUser[]> {
       select: { id: true },
     })
     const keys = Array.from({ length: n }, () => randomBytes(16).toString('hex'))
-    const rows = await prisma.user.createManyAndReturn({
-      data: keys.map((apiKey, i) => {
-        const email = `sim-${i}@example.com`
-        return { realmId: realm.id, email, deliveryEmail: email, fullName: `Sim ${i}`, apiKey, role: ROLE.MEMBER, dateJoined: new Date() }
-      }),
-      select: { id: true, email: true, apiKey: true },
+    const data = keys.map((apiKey, i) => {
+      const email = `sim-${i}@example.com`
+      return { realmId: realm.id, email, deliveryEmail: email, fullName: `Sim ${i}`, apiKey, role: ROLE.MEMBER, dateJoined: new Date() }
     })
-    await prisma.userSettings.createMany({ data: rows.map((u) => ({ userId: u.id })) })
-    await prisma.userGroupMember.createMany({ data: rows.map((u) => ({ groupId: memberGroup, userId: u.id })) })
+    const rows = await insertInSlices(data, (slice) => prisma.user.createManyAndReturn({ data: slice, select: { id: true, email: true, apiKey: true } }))
+    await insertInSlices(rows, (slice) => prisma.userSettings.createMany({ data: slice.map((u) => ({ userId: u.id })) }))
+    await insertInSlices(rows, (slice) => prisma.userGroupMember.createMany({ data: slice.map((u) => ({ groupId: memberGroup, userId: u.id })) }))
     const byEmail = new Map(rows.map((u) => [u.email, u]))
     const users = keys.map((apiKey, i) => ({ index: i, email: `sim-${i}@example.com`, apiKey, streamId: streams[Math.floor(i / TEAM_SIZE)]?.id as number, id: byEmail.get(`sim-${i}@example.com`)?.id as number }))
-    await prisma.subscription.createMany({ data: users.map((u) => ({ userId: u.id, streamId: u.streamId, color: pickStreamColor(0) })) })
+    await insertInSlices(users, (slice) => prisma.subscription.createMany({ data: slice.map((u) => ({ userId: u.id, streamId: u.streamId, color: pickStreamColor(0) })) }))
     return users
   } finally {
     await database.close()
