@@ -5,5 +5,5 @@ import { queueStoreContract } from './queue-store.contract.js'
 
 queueStoreContract(t, async () => {
   const bus = new MemoryEventBus()
-  return { store: memoryQueueStoreOf(bus), close: () => bus.close() }
+  return { store: memoryQueueStoreOf(bus), close: () => bus.close(), answersFromMemory: true }
 })

@@ -11,6 +11,8 @@ import { ApiError } from '../../src/errors.js'
 export interface StoreHarness {
   store: QueueStore
   close(): Promise<void>
+  /** The store answers a read of a queue it has read before from the node's memory (EventQueues.poll then needs no promise). */
+  answersFromMemory?: boolean
 }
 
 const REALM = 7
@@ -86,6 +88,34 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     const events = await q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true })
     t.same(events.map((e) => e.id), [0, 1, 2])
     t.same(events.map((e) => (e.alert_words as string[])[0]), ['w0', 'w1', 'w2'])
+  })
+
+  t.test('a dont_block poll never throws: its errors are rejected promises; memory answers it without one', async (t) => {
+    const q = node()
+    const desc = await register(q, { eventTypes: ['message'] })
+    await harness.store.append(item(streamMessage(1, 'general')))
+    const poll = (input: { queueId?: string; userId?: number; lastEventId?: number } = {}) =>
+      q.poll({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true, ...input })
+    const settled = async (answer: ReturnType<typeof poll>) => (answer instanceof Promise ? await answer : answer)
+    t.same((await q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true })).map((e) => e.id), [0])
+    t.same((await settled(poll())).map((e) => e.id), [0], 'the same answer through poll()')
+    for (const [input, code, what] of [
+      [{ userId: BOB }, 'BAD_EVENT_QUEUE_ID', "another user's queue"],
+      [{ queueId: randomUUID() }, 'BAD_EVENT_QUEUE_ID', 'an unknown queue'],
+      [{ lastEventId: 5 }, 'BAD_REQUEST', 'an ID the queue never issued'],
+    ] as const) {
+      let answer: ReturnType<typeof poll> | undefined
+      t.doesNotThrow(() => {
+        answer = poll(input)
+      }, `${what}: no throw`)
+      t.ok(answer instanceof Promise, `${what}: a promise`)
+      t.equal((await errorOf(answer as Promise<unknown>)).code, code, `${what}: ${code}`)
+    }
+    if (harness.answersFromMemory) {
+      const answer = poll()
+      t.ok(Array.isArray(answer), 'a queue the node knows: answered at once, without a promise')
+      t.same((answer as Awaited<typeof answer>).map((e) => e.id), [0])
+    }
   })
 
   t.test('prunes acknowledged events and rejects stale or unknown ids', async (t) => {
