@@ -155,7 +155,35 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
       cache.changed = changed
     }
   }
+  /**
+   * Waits until this node's listener has delivered every user-data
+   * notification committed so far: one connection delivers a channel's
+   * notifications in commit order, so a sentinel sent now arrives after them.
+   * Rows written by a case's preparation (user_message rows, say) evict their
+   * users when their NOTIFY arrives; landing between the warming request and
+   * the counted one, that made only one of the two read the user's data
+   * again (seen on CI: one more statement with 40 elements than with 2).
+   */
+  const settleUserData = async () => {
+    const cache = services.userDataCache
+    await withTimeout(cache.whenListening(), 10_000, 'the user data listener')
+    const changed = cache.userDataChanged
+    let delivered = () => {}
+    const notified = new Promise<void>((resolve) => (delivered = resolve))
+    cache.userDataChanged = (userIds) => {
+      changed.call(cache, userIds)
+      if (userIds !== 'all' && userIds.includes(0)) delivered()
+    }
+    try {
+      // User ID 0 names nobody: the sentinel evicts nothing.
+      await prisma.$executeRaw`SELECT pg_notify('roost_user_data', '0')`
+      await withTimeout(notified, 10_000, 'the user data sentinel')
+    } finally {
+      cache.userDataChanged = changed
+    }
+  }
   const sending = (user: User, send: Send): Send => async () => {
+    await settleUserData()
     await warm(user)
     return send()
   }
