@@ -159,23 +159,20 @@ export class AuthCache extends NotifiedCache<AuthCache> {
     this.startListening()
     if (!this.isActive) return undefined
     const hit = this.byApiKey.get(apiKey)
-    if (hit === undefined || hit.expiresAt <= this.clock()) return undefined
-    this.hits++
-    return hit.value
+    if (hit === undefined) return undefined
+    if (hit.expiresAt > this.clock()) {
+      this.hits++
+      return hit.value
+    }
+    this.dropApiKey(apiKey)
+    return undefined
   }
 
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
-    this.startListening()
+    const hit = this.cachedUserWithRealm(apiKey)
+    if (hit !== undefined) return hit
     if (!this.isActive) return this.lookups.userWithRealmByApiKey(apiKey)
     const now = this.clock()
-    const hit = this.byApiKey.get(apiKey)
-    if (hit !== undefined) {
-      if (hit.expiresAt > now) {
-        this.hits++
-        return hit.value
-      }
-      this.dropApiKey(apiKey)
-    }
     this.misses++
     const started = this.seq
     const found = await this.lookups.userWithRealmByApiKey(apiKey)

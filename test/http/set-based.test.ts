@@ -19,6 +19,7 @@ import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { countStatements, countingDatabase } from '../support/statements.js'
 import type { User } from '../../src/db/index.js'
+import type { RowChange } from '../../src/db/row-writes.js'
 import { pickStreamColor, SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
 import { renderPlainDescription } from '../../src/actions/render-description.js'
 import { ROLE } from '../../src/domain/roles.js'
@@ -134,54 +135,64 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
     expectSuccess(t, await as(app, user).get('/users/me'))
   }
   /**
-   * Changes the realm row, then waits until this node's listener has delivered
-   * the change's NOTIFY: an eviction landing inside the counted request would
-   * make it read the realm once more (seen on CI as 19 → 20 statements).
+   * Runs `write`, then waits until this node's listener has passed `cache[method]`
+   * a change that `matches`: the writes' evictions have then all landed, none
+   * inside a counted request.
    */
-  const updateRealm = async (data: { notificationBotId: number | null }) => {
-    const cache = services.authCache
+  async function afterDelivery<A>(
+    cache: { whenListening(): Promise<void> },
+    method: string,
+    matches: (change: A) => boolean,
+    write: () => Promise<unknown>,
+    what: string,
+  ): Promise<void> {
     await withTimeout(cache.whenListening(), 10_000, 'the invalidation listener')
-    const changed = cache.changed
+    const hooks = cache as unknown as Record<string, (change: A) => void>
+    const original = hooks[method] as (change: A) => void
     let delivered = () => {}
     const notified = new Promise<void>((resolve) => (delivered = resolve))
-    cache.changed = (change) => {
-      changed.call(cache, change)
-      if (change.table === 'realm' && (change.id === realmId || change.id === 'all')) delivered()
+    hooks[method] = (change) => {
+      original.call(cache, change)
+      if (matches(change)) delivered()
     }
     try {
-      await prisma.realm.update({ where: { id: realmId }, data })
-      await withTimeout(notified, 10_000, "the realm row's notification")
+      await write()
+      await withTimeout(notified, 10_000, what)
     } finally {
-      cache.changed = changed
+      hooks[method] = original
     }
   }
   /**
-   * Waits until this node's listener has delivered every user-data
-   * notification committed so far: one connection delivers a channel's
-   * notifications in commit order, so a sentinel sent now arrives after them.
-   * Rows written by a case's preparation (user_message rows, say) evict their
-   * users when their NOTIFY arrives; landing between the warming request and
-   * the counted one, that made only one of the two read the user's data
-   * again (seen on CI: one more statement with 40 elements than with 2).
+   * Changes the realm row and waits for its NOTIFY: an eviction landing inside
+   * the counted request would make it read the realm once more (seen on CI as
+   * 19 → 20 statements).
    */
-  const settleUserData = async () => {
-    const cache = services.userDataCache
-    await withTimeout(cache.whenListening(), 10_000, 'the user data listener')
-    const changed = cache.userDataChanged
-    let delivered = () => {}
-    const notified = new Promise<void>((resolve) => (delivered = resolve))
-    cache.userDataChanged = (userIds) => {
-      changed.call(cache, userIds)
-      if (userIds !== 'all' && userIds.includes(0)) delivered()
-    }
-    try {
-      // User ID 0 names nobody: the sentinel evicts nothing.
-      await prisma.$executeRaw`SELECT pg_notify('roost_user_data', '0')`
-      await withTimeout(notified, 10_000, 'the user data sentinel')
-    } finally {
-      cache.userDataChanged = changed
-    }
-  }
+  const updateRealm = (data: { notificationBotId: number | null }) =>
+    afterDelivery<RowChange>(
+      services.authCache,
+      'changed',
+      (change) => change.table === 'realm' && (change.id === realmId || change.id === 'all'),
+      () => prisma.realm.update({ where: { id: realmId }, data }),
+      "the realm row's notification",
+    )
+  /**
+   * Waits until every user-data notification committed so far is delivered:
+   * one connection delivers a channel's notifications in commit order, so a
+   * sentinel sent now arrives after them. Rows written by a case's
+   * preparation (user_message rows, say) evict their users when their NOTIFY
+   * arrives; landing between the warming request and the counted one, that
+   * made only one of the two read the user's data again (seen on CI: one more
+   * statement with 40 elements than with 2). User ID 0 names nobody: the
+   * sentinel evicts nothing.
+   */
+  const settleUserData = () =>
+    afterDelivery<number[] | 'all'>(
+      services.userDataCache,
+      'userDataChanged',
+      (userIds) => userIds !== 'all' && userIds.includes(0),
+      () => prisma.$executeRaw`SELECT pg_notify('roost_user_data', '0')`,
+      'the user data sentinel',
+    )
   const sending = (user: User, send: Send): Send => async () => {
     await settleUserData()
     await warm(user)

@@ -108,6 +108,11 @@ export class EventQueues {
   private listened: Promise<() => Promise<void>> | undefined
   private draining = false
 
+  /** This node's listening has started and succeeded (then polls need not await it). */
+  private get isListening(): boolean {
+    return this.listening !== undefined && this.listened === this.listening
+  }
+
   constructor(
     readonly store: QueueStore,
     private readonly options: EventQueuesOptions,
@@ -172,7 +177,7 @@ export class EventQueues {
    * the hot path of clients that poll without blocking.
    */
   poll(input: GetEventsInput): QueuedEvent[] | Promise<QueuedEvent[]> {
-    const events = input.dontBlock && this.listening !== undefined && this.listened === this.listening ? this.answerNow(input) : this.waitForEvents(input)
+    const events = input.dontBlock && this.isListening ? this.answerNow(input) : this.waitForEvents(input)
     return events instanceof Promise ? events.then((list) => this.delivered(list)) : this.delivered(events)
   }
 
@@ -199,7 +204,7 @@ export class EventQueues {
 
   private async waitForEvents(input: GetEventsInput): Promise<QueuedEvent[]> {
     const desc = await this.descriptorFor(input.queueId, input.userId)
-    if (this.listening === undefined || this.listened !== this.listening) await this.startListening()
+    if (!this.isListening) await this.startListening()
     const blocking = () => !input.dontBlock && !this.draining && !input.signal?.aborted
     // A poll that will park leaves an acknowledgement it owes to the park, when the store can do both in one call.
     const first = await this.read(desc, input.lastEventId, blocking() && this.store.ackAndPark !== undefined)

@@ -73,7 +73,7 @@ export class MemoryQueueStore implements QueueStore {
   }
 
   async describe(queueId: string): Promise<QueueDescriptor | null> {
-    return this.live(queueId)?.desc ?? null
+    return this.descriptorOf(queueId)
   }
 
   descriptorOf(queueId: string): QueueDescriptor | null {
