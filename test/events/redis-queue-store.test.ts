@@ -4,7 +4,7 @@ import { Redis } from 'ioredis'
 import { RedisConnection } from '../../src/backends/redis-connection.js'
 import { RedisQueueStore } from '../../src/events/queues/redis-store.js'
 import { EventQueues } from '../../src/events/queues/index.js'
-import type { QueuedEvent } from '../../src/events/queues/index.js'
+import type { QueueDescriptor, QueuedEvent } from '../../src/events/queues/index.js'
 import { ApiError } from '../../src/errors.js'
 import { ACK, FETCH, PARK, PARK_ACK, TOUCH } from '../../src/events/queues/lua.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
@@ -293,9 +293,75 @@ t.test('a poll that acknowledges what it was answered and then waits makes one c
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
   t.same(await withTimeout(held), [{ id: 1, type: 'alert_words', alert_words: ['y'] }])
   // A non-blocking poll owing an acknowledgement still makes it (ACK, no park).
+  // (The answered poll's release goes with the next batch of marks, a PARK_ACK call of its own here.)
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [])
-  t.same(scripts(), { fetch: 0, ack: 1, park: 0, parkAck: 1, touch: 0 })
+  t.match(scripts(), { fetch: 0, ack: 1, park: 0, touch: 0 })
   t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1' })
+})
+
+t.test('the polls of one turn that acknowledge and wait park in one call; a life refreshed within the last second is left as it is', async (t) => {
+  const { a, b, nodeA, prefix } = await twoNodes(t)
+  const users = [1, 2, 3]
+  const descs = await Promise.all(users.map((userId) => nodeA.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1 })))
+  for (const desc of descs) t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true }), [])
+  await b.queues.append({ realmId: 1, userIds: users, event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  for (const desc of descs) {
+    const poll = () => nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true })
+    await withTimeout((async () => { while ((await poll()).length === 0) await new Promise((r) => setTimeout(r, 5)) })())
+  }
+  const descKey = (queueId: string) => `${prefix}:q:{${queueId}}`
+  const [fresh, old, third] = descs as [QueueDescriptor, QueueDescriptor, QueueDescriptor]
+  // One queue's life was refreshed half a second ago, another's long ago (5 s left of 600).
+  await a.redis.pexpire(descKey(fresh.queueId), 600_000 - 500)
+  await a.redis.pexpire(descKey(old.queueId), 5_000)
+  await a.redis.pexpire(`${descKey(old.queueId)}:m`, 5_000)
+  const scripts = countScripts(a.redis)
+  const held = descs.map((desc) => nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: 0 }))
+  await waitForHeld(nodeA, 3)
+  t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'three acknowledgements and parks, one call')
+  for (const desc of descs) {
+    t.same(await a.redis.hgetall(`${descKey(desc.queueId)}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
+    t.match(await a.redis.get(`${descKey(desc.queueId)}:h`), /\|/, 'marked as held')
+  }
+  t.ok((await a.redis.pttl(descKey(fresh.queueId))) <= 600_000 - 500, 'a life refreshed within the last second is not refreshed again')
+  t.ok((await a.redis.pttl(`${descKey(fresh.queueId)}:h`)) <= 600_000 - 500, 'and the mark does not outlive the queue')
+  t.ok((await a.redis.pttl(descKey(old.queueId))) > 590_000, 'an older life is refreshed')
+  t.ok((await a.redis.pttl(`${descKey(old.queueId)}:m`)) > 590_000, 'with the queue’s other keys')
+  t.ok((await a.redis.pttl(descKey(third.queueId))) > 590_000)
+  await b.queues.append({ realmId: 1, userIds: users, event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
+  for (const poll of held) t.same(await withTimeout(poll), [{ id: 1, type: 'alert_words', alert_words: ['y'] }])
+})
+
+t.test('a release and a park of the same turn share one call; the release clears only the mark its poll still holds', async (t) => {
+  const { a, b, nodeA, prefix } = await twoNodes(t)
+  const [one, two] = (await Promise.all([1, 2].map((userId) => nodeA.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1 })))) as [QueueDescriptor, QueueDescriptor]
+  for (const desc of [one, two]) t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true }), [])
+  const holderKey = (queueId: string) => `${prefix}:q:{${queueId}}:h`
+  // Queue one's poll is held; queue two has an event to acknowledge.
+  const first = nodeA.getEvents({ queueId: one.queueId, userId: 1, lastEventId: -1 })
+  await waitForHeld(nodeA, 1)
+  await b.queues.append({ realmId: 1, userIds: [2], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
+  await withTimeout((async () => {
+    while ((await nodeA.getEvents({ queueId: two.queueId, userId: 2, lastEventId: -1, dontBlock: true })).length === 0) await new Promise((r) => setTimeout(r, 5))
+  })())
+  const scripts = countScripts(a.redis)
+  // Queue one's poll is answered (its mark released) in the same turn as queue two's poll parks.
+  await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
+  t.match(await withTimeout(first), [{ id: 0 }])
+  const second = nodeA.getEvents({ queueId: two.queueId, userId: 2, lastEventId: 0 })
+  await waitForHeld(nodeA, 1)
+  t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'the release and the park in one call')
+  t.equal(await a.redis.exists(holderKey(one.queueId)), 0, 'the answered poll’s mark is cleared')
+  t.match(await a.redis.get(holderKey(two.queueId)), /\|/, 'the waiting poll is marked')
+  // A release whose mark a newer poll took over leaves that mark alone.
+  const third = nodeA.getEvents({ queueId: one.queueId, userId: 1, lastEventId: 0 })
+  await waitForHeld(nodeA, 2)
+  const mark = await a.redis.get(holderKey(one.queueId))
+  await a.queues.unpark([{ desc: one, holder: { nodeId: 'another', token: 'older' } }])
+  t.equal(await a.redis.get(holderKey(one.queueId)), mark, 'a newer poll’s mark stays')
+  await b.queues.append({ realmId: 1, userIds: [1, 2], event: { type: 'alert_words', alert_words: ['z'] }, origin: 'b' })
+  t.match(await withTimeout(third), [{ id: 1 }])
+  t.match(await withTimeout(second), [{ id: 1 }])
 })
 
 t.test('a poll whose acknowledgement the queue has moved past parks nothing and answers as a read of the queue', async (t) => {

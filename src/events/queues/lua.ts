@@ -394,16 +394,73 @@ end
 `
 
 /**
- * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode,
- * holderValue. ACK and PARK in one call, for a poll whose node knows nothing
- * follows \`upTo\`: prunes up to it, refreshes the queue's life, tells the
- * other watchers, then marks the poll as held (a previous holder is told it was
- * superseded). Returns 1; 0 when the queue is gone; -1, changing nothing, when
+ * The held-poll marks of one turn of the event loop, in one call: first the
+ * releases of answered polls (as UNPARK: each mark cleared if that poll still
+ * holds it), then ACK and PARK for each poll whose node knows nothing follows
+ * its \`upTo\` (a send answers a team's polls together; their releases and
+ * their re-polls' parks then come together too).
+ * KEYS the descriptor key ("P:q:{<queue_id>}") of each released queue, then of
+ * each parking queue (on a cluster the store passes only queues of one slot;
+ * their other keys are derived by suffix, as APPEND does). ARGV
+ * nodeChannelPrefix, the number of releases, the holder value of each
+ * release, then per park six values: ttlMs, slackMs, upTo, queueId, selfNode,
+ * holderValue.
+ * Per park, in order: prunes up to \`upTo\` (telling the other watchers),
+ * refreshes the queue's life unless it was refreshed within \`slackMs\`
+ * (its descriptor's PTTL is at least ttlMs - slackMs: most parks of a busy
+ * queue follow a refresh by less than a second, and the life then costs one
+ * PTTL instead of eight commands), then marks the poll as held (a previous
+ * holder is told it was superseded).
+ * Returns two numbers per park: 1 and the queue's life left in ms (the poll
+ * is parked); 0, 0 when the queue is gone; -1, 0, changing nothing, when
  * \`upTo\` is no longer between the acknowledged and the last issued ID (the
  * poll must read the queue).
  */
-export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${HOLD}${ACKNOWLEDGE}hold(KEYS[4], ARGV[6], ttl, ARGV[3], ARGV[4])
-return 1
+export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${HOLD}
+local chan = ARGV[1]
+local releases = tonumber(ARGV[2])
+for i = 1, releases do
+  local holderKey = KEYS[i] .. ':h'
+  if redis.call('GET', holderKey) == ARGV[2 + i] then redis.call('DEL', holderKey) end
+end
+local out = {}
+for i = releases + 1, #KEYS do
+  local q = KEYS[i]
+  local a = 3 + releases + 6 * (i - releases - 1)
+  local ttl, slack, upTo = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local qid, self, value = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local left = redis.call('PTTL', q)
+  if left == -2 then
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+  else
+    local meta, eventsKey, holderKey, watchersKey = q .. ':m', q .. ':e', q .. ':h', q .. ':w'
+    local cursor = redis.call('HMGET', meta, 'pruned', 'last')
+    local pruned = tonumber(cursor[1] or '-1')
+    local issued = tonumber(cursor[2] or '-1')
+    if upTo < pruned or upTo > issued then
+      out[#out + 1] = -1
+      out[#out + 1] = 0
+    else
+      if upTo > pruned then
+        prune(eventsKey, upTo)
+        redis.call('HSET', meta, 'pruned', upTo)
+        tell_pruned(watchersKey, self, chan, qid, upTo)
+      end
+      if left < ttl - slack then
+        redis.call('PEXPIRE', q, ttl)
+        redis.call('PEXPIRE', meta, ttl)
+        if redis.call('EXISTS', eventsKey) == 1 then redis.call('PEXPIRE', eventsKey, ttl) end
+        if redis.call('EXISTS', watchersKey) == 1 then redis.call('PEXPIRE', watchersKey, ttl) end
+        left = ttl
+      end
+      hold(holderKey, value, left, chan, qid)
+      out[#out + 1] = 1
+      out[#out + 1] = left
+    end
+  end
+end
+return out
 `)
 
 /** KEYS desc, holder; ARGV holderValue, nodeChannelPrefix, queueId. Returns 0 when the queue is gone. */

@@ -22,7 +22,7 @@ import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import { WakeSender } from './wake-sender.js'
 import { eventsFromPairs, queuedEventMaker, RedisSignals } from './redis-signals.js'
-import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, PARK_ACK, REMOVE, TOUCH, UNPARK } from './lua.js'
+import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, PARK_ACK, REMOVE, TOUCH } from './lua.js'
 import { groupBySlot } from './slots.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
@@ -33,8 +33,8 @@ import type { KnownStates } from './known-states.js'
  * time per queue), so the first nodes are woken early in a large fan-out.
  */
 const APPEND_CHUNK = 25
-/** Released polls per UNPARK call. */
-const UNPARK_CHUNK = 250
+/** Releases and parks per PARK_ACK call (one turn's may be more). */
+const MARKS_CHUNK = 100
 /** Entries of each per-node cache (descriptors, register snapshots). */
 const CACHE_SIZE = 50_000
 /** Polls answered from memory refresh their queues' TTLs in one batch this often. */
@@ -86,6 +86,11 @@ export class RedisQueueStore implements QueueStore {
   private readonly indexExtendedUntil = new Map<string, number>()
   private readonly onError: (error: unknown) => void
   private readonly bySlot: boolean
+  /** Releases and parks waiting for the end of this turn of the event loop (unpark, ackAndPark), in order. */
+  private pendingMarks: PendingMark[] = []
+  /** The unpark calls waiting for that batch. */
+  private releasesSettled: { resolve: () => void; reject: (error: unknown) => void }[] = []
+  private marksScheduled = false
 
   constructor(
     private readonly redis: RedisClient,
@@ -527,37 +532,91 @@ export class RedisQueueStore implements QueueStore {
     return ok === 1
   }
 
-  async ackAndPark(desc: QueueDescriptor, holder: Holder, upTo: number, nodeId: string): Promise<'parked' | 'gone' | 'stale'> {
-    const known = this.signals.knownBy(nodeId)
+  /**
+   * Collects the parks of this turn of the event loop and sends them, with
+   * the turn's releases, in one PARK_ACK call per slot group and chunk
+   * (flushMarks): a send answers a team's polls together, and their re-polls
+   * arrive together.
+   */
+  ackAndPark(desc: QueueDescriptor, holder: Holder, upTo: number, nodeId: string): Promise<'parked' | 'gone' | 'stale'> {
+    return new Promise((resolve, reject) => {
+      this.pendingMarks.push({ desc, holder, park: { upTo, nodeId, resolve, reject } })
+      this.flushMarksSoon()
+    })
+  }
+
+  /** Released marks go with the next batch of parks (PARK_ACK clears them first). */
+  unpark(released: HeldPoll[]): Promise<void> {
+    if (released.length === 0) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      for (const { desc, holder } of released) this.pendingMarks.push({ desc, holder })
+      this.releasesSettled.push({ resolve, reject })
+      this.flushMarksSoon()
+    })
+  }
+
+  private flushMarksSoon(): void {
+    if (this.marksScheduled) return
+    this.marksScheduled = true
+    setImmediate(() => this.flushMarks())
+  }
+
+  private flushMarks(): void {
+    this.marksScheduled = false
+    const marks = this.pendingMarks
+    const settled = this.releasesSettled
+    this.pendingMarks = []
+    this.releasesSettled = []
     const started = Date.now()
-    const result = await PARK_ACK.run(
-      this.redis,
-      this.queueKeys(desc.queueId),
-      [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId, holderValue(holder)],
-      this.wakes,
-    )
-    if (result === 0) {
+    const calls: Promise<unknown>[] = []
+    for (const slotGroup of groupBySlot(marks, ({ desc }) => this.key(desc.queueId), this.bySlot)) {
+      for (let start = 0; start < slotGroup.length; start += MARKS_CHUNK) {
+        const chunk = slotGroup.slice(start, start + MARKS_CHUNK)
+        const releases = chunk.filter((mark) => mark.park === undefined)
+        const parks = chunk.filter((mark): mark is PendingMark & { park: PendingPark } => mark.park !== undefined)
+        const keys = [...releases, ...parks].map(({ desc }) => this.key(desc.queueId))
+        const args: (string | number)[] = [this.nodeChannelPrefix, releases.length, ...releases.map(({ holder }) => holderValue(holder))]
+        for (const { desc, holder, park } of parks) {
+          args.push(desc.lifespanSecs * 1000, refreshSlack(desc), park.upTo, desc.queueId, park.nodeId, holderValue(holder))
+        }
+        const call = PARK_ACK.run(this.redis, keys, args, this.wakes)
+        calls.push(call)
+        call.then(
+          (reply) => {
+            const results = reply as number[]
+            parks.forEach((mark, i) => mark.park.resolve(this.parked(mark, results[2 * i] as number, results[2 * i + 1] as number, started)))
+          },
+          (error: unknown) => {
+            for (const { park } of parks) park.reject(error)
+          },
+        )
+      }
+    }
+    if (settled.length > 0) {
+      Promise.all(calls).then(
+        () => settled.forEach(({ resolve }) => resolve()),
+        (error: unknown) => settled.forEach(({ reject }) => reject(error)),
+      )
+    }
+  }
+
+  /** One queue's outcome of PARK_ACK: `left`, the queue's life in ms as the script left it. */
+  private parked(mark: PendingMark & { park: PendingPark }, code: number, left: number, started: number): 'parked' | 'gone' | 'stale' {
+    const { desc } = mark
+    const { upTo, nodeId } = mark.park
+    const known = this.signals.knownBy(nodeId)
+    if (code === 0) {
       this.forgetQueue(desc.queueId)
       return 'gone'
     }
-    if (result !== 1) {
+    if (code !== 1) {
       known?.woken(desc.queueId)
       return 'stale'
     }
-    this.acknowledgedInRedis(desc, upTo, started, known)
+    known?.acknowledge(desc.queueId, upTo)
+    known?.extend(desc.queueId, started + left - EXPIRY_MARGIN_MS)
+    this.extendIndexes(desc, started)
     return 'parked'
-  }
-
-  async unpark(released: HeldPoll[]): Promise<void> {
-    const calls: Promise<unknown>[] = []
-    // On a cluster, one call per slot (each released queue its own, mostly), sent together.
-    for (const slotGroup of groupBySlot(released, ({ desc }) => this.key(desc.queueId), this.bySlot)) {
-      for (let start = 0; start < slotGroup.length; start += UNPARK_CHUNK) {
-        const chunk = slotGroup.slice(start, start + UNPARK_CHUNK)
-        calls.push(UNPARK.run(this.redis, chunk.map(({ desc }) => this.key(desc.queueId, ':h')), chunk.map(({ holder }) => holderValue(holder))))
-      }
-    }
-    await Promise.all(calls)
   }
 
   listen(nodeId: string, onSignal: (signal: WakeSignal) => void): Promise<() => Promise<void>> {
@@ -608,6 +667,30 @@ export function setBounded<V>(cache: Map<string, V>, key: string, value: V): voi
     if (oldest !== undefined) cache.delete(oldest)
   }
   cache.set(key, value)
+}
+
+/** A park waiting for its batch's PARK_ACK call. */
+interface PendingPark {
+  upTo: number
+  nodeId: string
+  resolve: (outcome: 'parked' | 'gone' | 'stale') => void
+  reject: (error: unknown) => void
+}
+
+/** A release (no `park`) or a park waiting for its batch. */
+interface PendingMark {
+  desc: QueueDescriptor
+  holder: Holder
+  park?: PendingPark
+}
+
+/**
+ * How recently a queue's life may have been refreshed for a park to leave it
+ * as it is: the touch batch's interval, as for polls answered from memory
+ * (fetch), and at most a tenth of the lifespan.
+ */
+function refreshSlack(desc: QueueDescriptor): number {
+  return Math.min(TOUCH_INTERVAL_MS, desc.lifespanSecs * 100)
 }
 
 /** Until when a queue whose life Redis refreshed at `refreshedAt` is certainly alive, as a node trusts it. */
