@@ -112,11 +112,11 @@ function countScripts(redis: Redis): () => Record<'fetch' | 'ack' | 'park' | 'pa
 }
 
 /** Retries a non-blocking fetch until `done` accepts its outcome (the other node's wake-up travels through Redis). */
-async function pollUntil(q: EventQueues, queueId: string, done: (outcome: QueuedEvent[] | ApiError) => boolean): Promise<QueuedEvent[] | ApiError> {
+async function pollUntil(q: EventQueues, queueId: string, done: (outcome: QueuedEvent[] | ApiError) => boolean, userId = 1): Promise<QueuedEvent[] | ApiError> {
   return withTimeout(
     (async () => {
       for (;;) {
-        const outcome = await q.getEvents({ queueId, userId: 1, lastEventId: -1, dontBlock: true }).catch((error: unknown) => {
+        const outcome = await q.getEvents({ queueId, userId, lastEventId: -1, dontBlock: true }).catch((error: unknown) => {
           if (error instanceof ApiError) return error
           throw error
         })
@@ -305,10 +305,7 @@ t.test('the polls of one turn that acknowledge and wait park in one call; a life
   const descs = await Promise.all(users.map((userId) => nodeA.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1 })))
   for (const desc of descs) t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true }), [])
   await b.queues.append({ realmId: 1, userIds: users, event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
-  for (const desc of descs) {
-    const poll = () => nodeA.getEvents({ queueId: desc.queueId, userId: desc.userId, lastEventId: -1, dontBlock: true })
-    await withTimeout((async () => { while ((await poll()).length === 0) await new Promise((r) => setTimeout(r, 5)) })())
-  }
+  for (const desc of descs) await pollUntil(nodeA, desc.queueId, (o) => Array.isArray(o) && o.length > 0, desc.userId)
   const descKey = (queueId: string) => `${prefix}:q:{${queueId}}`
   const [fresh, old, third] = descs as [QueueDescriptor, QueueDescriptor, QueueDescriptor]
   // One queue's life was refreshed half a second ago, another's long ago (5 s left of 600).
@@ -341,9 +338,7 @@ t.test('a release and a park of the same turn share one call; the release clears
   const first = nodeA.getEvents({ queueId: one.queueId, userId: 1, lastEventId: -1 })
   await waitForHeld(nodeA, 1)
   await b.queues.append({ realmId: 1, userIds: [2], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
-  await withTimeout((async () => {
-    while ((await nodeA.getEvents({ queueId: two.queueId, userId: 2, lastEventId: -1, dontBlock: true })).length === 0) await new Promise((r) => setTimeout(r, 5))
-  })())
+  await pollUntil(nodeA, two.queueId, (o) => Array.isArray(o) && o.length > 0, 2)
   const scripts = countScripts(a.redis)
   // Queue one's poll is answered (its mark released) in the same turn as queue two's poll parks.
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })

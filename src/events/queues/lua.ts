@@ -152,13 +152,23 @@ local function prune(streamKey, upTo)
 end
 `
 
+/** refresh_life(q, ttl): refreshes the life of the queue whose descriptor key is \`q\` (descriptor, cursor, stream, watchers) to \`ttl\` ms. */
+const QUEUE_LIFE = `
+local function refresh_life(q, ttl)
+  redis.call('PEXPIRE', q, ttl)
+  redis.call('PEXPIRE', q .. ':m', ttl)
+  if redis.call('EXISTS', q .. ':e') == 1 then redis.call('PEXPIRE', q .. ':e', ttl) end
+  if redis.call('EXISTS', q .. ':w') == 1 then redis.call('PEXPIRE', q .. ':w', ttl) end
+end
+`
+
 /**
  * KEYS desc, meta, events, holder, watchers (one queue's); ARGV lastEventId, ttlMs, watcherNodeId ('' for none),
  * then (optional) nodeChannelPrefix, queueId and the reading node's ID: the other watchers are told of the prune.
  * Returns {'ok', {id, json, id, json…}, issued} (the events after lastEventId, JSON without "id"; lastEventId
  * is then the newest acknowledged ID) | {'pruned', id} | {'ahead'} | {'gone'}.
  */
-export const FETCH = new WakingScript(`${TELL_PRUNED}${PRUNE}
+export const FETCH = new WakingScript(`${TELL_PRUNED}${PRUNE}${QUEUE_LIFE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local last = tonumber(ARGV[1])
 local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
@@ -171,12 +181,9 @@ if last > pruned then
   if ARGV[5] then tell_pruned(KEYS[5], ARGV[6] or '', ARGV[4], ARGV[5], last) end
 end
 local ttl = tonumber(ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-redis.call('PEXPIRE', KEYS[3], ttl)
-if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
 if ARGV[3] ~= '' then redis.call('SADD', KEYS[5], ARGV[3]) end
-if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
+refresh_life(KEYS[1], ttl)
+if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
 local events = {}
 for _, entry in ipairs(redis.call('XRANGE', KEYS[3], string.format('%d', last + 1), '+')) do
   events[#events + 1] = string.match(entry[1], '^%d+')
@@ -185,20 +192,17 @@ end
 return {'ok', events, tostring(issued)}
 `)
 
-/** Refreshes every key of a queue to ARGV[1] ms (KEYS desc, meta, events, holder, watchers), as TOUCH and ACK do. */
+/** Refreshes every key of a queue to ARGV[1] ms (KEYS desc, meta, events, holder, watchers), as TOUCH and ACK do (with QUEUE_LIFE). */
 const REFRESH_QUEUE_TTL = `local ttl = tonumber(ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
+refresh_life(KEYS[1], ttl)
 if redis.call('PTTL', KEYS[4]) >= 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
-if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
 `
 
 /**
  * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, pruneUpTo ('' for none).
  * Refreshes the queue's life and prunes what a poll answered from memory acknowledged; 0 when the queue is gone.
  */
-export const TOUCH = new LuaScript(`${PRUNE}
+export const TOUCH = new LuaScript(`${PRUNE}${QUEUE_LIFE}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' then
   local upTo = tonumber(ARGV[2])
@@ -213,23 +217,26 @@ ${REFRESH_QUEUE_TTL}return 1
 `)
 
 /**
- * ACK's work, shared with PARK_ACK (KEYS and ARGV 1–5 as ACK's): returns 0
- * when the queue is gone, -1 when \`upTo\` is out of range; otherwise prunes,
- * tells the other watchers, refreshes the queue's life and falls through
- * (\`ttl\` then holds the lifespan).
+ * acknowledge(q, upTo, self, chan, qid), shared by ACK and PARK_ACK: moves the
+ * cursor of the queue whose descriptor key is \`q\` to \`upTo\`, prunes the
+ * stream and tells the other watchers (not \`self\`); false, changing
+ * nothing, when \`upTo\` is not between the acknowledged and the last issued ID.
  */
 const ACKNOWLEDGE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local upTo = tonumber(ARGV[2])
-local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
-local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
-if upTo < pruned or upTo > issued then return -1 end
-if upTo > pruned then
-  prune(KEYS[3], upTo)
-  redis.call('HSET', KEYS[2], 'pruned', upTo)
-  tell_pruned(KEYS[5], ARGV[5], ARGV[3], ARGV[4], upTo)
+local function acknowledge(q, upTo, self, chan, qid)
+  local meta = q .. ':m'
+  local cursor = redis.call('HMGET', meta, 'pruned', 'last')
+  local pruned = tonumber(cursor[1] or '-1')
+  local issued = tonumber(cursor[2] or '-1')
+  if upTo < pruned or upTo > issued then return false end
+  if upTo > pruned then
+    prune(q .. ':e', upTo)
+    redis.call('HSET', meta, 'pruned', upTo)
+    tell_pruned(q .. ':w', self, chan, qid, upTo)
+  end
+  return true
 end
-${REFRESH_QUEUE_TTL}`
+`
 
 /**
  * KEYS desc, meta, events, holder, watchers (one queue's); ARGV ttlMs, upTo, nodeChannelPrefix, queueId, selfNode.
@@ -238,7 +245,10 @@ ${REFRESH_QUEUE_TTL}`
  * the other watching nodes. Returns 1, 0 when the queue is gone, or -1 when it
  * was already pruned past \`upTo\` (the poll must read the queue).
  */
-export const ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${ACKNOWLEDGE}return 1
+export const ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${QUEUE_LIFE}${ACKNOWLEDGE}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if not acknowledge(KEYS[1], tonumber(ARGV[2]), ARGV[5], ARGV[3], ARGV[4]) then return -1 end
+${REFRESH_QUEUE_TTL}return 1
 `)
 
 /**
@@ -416,7 +426,7 @@ end
  * \`upTo\` is no longer between the acknowledged and the last issued ID (the
  * poll must read the queue).
  */
-export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${HOLD}
+export const PARK_ACK = new WakingScript(`${TELL_PRUNED}${PRUNE}${HOLD}${QUEUE_LIFE}${ACKNOWLEDGE}
 local chan = ARGV[1]
 local releases = tonumber(ARGV[2])
 for i = 1, releases do
@@ -433,31 +443,17 @@ for i = releases + 1, #KEYS do
   if left == -2 then
     out[#out + 1] = 0
     out[#out + 1] = 0
+  elseif not acknowledge(q, upTo, self, chan, qid) then
+    out[#out + 1] = -1
+    out[#out + 1] = 0
   else
-    local meta, eventsKey, holderKey, watchersKey = q .. ':m', q .. ':e', q .. ':h', q .. ':w'
-    local cursor = redis.call('HMGET', meta, 'pruned', 'last')
-    local pruned = tonumber(cursor[1] or '-1')
-    local issued = tonumber(cursor[2] or '-1')
-    if upTo < pruned or upTo > issued then
-      out[#out + 1] = -1
-      out[#out + 1] = 0
-    else
-      if upTo > pruned then
-        prune(eventsKey, upTo)
-        redis.call('HSET', meta, 'pruned', upTo)
-        tell_pruned(watchersKey, self, chan, qid, upTo)
-      end
-      if left < ttl - slack then
-        redis.call('PEXPIRE', q, ttl)
-        redis.call('PEXPIRE', meta, ttl)
-        if redis.call('EXISTS', eventsKey) == 1 then redis.call('PEXPIRE', eventsKey, ttl) end
-        if redis.call('EXISTS', watchersKey) == 1 then redis.call('PEXPIRE', watchersKey, ttl) end
-        left = ttl
-      end
-      hold(holderKey, value, left, chan, qid)
-      out[#out + 1] = 1
-      out[#out + 1] = left
+    if left < ttl - slack then
+      refresh_life(q, ttl)
+      left = ttl
     end
+    hold(q .. ':h', value, left, chan, qid)
+    out[#out + 1] = 1
+    out[#out + 1] = left
   end
 end
 return out

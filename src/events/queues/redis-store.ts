@@ -322,10 +322,13 @@ export class RedisQueueStore implements QueueStore {
     return true
   }
 
-  /** A script pruned the queue up to `upTo` and refreshed its life at `started`: this node's memory follows. */
-  private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined): void {
+  /**
+   * A script pruned the queue up to `upTo`, and left it `lifeLeftMs` to live
+   * (by default its whole lifespan, refreshed) as of `started`: this node's memory follows.
+   */
+  private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined, lifeLeftMs = desc.lifespanSecs * 1000): void {
     known?.acknowledge(desc.queueId, upTo)
-    known?.extend(desc.queueId, aliveUntil(desc, started))
+    known?.extend(desc.queueId, started + lifeLeftMs - EXPIRY_MARGIN_MS)
     this.extendIndexes(desc, started)
   }
 
@@ -573,7 +576,7 @@ export class RedisQueueStore implements QueueStore {
       for (let start = 0; start < slotGroup.length; start += MARKS_CHUNK) {
         const chunk = slotGroup.slice(start, start + MARKS_CHUNK)
         const releases = chunk.filter((mark) => mark.park === undefined)
-        const parks = chunk.filter((mark): mark is PendingMark & { park: PendingPark } => mark.park !== undefined)
+        const parks = chunk.filter((mark): mark is ParkMark => mark.park !== undefined)
         const keys = [...releases, ...parks].map(({ desc }) => this.key(desc.queueId))
         const args: (string | number)[] = [this.nodeChannelPrefix, releases.length, ...releases.map(({ holder }) => holderValue(holder))]
         for (const { desc, holder, park } of parks) {
@@ -601,7 +604,7 @@ export class RedisQueueStore implements QueueStore {
   }
 
   /** One queue's outcome of PARK_ACK: `left`, the queue's life in ms as the script left it. */
-  private parked(mark: PendingMark & { park: PendingPark }, code: number, left: number, started: number): 'parked' | 'gone' | 'stale' {
+  private parked(mark: ParkMark, code: number, left: number, started: number): 'parked' | 'gone' | 'stale' {
     const { desc } = mark
     const { upTo, nodeId } = mark.park
     const known = this.signals.knownBy(nodeId)
@@ -613,9 +616,7 @@ export class RedisQueueStore implements QueueStore {
       known?.woken(desc.queueId)
       return 'stale'
     }
-    known?.acknowledge(desc.queueId, upTo)
-    known?.extend(desc.queueId, started + left - EXPIRY_MARGIN_MS)
-    this.extendIndexes(desc, started)
+    this.acknowledgedInRedis(desc, upTo, started, known, left)
     return 'parked'
   }
 
@@ -683,6 +684,8 @@ interface PendingMark {
   holder: Holder
   park?: PendingPark
 }
+
+type ParkMark = PendingMark & { park: PendingPark }
 
 /**
  * How recently a queue's life may have been refreshed for a park to leave it
