@@ -19,19 +19,29 @@ async function publishPresence(ctx: RequestContext, user: Pick<User, 'id' | 'ema
   await publishAll(ctx, [{ event: presenceEvent(user, row, ctx.now().getTime() / 1000), userIds: audience }])
 }
 
-/** Records the user's report; sends a presence event when the user comes online (small realms only). */
-export async function updatePresence(ctx: ActionContext, input: { status: string }): Promise<void> {
-  if (ctx.user.isBot) throw botRequestsNotAccepted()
-  if (!PRESENCE_STATUSES.includes(input.status as PresenceStatus)) throw invalidPresenceStatus(input.status)
-  // Every ping asks: a prepared statement, not Prisma (db/fast-read.ts).
+/**
+ * The user's presence_enabled. Every ping asks: the authentication cache holds
+ * it with the user it just authenticated (db/auth-cache.ts); without an entry
+ * (the cache bypassed, or the entry evicted since), a prepared statement.
+ */
+async function sharesPresence(ctx: ActionContext): Promise<boolean> {
+  const cached = ctx.authCache.cachedPresenceEnabled(ctx.user)
+  if (cached !== undefined) return cached
   const [settings] = await fastRead<{ presence_enabled: boolean }>(
     ctx.prisma,
     'presence-enabled',
     'SELECT presence_enabled FROM user_settings WHERE user_id = $1',
     [ctx.user.id],
   )
+  return settings?.presence_enabled !== false
+}
+
+/** Records the user's report; sends a presence event when the user comes online (small realms only). */
+export async function updatePresence(ctx: ActionContext, input: { status: string }): Promise<void> {
+  if (ctx.user.isBot) throw botRequestsNotAccepted()
+  if (!PRESENCE_STATUSES.includes(input.status as PresenceStatus)) throw invalidPresenceStatus(input.status)
   // Reports of users who do not share presence are ignored (their row stays idle and old).
-  if (settings && !settings.presence_enabled) return
+  if (!(await sharesPresence(ctx))) return
   const now = seconds(ctx.now())
   const { before, after, written } = await ctx.presence.report(ctx.realm.id, ctx.user.id, input.status as PresenceStatus, now)
   if (!written) return

@@ -7,7 +7,9 @@
 // Never observably stale, by three mechanisms:
 //
 // 1. Other nodes' writes. Triggers on user_profile and realm NOTIFY
-//    'u:<id>' / 'r:<id>' at commit (migration *_auth_cache_invalidation);
+//    'u:<id>' / 'r:<id>' at commit (migration *_auth_cache_invalidation), and
+//    one on user_settings 'u:<user_id>' when presence_enabled, which the
+//    entries also hold, changes (migration *_presence_enabled_invalidation);
 //    each node LISTENs on a connection of its own (db/row-listener.ts) and
 //    evicts. While that connection is down the cache is bypassed entirely,
 //    and it is flushed whenever listening starts or stops, since
@@ -47,6 +49,8 @@ import type { RowChange } from './row-writes.js'
 export interface UserWithRealm {
   user: User
   realm: Realm
+  /** user_settings.presence_enabled: every presence ping asks (actions/update-presence.ts). */
+  presenceEnabled: boolean
 }
 
 /** The uncached lookups. */
@@ -168,6 +172,16 @@ export class AuthCache extends NotifiedCache<AuthCache> {
     return undefined
   }
 
+  /**
+   * Whether the user shares presence, when the cache holds the user's entry
+   * (evicted by every change to the setting, as to the user's row); undefined
+   * when it does not (then ask the database).
+   */
+  cachedPresenceEnabled(user: Pick<User, 'id' | 'apiKey'>): boolean | undefined {
+    const hit = this.cachedUserWithRealm(user.apiKey)
+    return hit?.user.id === user.id ? hit.presenceEnabled : undefined
+  }
+
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {
     const hit = this.cachedUserWithRealm(apiKey)
     if (hit !== undefined) return hit
@@ -177,7 +191,7 @@ export class AuthCache extends NotifiedCache<AuthCache> {
     const started = this.seq
     const found = await this.lookups.userWithRealmByApiKey(apiKey)
     if (found !== null && this.storable(started, now, [userMark(found.user.id), realmMark(found.realm.id), ALL_USERS, ALL_REALMS])) {
-      const value = Object.freeze({ user: Object.freeze(found.user), realm: this.internRealm(found.realm) })
+      const value = Object.freeze({ user: Object.freeze(found.user), realm: this.internRealm(found.realm), presenceEnabled: found.presenceEnabled })
       this.storeApiKey(apiKey, value, this.clock() + this.ttlMs)
       return value
     }

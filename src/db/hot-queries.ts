@@ -1,6 +1,7 @@
 // Lookups made on every request, as single raw statements: Prisma's ORM path
 // costs about three times a raw query here (measured: realm by subdomain
 // 1.9 ms vs 0.7 ms on PostgreSQL). Rows come back in Prisma's own shapes.
+import { fastRead } from './fast-read.js'
 import type { PrismaClient, Realm, User } from './index.js'
 
 /** Column names are few (the schema's): each conversion is computed once per process. */
@@ -29,15 +30,28 @@ export async function findRealmByStringId(prisma: PrismaClient, stringId: string
   return rows[0] ? toModel<Realm>(rows[0]) : null
 }
 
-/** The user holding an API key, with their realm (one statement). */
-export async function findUserWithRealmByApiKey(prisma: PrismaClient, apiKey: string): Promise<{ user: User; realm: Realm } | null> {
-  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
-    SELECT to_jsonb(u) AS u, to_jsonb(r) AS r
-    FROM user_profile u JOIN realm r ON r.id = u.realm_id
-    WHERE u.api_key = ${apiKey}`
+/**
+ * The user holding an API key, with their realm and whether they share their
+ * presence (one statement, prepared once per pooled connection). The setting
+ * rides along because every presence ping asks for it: the authentication
+ * cache then answers it too (auth-cache.ts), and a change to it evicts the
+ * user like a change to the user's own row (migration
+ * *_presence_enabled_invalidation, row-writes.ts). A user without a
+ * settings row shares presence, as the setting's default says.
+ */
+export async function findUserWithRealmByApiKey(prisma: PrismaClient, apiKey: string): Promise<{ user: User; realm: Realm; presenceEnabled: boolean } | null> {
+  const rows = await fastRead<{ u: Record<string, unknown>; r: Record<string, unknown>; presence_enabled: boolean | null }>(
+    prisma,
+    'auth_user_with_realm',
+    `SELECT to_jsonb(u) AS u, to_jsonb(r) AS r,
+            (SELECT s.presence_enabled FROM user_settings s WHERE s.user_id = u.id) AS presence_enabled
+     FROM user_profile u JOIN realm r ON r.id = u.realm_id
+     WHERE u.api_key = $1`,
+    [apiKey],
+  )
   const row = rows[0]
   if (!row) return null
-  return { user: fromJson<User>(row.u as Record<string, unknown>, USER_DATES), realm: fromJson<Realm>(row.r as Record<string, unknown>, REALM_DATES) }
+  return { user: fromJson<User>(row.u, USER_DATES), realm: fromJson<Realm>(row.r, REALM_DATES), presenceEnabled: row.presence_enabled !== false }
 }
 
 export const USER_DATES = ['dateJoined', 'lastLogin']

@@ -3,16 +3,18 @@
 // start and when they can no longer be uncommitted: see auth-cache.ts for why.
 //
 // How a write is recognised, all inside src/db:
-// * A Prisma query extension sees every operation on the User, Realm and
-//   Stream models (inside interactive transactions too, whose client inherits
-//   the extension). Updates and deletes of users and realms name the rows
+// * A Prisma query extension sees every operation on the User, Realm,
+//   Stream and UserSettings models (inside interactive transactions too, whose
+//   client inherits the extension). Updates and deletes of user_settings rows
+//   report their user (the cache holds presence_enabled), by `where.userId`. Updates and deletes of users and realms name the rows
 //   they touch when `where` selects by id (`id: n`, `id: { in: [...] }`);
 //   any other filter reports "all rows" of that table. Deleting users or
 //   streams can null foreign keys of other users and realms (ON DELETE SET
 //   NULL), so those report all rows of both tables. Creates report nothing:
 //   nothing is cached for a row that does not exist yet.
-// * `$executeRaw` / `$executeRawUnsafe` whose SQL updates user_profile or
-//   realm, or deletes from them or from stream, report all rows.
+// * `$executeRaw` / `$executeRawUnsafe` whose SQL updates user_profile,
+//   realm or user_settings, or deletes from them or from stream, report all
+//   rows.
 // * `$transaction` is wrapped (a Proxy over the extended client) and numbered
 //   as it starts. A write cannot be undone or committed later than the end
 //   of its transaction, so it is reported as settled once every transaction
@@ -111,16 +113,22 @@ export function changesOfModelOperation(model: string | undefined, operation: st
   if (!isUpdate && !isDelete) return []
   if (model === 'Stream') return isDelete ? ALL_ROWS : []
   if (model === 'User' && isDelete) return ALL_ROWS
+  // The authentication cache holds each user's presence_enabled: a write to
+  // user_settings is a write to its user (by `where.userId`, else every user).
+  if (model === 'UserSettings') {
+    const ids = idsOfWhere(args, 'userId')
+    return ids === undefined ? [{ table: 'user', id: 'all' }] : ids.map((id) => ({ table: 'user', id }))
+  }
   const table: RowTable | undefined = model === 'User' ? 'user' : model === 'Realm' ? 'realm' : undefined
   if (table === undefined) return []
   const ids = idsOfWhere(args)
   return ids === undefined ? [{ table, id: 'all' }] : ids.map((id) => ({ table, id }))
 }
 
-/** The ids a `where` selects by, when it selects by id only through `id`; undefined otherwise. */
-function idsOfWhere(args: unknown): number[] | undefined {
+/** The ids a `where` selects by, when it selects through `key` (`id` by default); undefined otherwise. */
+function idsOfWhere(args: unknown, key = 'id'): number[] | undefined {
   const where = field(args, 'where')
-  const id = field(where, 'id')
+  const id = field(where, key)
   if (typeof id === 'number') return [id]
   const list = field(id, 'in') ?? field(id, 'equals')
   if (typeof list === 'number') return [list]
@@ -134,7 +142,7 @@ function field(value: unknown, name: string): unknown {
 
 const TABLE = String.raw`"?(?:public"?\."?)?`
 const RAW_ROW_WRITE = new RegExp(
-  String.raw`\bupdate\s+(?:only\s+)?${TABLE}(?:user_profile|realm)\b|\bdelete\s+from\s+(?:only\s+)?${TABLE}(?:user_profile|realm|stream)\b`,
+  String.raw`\bupdate\s+(?:only\s+)?${TABLE}(?:user_profile|realm|user_settings)\b|\bdelete\s+from\s+(?:only\s+)?${TABLE}(?:user_profile|realm|stream|user_settings)\b`,
   'i',
 )
 
@@ -165,6 +173,7 @@ export function trackRowWrites(client: PrismaClient, writes: LocalWrites): Prism
       user: { $allOperations: onModel },
       realm: { $allOperations: onModel },
       stream: { $allOperations: onModel },
+      userSettings: { $allOperations: onModel },
       $executeRaw: onRaw,
       $executeRawUnsafe: onRaw,
     },

@@ -60,6 +60,36 @@ t.test("a user's API key changed on node A stops working on node B", async (t) =
   expectSuccess(t, await as(b.app, { deliveryEmail: user.deliveryEmail, apiKey: newKey }, b.fx).get('/users/me'))
 })
 
+t.test("presence_enabled turned off through node A: node A at once and node B after its NOTIFY ignore the user's pings", async (t) => {
+  const { a, b } = await twoNodesOwnConnections(t)
+  const user = await a.fx.newUser()
+  const owner = a.fx.users.owner
+  const ping = (node: TestApp) => as(node.app, user).post('/users/me/presence', { status: 'active', ping_only: true })
+  const noPresence = { code: 'BAD_REQUEST', status: 400, msg: `No presence data for ${user.email}` }
+  await warm(t, a, user)
+  await warm(t, b, user)
+  expectSuccess(t, await ping(b))
+  t.equal(b.services.authCache.cachedPresenceEnabled(user), true, "B's cache holds the setting with the user")
+  t.equal(a.services.authCache.cachedPresenceEnabled(user), true, "and so does A's")
+  expectSuccess(t, await as(a.app, user).patch('/settings', { presence_enabled: false }))
+  // A's own write evicted its entry before the answer: the next ping reads the new setting.
+  expectSuccess(t, await ping(a))
+  t.equal(a.services.authCache.cachedPresenceEnabled(user), false)
+  expectError(t, await as(a.app, owner).get(`/users/${user.id}/presence`), noPresence)
+  // B's entry goes when the NOTIFY arrives; nothing else asks B for this user meanwhile.
+  await retryUntil(async () => b.services.authCache.cachedPresenceEnabled(user), (cached) => cached === undefined, DEADLINE_MS)
+  expectSuccess(t, await ping(b))
+  t.equal(b.services.authCache.cachedPresenceEnabled(user), false)
+  expectError(t, await as(b.app, owner).get(`/users/${user.id}/presence`), noPresence)
+  // Turned on again: B learns that too, and records the next ping.
+  expectSuccess(t, await as(a.app, user).patch('/settings', { presence_enabled: true }))
+  await retryUntil(async () => b.services.authCache.cachedPresenceEnabled(user), (cached) => cached === undefined, DEADLINE_MS)
+  expectSuccess(t, await ping(b))
+  t.equal(b.services.authCache.cachedPresenceEnabled(user), true)
+  const presence = expectSuccess(t, await as(b.app, owner).get(`/users/${user.id}/presence`)).presence
+  t.equal(presence.aggregated.status, 'active')
+})
+
 t.test('a realm setting changed through node A applies on node B', async (t) => {
   const { a, b } = await twoNodesOwnConnections(t)
   const member = a.fx.users.member

@@ -65,7 +65,7 @@ function setup(options: { maxEntries?: number; maxBytes?: number; ttlMs?: number
   const cache = new AuthCache(db.lookups, { ...options, clock: () => now })
   cache.listening(true)
   const r1 = realm(1)
-  const alice = { user: user(10, 1, 'a'.repeat(32)), realm: r1 }
+  const alice = { user: user(10, 1, 'a'.repeat(32)), realm: r1, presenceEnabled: true }
   db.users.set(alice.user.apiKey, alice)
   db.realms.set(r1.stringId, r1)
   return { db, cache, alice, r1, advance: (ms: number) => (now += ms) }
@@ -82,10 +82,25 @@ t.test('serves a second lookup from the cache, the same rows, frozen', async (t)
   t.ok(Object.isFrozen(second?.realm))
 })
 
+t.test("answers a cached user's presence_enabled, and nothing for a user it does not hold", async (t) => {
+  const { db, cache, alice } = setup()
+  const hidden = { user: user(12, 1, 'h'.repeat(32)), realm: alice.realm, presenceEnabled: false }
+  db.users.set(hidden.user.apiKey, hidden)
+  t.equal(cache.cachedPresenceEnabled(hidden.user), undefined, 'not looked up yet')
+  await cache.userWithRealmByApiKey(hidden.user.apiKey)
+  await cache.userWithRealmByApiKey(alice.user.apiKey)
+  t.equal(cache.cachedPresenceEnabled(hidden.user), false)
+  t.equal(cache.cachedPresenceEnabled(alice.user), true)
+  t.equal(cache.cachedPresenceEnabled({ id: 99, apiKey: alice.user.apiKey }), undefined, "another user's key answers nothing")
+  cache.changed({ table: 'user', id: hidden.user.id })
+  t.equal(cache.cachedPresenceEnabled(hidden.user), undefined, 'evicted with the user')
+  t.equal(db.calls.users, 2)
+})
+
 t.test('never caches an unknown key or subdomain', async (t) => {
   const { db, cache } = setup()
   t.equal(await cache.userWithRealmByApiKey('b'.repeat(32)), null)
-  db.users.set('b'.repeat(32), { user: user(11, 1, 'b'.repeat(32)), realm: realm(1) })
+  db.users.set('b'.repeat(32), { user: user(11, 1, 'b'.repeat(32)), realm: realm(1), presenceEnabled: true })
   t.equal((await cache.userWithRealmByApiKey('b'.repeat(32)))?.user.id, 11)
   t.equal(await cache.realmByStringId('nowhere'), null)
   db.realms.set('nowhere', realm(5, 'nowhere'))
@@ -111,7 +126,7 @@ t.test('generation guard: a lookup that started before an eviction stores nothin
   const { db, cache, alice } = setup()
   const release = db.hold()
   const racing = cache.userWithRealmByApiKey(alice.user.apiKey)
-  const deactivated = { user: { ...alice.user, isActive: false }, realm: alice.realm }
+  const deactivated = { user: { ...alice.user, isActive: false }, realm: alice.realm, presenceEnabled: true }
   db.users.set(alice.user.apiKey, deactivated)
   cache.changed({ table: 'user', id: alice.user.id })
   release()
@@ -147,7 +162,7 @@ t.test('a write in flight on this node: evicted at once, nothing stored until it
   await cache.userWithRealmByApiKey(alice.user.apiKey)
   t.equal(db.calls.users, 3)
   t.same(cache.size, { apiKeys: 0, realms: 0 })
-  db.users.set(alice.user.apiKey, { user: { ...alice.user, role: 200 }, realm: alice.realm })
+  db.users.set(alice.user.apiKey, { user: { ...alice.user, role: 200 }, realm: alice.realm, presenceEnabled: true })
   cache.writeSettled(change)
   t.equal((await cache.userWithRealmByApiKey(alice.user.apiKey))?.user.role, 200)
   t.equal((await cache.userWithRealmByApiKey(alice.user.apiKey))?.user.role, 200)
@@ -197,7 +212,7 @@ t.test('a write to every row of a table flushes and blocks storing until it sett
 t.test("a realm's eviction drops its users' entries and its subdomain entry, not other realms'", async (t) => {
   const { db, cache, alice, r1 } = setup()
   const r2 = realm(2)
-  const bob = { user: user(20, 2, 'c'.repeat(32)), realm: r2 }
+  const bob = { user: user(20, 2, 'c'.repeat(32)), realm: r2, presenceEnabled: true }
   db.users.set(bob.user.apiKey, bob)
   db.realms.set(r2.stringId, r2)
   await cache.userWithRealmByApiKey(alice.user.apiKey)
@@ -218,7 +233,7 @@ t.test("the users of a realm share one realm object while its row is unchanged, 
   const big = (): Realm => ({ ...realm(3), description: 'x'.repeat(50_000) }) as Realm
   const keys = Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(104 + i)}`.repeat(32))
   // Each lookup reads its own copy of the row, as the database does.
-  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: big() }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: big(), presenceEnabled: true }))
   const found: Array<UserWithRealm | null> = []
   for (const key of keys) found.push(await cache.userWithRealmByApiKey(key))
   t.equal(cache.size.apiKeys, 20, 'every user fits')
@@ -228,7 +243,7 @@ t.test("the users of a realm share one realm object while its row is unchanged, 
   for (const key of keys) await cache.userWithRealmByApiKey(key)
   t.equal(db.calls.users, calls, 'all served from the cache')
   // The realm changes: its users' entries go, and they come back with the new row, not the old shared one.
-  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: { ...big(), name: 'Renamed' } as Realm }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: { ...big(), name: 'Renamed' } as Realm, presenceEnabled: true }))
   cache.changed({ table: 'realm', id: 3 })
   t.equal(cache.size.apiKeys, 0)
   const after = await cache.userWithRealmByApiKey(keys[0] as string)
@@ -241,8 +256,8 @@ t.test('a realm row read with other values than the shared one is not replaced b
   const { db, cache } = setup()
   const first = 'p'.repeat(32)
   const second = 'q'.repeat(32)
-  db.users.set(first, { user: user(60, 4, first), realm: { ...realm(4), name: 'Old' } as Realm })
-  db.users.set(second, { user: user(61, 4, second), realm: { ...realm(4), name: 'New' } as Realm })
+  db.users.set(first, { user: user(60, 4, first), realm: { ...realm(4), name: 'Old' } as Realm, presenceEnabled: true })
+  db.users.set(second, { user: user(61, 4, second), realm: { ...realm(4), name: 'New' } as Realm, presenceEnabled: true })
   const a = await cache.userWithRealmByApiKey(first)
   const b = await cache.userWithRealmByApiKey(second)
   t.equal(a?.realm.name, 'Old')
@@ -254,7 +269,7 @@ t.test("a user's new key replaces the entry under the old one", async (t) => {
   await cache.userWithRealmByApiKey(alice.user.apiKey)
   const newKey = 'd'.repeat(32)
   db.users.delete(alice.user.apiKey)
-  db.users.set(newKey, { user: { ...alice.user, apiKey: newKey }, realm: alice.realm })
+  db.users.set(newKey, { user: { ...alice.user, apiKey: newKey }, realm: alice.realm, presenceEnabled: true })
   await cache.userWithRealmByApiKey(newKey) // e.g. on a node whose NOTIFY is still on its way
   t.same(cache.size, { apiKeys: 1, realms: 0 })
   t.equal(await cache.userWithRealmByApiKey(alice.user.apiKey), null)
@@ -274,7 +289,7 @@ t.test('entries expire after the TTL', async (t) => {
 t.test('holds at most maxEntries per map, dropping the oldest', async (t) => {
   const { db, cache } = setup({ maxEntries: 2 })
   const keys = ['e', 'f', 'g'].map((c) => c.repeat(32))
-  keys.forEach((key, i) => db.users.set(key, { user: user(30 + i, 1, key), realm: realm(1) }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(30 + i, 1, key), realm: realm(1), presenceEnabled: true }))
   for (const key of keys) await cache.userWithRealmByApiKey(key)
   t.same(cache.size, { apiKeys: 2, realms: 0 })
   const calls = db.calls.users
@@ -320,6 +335,13 @@ t.test('which Prisma operations report which rows', async (t) => {
     ['User', 'create', { data: {} }, []],
     ['User', 'findUnique', { where: { id: 1 } }, []],
     ['Message', 'deleteMany', { where: {} }, []],
+    // The cache holds presence_enabled: a settings write is a write of its user.
+    ['UserSettings', 'update', { where: { userId: 5 }, data: { presenceEnabled: false } }, [{ table: 'user', id: 5 }]],
+    ['UserSettings', 'upsert', { where: { userId: 6 }, create: {}, update: {} }, [{ table: 'user', id: 6 }]],
+    ['UserSettings', 'updateMany', { where: { userId: { in: [7, 8] } }, data: {} }, [{ table: 'user', id: 7 }, { table: 'user', id: 8 }]],
+    ['UserSettings', 'updateMany', { where: { presenceEnabled: false }, data: {} }, [{ table: 'user', id: 'all' }]],
+    ['UserSettings', 'delete', { where: { userId: 9 } }, [{ table: 'user', id: 9 }]],
+    ['UserSettings', 'create', { data: { userId: 9 } }, []],
   ]
   for (const [model, operation, args, expected] of cases) {
     t.same(changesOfModelOperation(model, operation, args), expected, `${model}.${operation} ${JSON.stringify(args)}`)
@@ -330,6 +352,7 @@ t.test('which Prisma operations report which rows', async (t) => {
   t.same(changesOfRawSql('UPDATE message SET stream_id = $1'), [])
   t.same(changesOfRawSql('UPDATE realm_emoji SET deactivated = true'), [])
   t.same(changesOfRawSql('UPDATE stream SET name = $1'), [])
+  t.same(changesOfRawSql('UPDATE user_settings SET presence_enabled = false'), [{ table: 'user', id: 'all' }, { table: 'realm', id: 'all' }])
   t.same(changesOfRawSql('DELETE FROM public.stream WHERE id = 1'), [{ table: 'user', id: 'all' }, { table: 'realm', id: 'all' }])
 })
 

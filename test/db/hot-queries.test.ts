@@ -11,9 +11,21 @@ t.test('raw hot-path lookups return exactly what Prisma returns', async (t) => {
     const found = await findUserWithRealmByApiKey(prisma, user.apiKey)
     const expected = await prisma.user.findUniqueOrThrow({ where: { id: user.id }, include: { realm: true } })
     const { realm, ...row } = expected
-    t.strictSame(found, { user: row, realm }, `user ${user.fullName}`)
+    t.strictSame(found, { user: row, realm, presenceEnabled: true }, `user ${user.fullName}`)
     t.ok(found?.user.dateJoined instanceof Date, 'dates are Date objects')
     t.ok(found?.realm.dateCreated instanceof Date)
   }
   t.equal(await findUserWithRealmByApiKey(prisma, 'x'.repeat(32)), null)
+})
+
+t.test("the API key lookup carries the user's presence_enabled; a user without settings shares presence", async (t) => {
+  const { fx, services } = await buildTestApp(t)
+  const prisma = services.prisma
+  const user = fx.users.member
+  await prisma.userSettings.update({ where: { userId: user.id }, data: { presenceEnabled: false } })
+  t.equal((await findUserWithRealmByApiKey(prisma, user.apiKey))?.presenceEnabled, false)
+  await prisma.userSettings.update({ where: { userId: user.id }, data: { presenceEnabled: true } })
+  t.equal((await findUserWithRealmByApiKey(prisma, user.apiKey))?.presenceEnabled, true)
+  await prisma.userSettings.delete({ where: { userId: user.id } })
+  t.equal((await findUserWithRealmByApiKey(prisma, user.apiKey))?.presenceEnabled, true)
 })
