@@ -114,8 +114,9 @@ export async function enqueueMissedMessageEmails(services: Services, input: Enqu
   const everyMessage = !input.mentionsOnly
   // A prepared statement on the pg pool (db/fast-read.ts): this runs on every send; Prisma's $queryRaw would compile
   // each call, and an unnamed statement is planned each time (PostgreSQL's log showed ~5 ms binds under load).
-  const rows = await fastQuery<{ user_id: number; trigger: string | null; push_trigger: string | null; online_push: boolean; period: number }>(services.prisma, Prisma.sql`
-    SELECT r.user_id, s.email_notifications_batching_period_seconds AS period, s.enable_online_push_notifications AS online_push,
+  // Only recipients some trigger applies to come back: most messages notify no one, and a row costs both ends.
+  const triggered = await fastQuery<{ user_id: number; trigger: string | null; push_trigger: string | null; online_push: boolean; period: number }>(services.prisma, Prisma.sql`
+    SELECT * FROM (SELECT r.user_id, s.email_notifications_batching_period_seconds AS period, s.enable_online_push_notifications AS online_push,
       ${triggerCase('push', isPrivate, everyMessage)} AS push_trigger,
       ${triggerCase('email', isPrivate, everyMessage)} AS trigger
     FROM unnest(${recipients.map((r) => r.userId)}::int[], ${recipients.map((r) => r.flags)}::int[]) AS r(user_id, flags)
@@ -125,14 +126,14 @@ export async function enqueueMissedMessageEmails(services: Services, input: Enqu
     LEFT JOIN user_topic ut ON ut.user_id = u.id AND ut.stream_id = ${input.streamId ?? -1} AND lower(ut.topic_name) = lower(${input.topic})
     CROSS JOIN LATERAL (SELECT COALESCE(ut.visibility_policy = ${MUTED}, false)
       OR (COALESCE(sub.is_muted, false) AND COALESCE(ut.visibility_policy <> ${UNMUTED}, true)) AS muted) m
-    WHERE NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = r.user_id AND mu.muted_user_id = ${input.senderId})`,
+    WHERE NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_id = r.user_id AND mu.muted_user_id = ${input.senderId})) a
+    WHERE a.trigger IS NOT NULL OR a.push_trigger IS NOT NULL`,
     'notification_audience',
   )
   const now = services.now()
   const nowSecs = Math.floor(now.getTime() / 1000)
   const queued: { userId: number; trigger: string; dueAt: Date }[] = []
   const pushes: { userId: number; trigger: string }[] = []
-  const triggered = rows.filter((row) => row.trigger !== null || row.push_trigger !== null)
   // The away checks are Redis round trips: concurrent, a chunk at a time (a wildcard mention in a large channel has many).
   for (let i = 0; i < triggered.length; i += AWAY_CHECK_CHUNK) {
     const chunk = triggered.slice(i, i + AWAY_CHECK_CHUNK)
