@@ -72,7 +72,7 @@ t.test("a queue's events are a stream with entry IDs <event id>-1, trimmed as th
   t.same((await store.redis.xrange(stream, '-', '+')).map(([id]) => id), ['2-1'], 'acknowledged entries trimmed')
   t.same(await store.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '2', pruned: '1' }, 'the cursor beside it')
   const pttl = await store.redis.pttl(stream)
-  t.ok(pttl > 500_000 && pttl <= 600_000, 'the stream carries the queue’s TTL')
+  t.ok(pttl > 500_000 && pttl <= 610_000, 'the stream carries the queue’s TTL (its lifespan and the 10 s refresh slack)')
   const keys = ['', ':m', ':e', ':h', ':w', ':s'].map((part) => `${prefix}:q:{${desc.queueId}}${part}`)
   t.equal(new Set(keys.map(hashSlot)).size, 1, "all of a queue's keys share one slot")
 })
@@ -159,20 +159,27 @@ t.test('a queue deleted on another node stops being answered from memory', async
   t.equal((outcome as ApiError).code, 'BAD_EVENT_QUEUE_ID')
 })
 
-t.test('polls answered from memory still refresh the queue’s life, in one batch', async (t) => {
+t.test('polls answered from memory still refresh the queue’s life, in one batch, once the refresh slack has passed', async (t) => {
   const { a, nodeA, prefix } = await twoNodes(t)
-  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1 })
-  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  await a.redis.pexpire(`${prefix}:q:{${desc.queueId}}`, 5_000)
-  // Within a batch interval of the read that refreshed the queue a poll owes it no touch; past it, it does.
+  // A 10 s lifespan: its refresh slack is a tenth of it, 1 s, and a refresh gives it 11 s.
+  const desc = await nodeA.register({ userId: 1, userEmail: 'a@example.com', realmId: 1, lifespanSecs: 10 })
+  // The default 600 s lifespan: a slack of 10 s (refreshes give 610 s).
+  const long = await nodeA.register({ userId: 2, userEmail: 'b@example.com', realmId: 1 })
+  const descKey = (queueId: string) => `${prefix}:q:{${queueId}}`
+  for (const { queueId, userId } of [desc, long]) {
+    t.same(await nodeA.getEvents({ queueId, userId, lastEventId: -1, dontBlock: true }), [])
+    await a.redis.pexpire(descKey(queueId), 5_000)
+  }
+  // Within the slack of the read that refreshed the queue a poll owes it no touch; past it, it does.
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
   await a.queues.flushTouches()
-  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) <= 5_000, 'no touch right after the read')
+  t.ok((await a.redis.pttl(descKey(desc.queueId))) <= 5_000, 'no touch right after the read')
   await new Promise((resolve) => setTimeout(resolve, 1_100))
-  t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: -1, dontBlock: true }), [])
-  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) <= 5_000, 'not touched yet')
+  for (const { queueId, userId } of [desc, long]) t.same(await nodeA.getEvents({ queueId, userId, lastEventId: -1, dontBlock: true }), [])
+  t.ok((await a.redis.pttl(descKey(desc.queueId))) <= 5_000, 'not touched yet')
   await a.queues.flushTouches()
-  t.ok((await a.redis.pttl(`${prefix}:q:{${desc.queueId}}`)) > 500_000, 'touched: the whole lifespan again')
+  t.ok((await a.redis.pttl(descKey(desc.queueId))) > 10_000, 'touched: the whole lifespan and the slack again')
+  t.ok((await a.redis.pttl(descKey(long.queueId))) <= 5_000, 'a 600 s queue read 1.1 s after its refresh is within its 10 s slack: not touched')
 })
 
 t.test('when its subscription drops, a node forgets what it knew and its held polls read again', async (t) => {
@@ -299,7 +306,7 @@ t.test('a poll that acknowledges what it was answered and then waits makes one c
   t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1' })
 })
 
-t.test('the polls of one turn that acknowledge and wait park in one call; a life refreshed within the last second is left as it is', async (t) => {
+t.test('the polls of one turn that acknowledge and wait park in one call; a life refreshed within the refresh slack is left as it is', async (t) => {
   const { a, b, nodeA, prefix } = await twoNodes(t)
   const users = [1, 2, 3]
   const descs = await Promise.all(users.map((userId) => nodeA.register({ userId, userEmail: `u${userId}@example.com`, realmId: 1 })))
@@ -308,8 +315,10 @@ t.test('the polls of one turn that acknowledge and wait park in one call; a life
   for (const desc of descs) await pollUntil(nodeA, desc.queueId, (o) => Array.isArray(o) && o.length > 0, desc.userId)
   const descKey = (queueId: string) => `${prefix}:q:{${queueId}}`
   const [fresh, old, third] = descs as [QueueDescriptor, QueueDescriptor, QueueDescriptor]
-  // One queue's life was refreshed half a second ago, another's long ago (5 s left of 600).
-  await a.redis.pexpire(descKey(fresh.queueId), 600_000 - 500)
+  // A refresh gives a 600 s queue 610 s (its lifespan and a 10 s slack). One queue's life
+  // was refreshed half a second ago, another's long ago (5 s left).
+  const life = 610_000
+  await a.redis.pexpire(descKey(fresh.queueId), life - 500)
   await a.redis.pexpire(descKey(old.queueId), 5_000)
   await a.redis.pexpire(`${descKey(old.queueId)}:m`, 5_000)
   const scripts = countScripts(a.redis)
@@ -320,11 +329,13 @@ t.test('the polls of one turn that acknowledge and wait park in one call; a life
     t.same(await a.redis.hgetall(`${descKey(desc.queueId)}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
     t.match(await a.redis.get(`${descKey(desc.queueId)}:h`), /\|/, 'marked as held')
   }
-  t.ok((await a.redis.pttl(descKey(fresh.queueId))) <= 600_000 - 500, 'a life refreshed within the last second is not refreshed again')
-  t.ok((await a.redis.pttl(`${descKey(fresh.queueId)}:h`)) <= 600_000 - 500, 'and the mark does not outlive the queue')
-  t.ok((await a.redis.pttl(descKey(old.queueId))) > 590_000, 'an older life is refreshed')
-  t.ok((await a.redis.pttl(`${descKey(old.queueId)}:m`)) > 590_000, 'with the queue’s other keys')
-  t.ok((await a.redis.pttl(descKey(third.queueId))) > 590_000)
+  const freshLeft = await a.redis.pttl(descKey(fresh.queueId))
+  t.ok(freshLeft <= life - 500, 'a life refreshed within the slack is not refreshed again')
+  t.ok(freshLeft >= 600_000, 'and the queue still outlives the poll by its whole lifespan')
+  t.ok((await a.redis.pttl(`${descKey(fresh.queueId)}:h`)) <= life - 500, 'and the mark does not outlive the queue')
+  t.ok((await a.redis.pttl(descKey(old.queueId))) > 600_000, 'an older life is refreshed, to more than the lifespan')
+  t.ok((await a.redis.pttl(`${descKey(old.queueId)}:m`)) > 600_000, 'with the queue’s other keys')
+  t.ok((await a.redis.pttl(descKey(third.queueId))) > 600_000)
   await b.queues.append({ realmId: 1, userIds: users, event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
   for (const poll of held) t.same(await withTimeout(poll), [{ id: 1, type: 'alert_words', alert_words: ['y'] }])
 })

@@ -418,8 +418,8 @@ end
  * Per park, in order: prunes up to \`upTo\` (telling the other watchers),
  * refreshes the queue's life unless it was refreshed within \`slackMs\`
  * (its descriptor's PTTL is at least ttlMs - slackMs: most parks of a busy
- * queue follow a refresh by less than a second, and the life then costs one
- * PTTL instead of eight commands), then marks the poll as held (a previous
+ * queue follow a refresh by less than the slack, a few seconds, and the life
+ * then costs one PTTL instead of eight commands), then marks the poll as held (a previous
  * holder is told it was superseded).
  * Returns two numbers per park: 1 and the queue's life left in ms (the poll
  * is parked); 0, 0 when the queue is gone; -1, 0, changing nothing, when

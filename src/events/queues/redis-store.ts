@@ -39,6 +39,18 @@ const MARKS_CHUNK = 100
 const CACHE_SIZE = 50_000
 /** Polls answered from memory refresh their queues' TTLs in one batch this often. */
 const TOUCH_INTERVAL_MS = 1_000
+/**
+ * How long after a refresh of a queue's life its polls leave it as it is
+ * (refreshSlack): at most this, and a tenth of the lifespan. Each refresh sets
+ * the lifespan plus this slack (queueLifeMs), so a queue still outlives its
+ * last poll by its whole lifespan, as upstream's do (its collector runs every
+ * few minutes: a queue lives from its lifespan to some minutes more). One
+ * second was the slack before, and the refreshes (a PARK_ACK's or a touch's
+ * eight commands) then came once a second per busy queue: with ten, the load
+ * simulation's servers and Redis used a seventh less CPU at 1,000 users
+ * (bench/README.md).
+ */
+const REFRESH_SLACK_MAX_MS = 10_000
 /** A remembered state is trusted until this long before the queue could expire. */
 const EXPIRY_MARGIN_MS = 2 * TOUCH_INTERVAL_MS + 1_000
 /**
@@ -148,7 +160,7 @@ export class RedisQueueStore implements QueueStore {
    * drop it as stale.
    */
   async create(desc: QueueDescriptor): Promise<void> {
-    const ttl = desc.lifespanSecs * 1000
+    const ttl = queueLifeMs(desc)
     await CREATE.run(this.redis, [this.key(desc.queueId), this.key(desc.queueId, ':m')], [JSON.stringify(desc), ttl])
     this.remember(desc)
     const member = indexMember(desc.userId, desc.queueId)
@@ -163,7 +175,7 @@ export class RedisQueueStore implements QueueStore {
    * slack. Not awaited by the touch: it is one command per set, auto-pipelined.
    */
   private extendIndexes(desc: QueueDescriptor, touchedAt: number): void {
-    const ttl = desc.lifespanSecs * 1000 + INDEX_TTL_SLACK_MS
+    const ttl = queueLifeMs(desc) + INDEX_TTL_SLACK_MS
     for (const key of this.indexKeys(desc)) {
       const until = this.indexExtendedUntil.get(key) ?? 0
       if (touchedAt + ttl - INDEX_TTL_SLACK_MS / 2 <= until) continue
@@ -235,8 +247,8 @@ export class RedisQueueStore implements QueueStore {
       if (lastEventId === state.pruned) {
         // Answered from memory, nothing to acknowledge; the TTL refresh follows
         // in the next batch, unless the queue's life was refreshed within the
-        // last batch interval (a poll parked or acknowledged just now).
-        if (state.aliveUntil < aliveUntil(desc, now - TOUCH_INTERVAL_MS)) this.touchSoon(desc)
+        // slack (a poll parked or acknowledged just now, or a few seconds ago).
+        if (state.aliveUntil < aliveUntil(desc, now - refreshSlack(desc))) this.touchSoon(desc)
         return { kind: 'ok', events: [...state.events] }
       }
       // Nothing new, and the poll will park: ackAndPark acknowledges with the same call.
@@ -263,7 +275,7 @@ export class RedisQueueStore implements QueueStore {
     const started = Date.now()
     const reply = (await FETCH.run(this.redis, this.queueKeys(desc.queueId), [
       lastEventId,
-      desc.lifespanSecs * 1000,
+      queueLifeMs(desc),
       ticket ? (nodeId ?? '') : '',
       this.nodeChannelPrefix,
       desc.queueId,
@@ -313,7 +325,7 @@ export class RedisQueueStore implements QueueStore {
    */
   private async acknowledge(desc: QueueDescriptor, upTo: number, known: KnownStates, nodeId: string): Promise<boolean> {
     const started = Date.now()
-    const result = await ACK.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, upTo, this.nodeChannelPrefix, desc.queueId, nodeId], this.wakes)
+    const result = await ACK.run(this.redis, this.queueKeys(desc.queueId), [queueLifeMs(desc), upTo, this.nodeChannelPrefix, desc.queueId, nodeId], this.wakes)
     if (result !== 1) {
       known.woken(desc.queueId)
       return false
@@ -326,7 +338,7 @@ export class RedisQueueStore implements QueueStore {
    * A script pruned the queue up to `upTo`, and left it `lifeLeftMs` to live
    * (by default its whole lifespan, refreshed) as of `started`: this node's memory follows.
    */
-  private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined, lifeLeftMs = desc.lifespanSecs * 1000): void {
+  private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined, lifeLeftMs = queueLifeMs(desc)): void {
     known?.acknowledge(desc.queueId, upTo)
     known?.extend(desc.queueId, started + lifeLeftMs - EXPIRY_MARGIN_MS)
     this.extendIndexes(desc, started)
@@ -352,7 +364,7 @@ export class RedisQueueStore implements QueueStore {
     this.pendingTouches.clear()
     const started = Date.now()
     const alive = await Promise.all(
-      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc.queueId), [desc.lifespanSecs * 1000, pruneUpTo >= 0 ? pruneUpTo : ''])),
+      touches.map(({ desc, pruneUpTo }) => TOUCH.run(this.redis, this.queueKeys(desc.queueId), [queueLifeMs(desc), pruneUpTo >= 0 ? pruneUpTo : ''])),
     )
     alive.forEach((isAlive, i) => {
       const { desc } = touches[i] as { desc: QueueDescriptor }
@@ -580,7 +592,7 @@ export class RedisQueueStore implements QueueStore {
         const keys = [...releases, ...parks].map(({ desc }) => this.key(desc.queueId))
         const args: (string | number)[] = [this.nodeChannelPrefix, releases.length, ...releases.map(({ holder }) => holderValue(holder))]
         for (const { desc, holder, park } of parks) {
-          args.push(desc.lifespanSecs * 1000, refreshSlack(desc), park.upTo, desc.queueId, park.nodeId, holderValue(holder))
+          args.push(queueLifeMs(desc), refreshSlack(desc), park.upTo, desc.queueId, park.nodeId, holderValue(holder))
         }
         const call = PARK_ACK.run(this.redis, keys, args, this.wakes)
         calls.push(call)
@@ -688,17 +700,22 @@ interface PendingMark {
 type ParkMark = PendingMark & { park: PendingPark }
 
 /**
- * How recently a queue's life may have been refreshed for a park to leave it
- * as it is: the touch batch's interval, as for polls answered from memory
- * (fetch), and at most a tenth of the lifespan.
+ * How recently a queue's life may have been refreshed for a poll to leave it
+ * as it is, parked (PARK_ACK) or answered from memory (fetch): the queue then
+ * has at least its lifespan left.
  */
 function refreshSlack(desc: QueueDescriptor): number {
-  return Math.min(TOUCH_INTERVAL_MS, desc.lifespanSecs * 100)
+  return Math.min(REFRESH_SLACK_MAX_MS, desc.lifespanSecs * 100)
+}
+
+/** The TTL a refresh gives a queue's keys: its lifespan and the slack, so it outlives every poll by its lifespan. */
+function queueLifeMs(desc: QueueDescriptor): number {
+  return desc.lifespanSecs * 1000 + refreshSlack(desc)
 }
 
 /** Until when a queue whose life Redis refreshed at `refreshedAt` is certainly alive, as a node trusts it. */
 function aliveUntil(desc: QueueDescriptor, refreshedAt: number): number {
-  return refreshedAt + desc.lifespanSecs * 1000 - EXPIRY_MARGIN_MS
+  return refreshedAt + queueLifeMs(desc) - EXPIRY_MARGIN_MS
 }
 
 /** The value of a queue's holder key for a held poll. */
