@@ -43,8 +43,8 @@ const TOUCH_INTERVAL_MS = 1_000
  * How long after a refresh of a queue's life its polls leave it as it is
  * (refreshSlack): at most this, and a tenth of the lifespan. Each refresh sets
  * the lifespan plus this slack (queueLifeMs), so a queue still outlives its
- * last poll by its whole lifespan, as upstream's do (its collector runs every
- * few minutes: a queue lives from its lifespan to some minutes more). One
+ * last poll by its whole lifespan, as upstream's do (its collector runs once
+ * a minute: a queue lives from its lifespan to a minute more). One
  * second was the slack before, and the refreshes (a PARK_ACK's or a touch's
  * eight commands) then came once a second per busy queue: with ten, the load
  * simulation's servers and Redis used a seventh less CPU at 1,000 users
