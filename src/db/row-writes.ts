@@ -4,9 +4,10 @@
 //
 // How a write is recognised, all inside src/db:
 // * A Prisma query extension sees every operation on the User, Realm,
-//   Stream and UserSettings models (inside interactive transactions too, whose
-//   client inherits the extension). Updates and deletes of user_settings rows
-//   report their user (the cache holds presence_enabled), by `where.userId`. Updates and deletes of users and realms name the rows
+//   Stream and UserSettings models (inside interactive transactions too,
+//   whose client inherits the extension). Updates and deletes of
+//   user_settings rows report their user (the cache holds presence_enabled),
+//   by `where.userId`. Updates and deletes of users and realms name the rows
 //   they touch when `where` selects by id (`id: n`, `id: { in: [...] }`);
 //   any other filter reports "all rows" of that table. Deleting users or
 //   streams can null foreign keys of other users and realms (ON DELETE SET

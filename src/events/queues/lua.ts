@@ -419,8 +419,8 @@ end
  * refreshes the queue's life unless it was refreshed within \`slackMs\`
  * (its descriptor's PTTL is at least ttlMs - slackMs: most parks of a busy
  * queue follow a refresh by less than the slack, a few seconds, and the life
- * then costs one PTTL instead of eight commands), then marks the poll as held (a previous
- * holder is told it was superseded).
+ * then costs one PTTL instead of eight commands), then marks the poll as
+ * held (a previous holder is told it was superseded).
  * Returns two numbers per park: 1 and the queue's life left in ms (the poll
  * is parked); 0, 0 when the queue is gone; -1, 0, changing nothing, when
  * \`upTo\` is no longer between the acknowledged and the last issued ID (the
