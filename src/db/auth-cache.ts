@@ -160,26 +160,31 @@ export class AuthCache extends NotifiedCache<AuthCache> {
 
   /** The cached entry of an API key, or undefined (then ask userWithRealmByApiKey): no promise when the cache answers. */
   cachedUserWithRealm(apiKey: string): UserWithRealm | undefined {
-    this.startListening()
-    if (!this.isActive) return undefined
-    const hit = this.byApiKey.get(apiKey)
-    if (hit === undefined) return undefined
-    if (hit.expiresAt > this.clock()) {
-      this.hits++
-      return hit.value
-    }
-    this.dropApiKey(apiKey)
-    return undefined
+    const hit = this.liveEntry(apiKey)
+    if (hit !== undefined) this.hits++
+    return hit
   }
 
   /**
    * Whether the user shares presence, when the cache holds the user's entry
    * (evicted by every change to the setting, as to the user's row); undefined
-   * when it does not (then ask the database).
+   * when it does not (then ask the database). Asked after the request's own
+   * authentication, so not counted as another lookup.
    */
   cachedPresenceEnabled(user: Pick<User, 'id' | 'apiKey'>): boolean | undefined {
-    const hit = this.cachedUserWithRealm(user.apiKey)
+    const hit = this.liveEntry(user.apiKey)
     return hit?.user.id === user.id ? hit.presenceEnabled : undefined
+  }
+
+  /** The entry of an API key while the cache is in use and the entry within its TTL. */
+  private liveEntry(apiKey: string): UserWithRealm | undefined {
+    this.startListening()
+    if (!this.isActive) return undefined
+    const hit = this.byApiKey.get(apiKey)
+    if (hit === undefined) return undefined
+    if (hit.expiresAt > this.clock()) return hit.value
+    this.dropApiKey(apiKey)
+    return undefined
   }
 
   async userWithRealmByApiKey(apiKey: string): Promise<UserWithRealm | null> {

@@ -114,20 +114,25 @@ export function changesOfModelOperation(model: string | undefined, operation: st
   if (!isUpdate && !isDelete) return []
   if (model === 'Stream') return isDelete ? ALL_ROWS : []
   if (model === 'User' && isDelete) return ALL_ROWS
-  // The authentication cache holds each user's presence_enabled: a write to
-  // user_settings is a write to its user (by `where.userId`, else every user).
-  if (model === 'UserSettings') {
-    const ids = idsOfWhere(args, 'userId')
-    return ids === undefined ? [{ table: 'user', id: 'all' }] : ids.map((id) => ({ table: 'user', id }))
-  }
-  const table: RowTable | undefined = model === 'User' ? 'user' : model === 'Realm' ? 'realm' : undefined
-  if (table === undefined) return []
-  const ids = idsOfWhere(args)
-  return ids === undefined ? [{ table, id: 'all' }] : ids.map((id) => ({ table, id }))
+  const rows = model === undefined ? undefined : ROWS_OF_MODEL.get(model)
+  if (rows === undefined) return []
+  const ids = idsOfWhere(args, rows.key)
+  return ids === undefined ? [{ table: rows.table, id: 'all' }] : ids.map((id) => ({ table: rows.table, id }))
 }
 
-/** The ids a `where` selects by, when it selects through `key` (`id` by default); undefined otherwise. */
-function idsOfWhere(args: unknown, key = 'id'): number[] | undefined {
+/**
+ * The cached rows a model's rows stand for, and the `where` field naming
+ * them. The authentication cache holds each user's presence_enabled, so a
+ * user_settings row stands for its user.
+ */
+const ROWS_OF_MODEL = new Map<string, { table: RowTable; key: string }>([
+  ['User', { table: 'user', key: 'id' }],
+  ['Realm', { table: 'realm', key: 'id' }],
+  ['UserSettings', { table: 'user', key: 'userId' }],
+])
+
+/** The ids a `where` selects by, when it selects through `key` only; undefined otherwise. */
+function idsOfWhere(args: unknown, key: string): number[] | undefined {
   const where = field(args, 'where')
   const id = field(where, key)
   if (typeof id === 'number') return [id]

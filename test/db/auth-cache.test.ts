@@ -26,7 +26,8 @@ const user = (id: number, realmId: number, apiKey: string, extra: Partial<User> 
 
 /** A fake database: rows by key, each lookup counted; `hold()` makes the next lookups wait for release. */
 function fakeLookups() {
-  const users = new Map<string, UserWithRealm>()
+  /** Rows by API key; presenceEnabled defaults to true (the column's default). */
+  const users = new Map<string, Omit<UserWithRealm, 'presenceEnabled'> & { presenceEnabled?: boolean }>()
   const realms = new Map<string, Realm>()
   const calls = { users: 0, realms: 0 }
   let gate: Promise<void> | undefined
@@ -45,7 +46,8 @@ function fakeLookups() {
     lookups: {
       async userWithRealmByApiKey(apiKey: string) {
         calls.users++
-        const row = users.get(apiKey) ?? null // read before waiting: the row as of the lookup's start
+        const found = users.get(apiKey)
+        const row = found ? { presenceEnabled: true, ...found } : null // read before waiting: the row as of the lookup's start
         if (gate) await gate
         return row
       },
@@ -100,7 +102,7 @@ t.test("answers a cached user's presence_enabled, and nothing for a user it does
 t.test('never caches an unknown key or subdomain', async (t) => {
   const { db, cache } = setup()
   t.equal(await cache.userWithRealmByApiKey('b'.repeat(32)), null)
-  db.users.set('b'.repeat(32), { user: user(11, 1, 'b'.repeat(32)), realm: realm(1), presenceEnabled: true })
+  db.users.set('b'.repeat(32), { user: user(11, 1, 'b'.repeat(32)), realm: realm(1) })
   t.equal((await cache.userWithRealmByApiKey('b'.repeat(32)))?.user.id, 11)
   t.equal(await cache.realmByStringId('nowhere'), null)
   db.realms.set('nowhere', realm(5, 'nowhere'))
@@ -126,7 +128,7 @@ t.test('generation guard: a lookup that started before an eviction stores nothin
   const { db, cache, alice } = setup()
   const release = db.hold()
   const racing = cache.userWithRealmByApiKey(alice.user.apiKey)
-  const deactivated = { user: { ...alice.user, isActive: false }, realm: alice.realm, presenceEnabled: true }
+  const deactivated = { user: { ...alice.user, isActive: false }, realm: alice.realm }
   db.users.set(alice.user.apiKey, deactivated)
   cache.changed({ table: 'user', id: alice.user.id })
   release()
@@ -162,7 +164,7 @@ t.test('a write in flight on this node: evicted at once, nothing stored until it
   await cache.userWithRealmByApiKey(alice.user.apiKey)
   t.equal(db.calls.users, 3)
   t.same(cache.size, { apiKeys: 0, realms: 0 })
-  db.users.set(alice.user.apiKey, { user: { ...alice.user, role: 200 }, realm: alice.realm, presenceEnabled: true })
+  db.users.set(alice.user.apiKey, { user: { ...alice.user, role: 200 }, realm: alice.realm })
   cache.writeSettled(change)
   t.equal((await cache.userWithRealmByApiKey(alice.user.apiKey))?.user.role, 200)
   t.equal((await cache.userWithRealmByApiKey(alice.user.apiKey))?.user.role, 200)
@@ -212,7 +214,7 @@ t.test('a write to every row of a table flushes and blocks storing until it sett
 t.test("a realm's eviction drops its users' entries and its subdomain entry, not other realms'", async (t) => {
   const { db, cache, alice, r1 } = setup()
   const r2 = realm(2)
-  const bob = { user: user(20, 2, 'c'.repeat(32)), realm: r2, presenceEnabled: true }
+  const bob = { user: user(20, 2, 'c'.repeat(32)), realm: r2 }
   db.users.set(bob.user.apiKey, bob)
   db.realms.set(r2.stringId, r2)
   await cache.userWithRealmByApiKey(alice.user.apiKey)
@@ -233,7 +235,7 @@ t.test("the users of a realm share one realm object while its row is unchanged, 
   const big = (): Realm => ({ ...realm(3), description: 'x'.repeat(50_000) }) as Realm
   const keys = Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(104 + i)}`.repeat(32))
   // Each lookup reads its own copy of the row, as the database does.
-  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: big(), presenceEnabled: true }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: big() }))
   const found: Array<UserWithRealm | null> = []
   for (const key of keys) found.push(await cache.userWithRealmByApiKey(key))
   t.equal(cache.size.apiKeys, 20, 'every user fits')
@@ -243,7 +245,7 @@ t.test("the users of a realm share one realm object while its row is unchanged, 
   for (const key of keys) await cache.userWithRealmByApiKey(key)
   t.equal(db.calls.users, calls, 'all served from the cache')
   // The realm changes: its users' entries go, and they come back with the new row, not the old shared one.
-  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: { ...big(), name: 'Renamed' } as Realm, presenceEnabled: true }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(40 + i, 3, key), realm: { ...big(), name: 'Renamed' } as Realm }))
   cache.changed({ table: 'realm', id: 3 })
   t.equal(cache.size.apiKeys, 0)
   const after = await cache.userWithRealmByApiKey(keys[0] as string)
@@ -256,8 +258,8 @@ t.test('a realm row read with other values than the shared one is not replaced b
   const { db, cache } = setup()
   const first = 'p'.repeat(32)
   const second = 'q'.repeat(32)
-  db.users.set(first, { user: user(60, 4, first), realm: { ...realm(4), name: 'Old' } as Realm, presenceEnabled: true })
-  db.users.set(second, { user: user(61, 4, second), realm: { ...realm(4), name: 'New' } as Realm, presenceEnabled: true })
+  db.users.set(first, { user: user(60, 4, first), realm: { ...realm(4), name: 'Old' } as Realm })
+  db.users.set(second, { user: user(61, 4, second), realm: { ...realm(4), name: 'New' } as Realm })
   const a = await cache.userWithRealmByApiKey(first)
   const b = await cache.userWithRealmByApiKey(second)
   t.equal(a?.realm.name, 'Old')
@@ -269,7 +271,7 @@ t.test("a user's new key replaces the entry under the old one", async (t) => {
   await cache.userWithRealmByApiKey(alice.user.apiKey)
   const newKey = 'd'.repeat(32)
   db.users.delete(alice.user.apiKey)
-  db.users.set(newKey, { user: { ...alice.user, apiKey: newKey }, realm: alice.realm, presenceEnabled: true })
+  db.users.set(newKey, { user: { ...alice.user, apiKey: newKey }, realm: alice.realm })
   await cache.userWithRealmByApiKey(newKey) // e.g. on a node whose NOTIFY is still on its way
   t.same(cache.size, { apiKeys: 1, realms: 0 })
   t.equal(await cache.userWithRealmByApiKey(alice.user.apiKey), null)
@@ -289,7 +291,7 @@ t.test('entries expire after the TTL', async (t) => {
 t.test('holds at most maxEntries per map, dropping the oldest', async (t) => {
   const { db, cache } = setup({ maxEntries: 2 })
   const keys = ['e', 'f', 'g'].map((c) => c.repeat(32))
-  keys.forEach((key, i) => db.users.set(key, { user: user(30 + i, 1, key), realm: realm(1), presenceEnabled: true }))
+  keys.forEach((key, i) => db.users.set(key, { user: user(30 + i, 1, key), realm: realm(1) }))
   for (const key of keys) await cache.userWithRealmByApiKey(key)
   t.same(cache.size, { apiKeys: 2, realms: 0 })
   const calls = db.calls.users

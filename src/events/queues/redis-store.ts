@@ -340,7 +340,7 @@ export class RedisQueueStore implements QueueStore {
    */
   private acknowledgedInRedis(desc: QueueDescriptor, upTo: number, started: number, known: KnownStates | undefined, lifeLeftMs = queueLifeMs(desc)): void {
     known?.acknowledge(desc.queueId, upTo)
-    known?.extend(desc.queueId, started + lifeLeftMs - EXPIRY_MARGIN_MS)
+    known?.extend(desc.queueId, trustedUntil(started, lifeLeftMs))
     this.extendIndexes(desc, started)
   }
 
@@ -713,9 +713,14 @@ function queueLifeMs(desc: QueueDescriptor): number {
   return desc.lifespanSecs * 1000 + refreshSlack(desc)
 }
 
+/** Until when a node trusts a queue that Redis said, at `at`, had `lifeLeftMs` to live. */
+function trustedUntil(at: number, lifeLeftMs: number): number {
+  return at + lifeLeftMs - EXPIRY_MARGIN_MS
+}
+
 /** Until when a queue whose life Redis refreshed at `refreshedAt` is certainly alive, as a node trusts it. */
 function aliveUntil(desc: QueueDescriptor, refreshedAt: number): number {
-  return refreshedAt + queueLifeMs(desc) - EXPIRY_MARGIN_MS
+  return trustedUntil(refreshedAt, queueLifeMs(desc))
 }
 
 /** The value of a queue's holder key for a held poll. */
