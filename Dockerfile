@@ -37,4 +37,5 @@ VOLUME ["/data"]
 # No curl in slim images: Node fetches /healthz itself.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||9991)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/src/server.js"]
+# Node options: src/node-options.ts.
+CMD ["node", "--max-semi-space-size=32", "dist/src/server.js"]

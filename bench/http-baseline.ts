@@ -19,6 +19,7 @@ import { cpus, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon, { type Result } from 'autocannon'
+import { SERVER_NODE_OPTIONS } from '../src/node-options.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
@@ -45,7 +46,7 @@ function freePort(): Promise<number> {
 /** Spawns a node script and resolves once its output matches `ready`. */
 function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     children.push(child)
     let out = ''
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 120 s:\n${out}`)), 120_000)

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { SERVER_NODE_OPTIONS } from '../src/node-options.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BENCH_DATABASE_URL = process.env.ROOST_BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/roost_bench'
@@ -64,7 +65,7 @@ const children: ChildProcess[] = []
 /** Starts `node dist/bench/<script>.js` with IPC; resolves once it prints "listening". */
 export async function startChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/bench', `${script}.js`)], {
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...nodeArgs, path.join(ROOT, 'dist/bench', `${script}.js`)], {
     cwd: ROOT,
     // Benchmarks hold thousands of queues of one user: EVENT_QUEUES_PER_USER at its maximum.
     env: { ...process.env, RATE_LIMITING: 'off', LOG_LEVEL: 'warn', EVENT_QUEUES_PER_USER: '10000', PORT: String(port), HOST: '127.0.0.1', ...env },

@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { ROOT } from '../support/root.js'
+import { SERVER_NODE_OPTIONS } from '../../src/node-options.js'
 
 export const SERVER_ENTRY = path.join(ROOT, 'dist/src/server.js')
 
@@ -59,7 +60,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'EXTERNAL_URL', 'BOOTSTRAP_REALM_NAME', 'BOOTSTRAP_OWNER_EMAIL', 'BOOTSTRAP_OWNER_PASSWORD']) {
     if (!options.env?.[name]) delete env[name]
   }
-  const child = spawn(process.execPath, [SERVER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, SERVER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))

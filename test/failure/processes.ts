@@ -20,6 +20,7 @@ import pg from 'pg'
 import { freePort, SERVER_ENTRY } from '../e2e/start-server.js'
 import { ROOT } from '../support/root.js'
 import type { Tap } from '../support/app.js'
+import { SERVER_NODE_OPTIONS } from '../../src/node-options.js'
 
 export { freePort }
 
@@ -256,7 +257,7 @@ export async function startNode(t: Tap, name: string, options: NodeOptions): Pro
     ...options.env,
   }
   delete env.EXTERNAL_URL
-  const child = track(spawn(process.execPath, [SERVER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }))
+  const child = track(spawn(process.execPath, [...SERVER_NODE_OPTIONS, SERVER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }))
   let out = ''
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
