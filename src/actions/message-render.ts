@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import { fastRead } from '../db/fast-read.js'
+import type { LinkifierRow } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { Prisma } from '../db/index.js'
 import {
@@ -28,6 +29,8 @@ export async function loadRenderContext(
   /** One content, or several rendered with one context (what any of them names). */
   content: string | readonly string[],
   config: Pick<Config, 'externalUrl'>,
+  /** The realm's linkifiers when the caller read them already (a send's first statement); otherwise read here. */
+  linkifiers?: readonly LinkifierRow[],
 ): Promise<RenderContext> {
   const c = typeof content === 'string' ? extractMentionCandidates(content) : mentionCandidatesOfAll(content)
   const lowerNames = c.userNames.map((n) => n.toLowerCase())
@@ -91,7 +94,7 @@ export async function loadRenderContext(
       ]),
     ),
     realmUrl: realmUrl(realm, config.externalUrl),
-    linkifiers: await loadLinkifiers(db, realm.id),
+    linkifiers: linkifiers === undefined ? await loadLinkifiers(db, realm.id) : compileLinkifiers(linkifiers),
   }
 }
 
@@ -125,12 +128,16 @@ export async function membersByGroup(db: Db, groupIds: readonly number[]): Promi
 /** The realm's linkifiers in their order, compiled (bounded by MAX_LINKIFIERS_PER_REALM). */
 export async function loadLinkifiers(db: Db, realmId: number): Promise<CompiledLinkifier[]> {
   // On every send: a prepared statement rather than an ORM read (db/fast-read.ts).
-  const rows = await fastRead<{ pattern: string; urlTemplate: string }>(
+  const rows = await fastRead<LinkifierRow>(
     db,
     'realm_linkifiers',
     'SELECT pattern, url_template AS "urlTemplate" FROM realm_linkifier WHERE realm_id = $1 ORDER BY "order", id',
     [realmId],
   )
+  return compileLinkifiers(rows)
+}
+
+function compileLinkifiers(rows: readonly LinkifierRow[]): CompiledLinkifier[] {
   return rows.map((r) => compileLinkifier(r)).filter((l): l is CompiledLinkifier => l !== null)
 }
 
@@ -140,8 +147,10 @@ export async function renderMessageContent(
   sender: Pick<User, 'id' | 'role'>,
   content: string,
   config: Pick<Config, 'externalUrl'>,
+  /** As loadRenderContext's. */
+  linkifiers?: readonly LinkifierRow[],
 ): Promise<RenderResult> {
-  return renderMarkdown(content, await loadRenderContext(db, realm, sender, content, config))
+  return renderMarkdown(content, await loadRenderContext(db, realm, sender, content, config, linkifiers))
 }
 
 /** Members of the groups, including members of their subgroups at any depth. */

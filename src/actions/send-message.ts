@@ -11,7 +11,7 @@
 import type { ActionContext } from './context.js'
 import { announceRecipients, publishAll } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { findDirectAudience, findStreamAudience, insertMessage } from '../db/send-queries.js'
+import { findDirectAudience, findStreamAudience, insertMessage, type LinkifierRow } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
@@ -69,7 +69,7 @@ const NO_TOPIC = '(no topic)'
 
 // Reads and writes are raw statements (db/send-queries.ts): one to resolve
 // the addressee with everything the flags need (channel, subscribers, topic
-// participants, alert words, a bot's owner), one to render when the content
+// participants, alert words, a bot's owner) and the realm's linkifiers, one to render when the content
 // names users, groups, channels or emoji, and one to write the message, its
 // recipients' rows and its attachments.
 
@@ -85,8 +85,16 @@ type Target =
       alertWordsVersion: number
       /** Users who muted the sender. */
       muterIds: number[]
+      linkifiers: LinkifierRow[]
     }
-  | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[]; alertWordsVersion: number; muterIds: number[] }
+  | {
+      kind: 'private'
+      participants: Pick<User, 'id' | 'email' | 'fullName'>[]
+      recipientIds: number[]
+      alertWordsVersion: number
+      muterIds: number[]
+      linkifiers: LinkifierRow[]
+    }
 
 async function resolveTarget(ctx: ActionContext, input: SendMessageInput, content: () => string): Promise<Target> {
   const addressee = parseAddressee(input)
@@ -119,6 +127,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       participants: new Set(audience.participantIds),
       alertWordsVersion: audience.alertWordsVersion,
       muterIds: audience.muterIds,
+      linkifiers: audience.linkifiers,
     }
   }
   const byId = typeof addressee.to[0] === 'number'
@@ -132,14 +141,21 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
   for (const u of users) participantsById.set(u.id, u)
   const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)
-  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), alertWordsVersion: audience.alertWordsVersion, muterIds: audience.muterIds }
+  return {
+    kind: 'private',
+    participants,
+    recipientIds: participants.map((u) => u.id),
+    alertWordsVersion: audience.alertWordsVersion,
+    muterIds: audience.muterIds,
+    linkifiers: audience.linkifiers,
+  }
 }
 
 export async function sendMessage(ctx: ActionContext, input: SendMessageInput): Promise<{ id: number }> {
   let content = ''
   const target = await resolveTarget(ctx, input, () => (content = normalizeMessageContent(input.content)))
   const sender = ctx.user
-  const rendered = await renderMessageContent(ctx.prisma, ctx.realm, sender, content, ctx.config)
+  const rendered = await renderMessageContent(ctx.prisma, ctx.realm, sender, content, ctx.config, target.linkifiers)
 
   let participants = new Set<number>()
   if (target.kind === 'stream') {

@@ -12,6 +12,20 @@ import { fastQuery } from './fast-read.js'
 
 type Db = PrismaClient | Tx
 
+/** A realm linkifier as the renderer compiles it (domain/linkifiers.ts). */
+export interface LinkifierRow {
+  pattern: string
+  urlTemplate: string
+}
+
+/**
+ * The sender's realm's linkifiers, in their order, as a column of the send's
+ * first statement: rendering needs them at every send, and a statement of
+ * their own was one round trip in five.
+ */
+const linkifiersColumn = (realmId: number): Prisma.Sql => Prisma.sql`(SELECT COALESCE(json_agg(json_build_object('pattern', l.pattern, 'urlTemplate', l.url_template) ORDER BY l."order", l.id), '[]'::json)
+        FROM realm_linkifier l WHERE l.realm_id = ${realmId}::int) AS linkifiers`
+
 export interface StreamAudience {
   stream: Stream
   /** Active subscribers who are active users, ascending. */
@@ -24,6 +38,8 @@ export interface StreamAudience {
   owner: User | null
   /** Users who muted the sender: the message reaches them already read. */
   muterIds: number[]
+  /** The linkifiers of the realm `realmId`, in their order. */
+  linkifiers: LinkifierRow[]
 }
 
 export interface StreamAudienceQuery {
@@ -60,7 +76,8 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
         WHERE ${q.participants}::boolean AND m.stream_id = st.id AND lower(m.topic) = lower(${q.topic}::text)) AS participant_ids,
       (SELECT version FROM realm_alert_words_version WHERE realm_id = st.realm_id) AS alert_words_version,
       (SELECT to_jsonb(o) FROM user_profile o WHERE o.id = ${q.ownerId}::int) AS owner,
-      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int) AS muter_ids
+      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int) AS muter_ids,
+      ${linkifiersColumn(q.realmId)}
     FROM st`, 'send_stream_audience')
   const row = rows[0]
   if (!row) return null
@@ -71,6 +88,7 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
     alertWordsVersion: Number(row.alert_words_version ?? 0),
     owner: row.owner ? fromJson<User>(row.owner as Record<string, unknown>, USER_DATES) : null,
     muterIds: row.muter_ids as number[],
+    linkifiers: row.linkifiers as LinkifierRow[],
   }
 }
 
@@ -83,6 +101,8 @@ export interface DirectAudience {
   alertWordsVersion: number
   /** Users who muted the sender. */
   muterIds: number[]
+  /** The realm's linkifiers, in their order. */
+  linkifiers: LinkifierRow[]
 }
 
 /** Candidates for the `to` of a direct message, with the realm's alert-word version. */
@@ -91,7 +111,7 @@ export async function findDirectAudience(
   q: { realmId: number; senderId: number; ids: readonly number[]; emails: readonly string[] },
 ): Promise<DirectAudience> {
   const lower = q.emails.map((e) => e.toLowerCase())
-  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[] }>(db, Prisma.sql`
+  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: LinkifierRow[] }>(db, Prisma.sql`
     WITH found AS (
       SELECT id, email, delivery_email, full_name, is_active FROM user_profile
       WHERE realm_id = ${q.realmId}::int
@@ -101,9 +121,10 @@ export async function findDirectAudience(
       (SELECT json_agg(json_build_object('id', id, 'email', email, 'deliveryEmail', delivery_email, 'fullName', full_name, 'isActive', is_active) ORDER BY id)
         FROM found) AS users,
       (SELECT version FROM realm_alert_words_version WHERE realm_id = ${q.realmId}::int) AS alert_words_version,
-      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids`, 'send_direct_audience')
+      ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids,
+      ${linkifiersColumn(q.realmId)}`, 'send_direct_audience')
   const row = rows[0]
-  return { users: row?.users ?? [], alertWordsVersion: Number(row?.alert_words_version ?? 0), muterIds: row?.muter_ids ?? [] }
+  return { users: row?.users ?? [], alertWordsVersion: Number(row?.alert_words_version ?? 0), muterIds: row?.muter_ids ?? [], linkifiers: row?.linkifiers ?? [] }
 }
 
 export interface NewMessage {

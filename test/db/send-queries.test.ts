@@ -40,6 +40,20 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     t.strictSame((await findStreamAudience(prisma, { ...query, participants: false }))?.participantIds, [])
   })
 
+  t.test("the sender's realm's linkifiers, in their order, with either audience", async (t) => {
+    const first = await prisma.realmLinkifier.create({ data: { realmId: fx.realm.id, pattern: 'A-(?P<id>[0-9]+)', urlTemplate: 'https://a.example/{id}', order: 2 } })
+    const second = await prisma.realmLinkifier.create({ data: { realmId: fx.realm.id, pattern: 'B-(?P<id>[0-9]+)', urlTemplate: 'https://b.example/{id}', order: 1 } })
+    t.teardown(() => prisma.realmLinkifier.deleteMany({ where: { id: { in: [first.id, second.id] } } }))
+    const expected = [
+      { pattern: second.pattern, urlTemplate: second.urlTemplate },
+      { pattern: first.pattern, urlTemplate: first.urlTemplate },
+    ]
+    const query = { realmId: fx.realm.id, name: '', topic: 't', senderId: owner.id, ownerId: null, participants: false, streamId: fx.streams.general.id }
+    t.strictSame((await findStreamAudience(prisma, query))?.linkifiers, expected)
+    t.strictSame((await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [member.id], emails: [] })).linkifiers, expected)
+    t.strictSame((await findDirectAudience(prisma, { realmId: fx.realm.id + 1_000_000, senderId: owner.id, ids: [], emails: [] })).linkifiers, [], "another realm's: none")
+  })
+
   t.test('direct-message candidates by ID and by email', async (t) => {
     const byIds = await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [member.id, otherMember.id], emails: [] })
     const pick = (u: typeof member) => ({ id: u.id, email: u.email, deliveryEmail: u.deliveryEmail, fullName: u.fullName, isActive: u.isActive })
