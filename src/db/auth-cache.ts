@@ -176,6 +176,19 @@ export class AuthCache extends NotifiedCache<AuthCache> {
     return hit?.user.id === user.id ? hit.presenceEnabled : undefined
   }
 
+  /**
+   * A user's row by ID, when the cache holds the user's entry (the user
+   * authenticated on this node within the TTL); undefined otherwise. Evicted
+   * with the entry, so as fresh as authentication's. GET /messages presents
+   * its senders from it (queries/messages.ts); not counted as a lookup.
+   */
+  cachedUserById(userId: number): User | undefined {
+    const apiKey = this.apiKeyOfUser.get(userId)
+    if (apiKey === undefined) return undefined
+    const hit = this.liveEntry(apiKey)
+    return hit?.user.id === userId ? hit.user : undefined
+  }
+
   /** The entry of an API key while the cache is in use and the entry within its TTL. */
   private liveEntry(apiKey: string): UserWithRealm | undefined {
     this.startListening()

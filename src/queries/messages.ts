@@ -11,7 +11,8 @@ import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message
 import { accessMessageById } from '../access/message.js'
 import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
 import { fastQuery, statementName } from '../db/fast-read.js'
-import { messageLookups, type MessageReactionRow } from '../db/message-reads.js'
+import { messageLookups, type MessageReactionRow, type MessageUser } from '../db/message-reads.js'
+import type { AuthCache } from '../db/auth-cache.js'
 
 /** Upstream's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000
@@ -23,6 +24,8 @@ export interface ViewerContext {
   prisma: PrismaClient
   realm: Realm
   user: User
+  /** The node's authentication cache: the senders and participants it holds are not read again (presentMessages). */
+  authCache?: Pick<AuthCache, 'cachedUserById'>
 }
 
 export interface GetMessagesInput {
@@ -61,8 +64,19 @@ export async function presentMessages(
     for (const id of message.dmUserIds) userIds.add(id)
     if (message.streamId !== null) streamIds.add(message.streamId)
   }
-  const lookups = await messageLookups(ctx.prisma, rows.map((r) => r.message.id), userIds, streamIds)
-  const userById = new Map(lookups.users.map((u) => [u.id, u]))
+  // Users who authenticated on this node lately are in its authentication
+  // cache, evicted by any change to their row: only the others are read.
+  // (In a busy channel the senders are its active members: 0.14 ms of
+  // PostgreSQL's 0.3 ms for the lookups, bench/README.md.)
+  const userById = new Map<number, MessageUser>()
+  const usersToRead: number[] = []
+  for (const id of userIds) {
+    const cached = ctx.authCache?.cachedUserById(id)
+    if (cached !== undefined) userById.set(id, cached)
+    else usersToRead.push(id)
+  }
+  const lookups = await messageLookups(ctx.prisma, rows.map((r) => r.message.id), usersToRead, streamIds)
+  for (const user of lookups.users) userById.set(user.id, user)
   const streamById = new Map(lookups.streams.map((s) => [s.id, s]))
   const reactionsOf = new Map<number, MessageReactionRow[]>()
   for (const r of lookups.reactions) {

@@ -90,6 +90,29 @@ t.test("presence_enabled turned off through node A: node A at once and node B af
   t.equal(presence.aggregated.status, 'active')
 })
 
+t.test("a sender renamed through node A: GET /messages shows the new name on node A at once and on node B after its NOTIFY", async (t) => {
+  const { a, b } = await twoNodesOwnConnections(t)
+  const { owner, member, admin } = a.fx.users
+  const general = a.fx.streams.general
+  expectSuccess(t, await as(a.app, member).post('/messages', { type: 'stream', to: general.name, topic: 'names', content: 'hello' }))
+  const senderName = async (node: TestApp) => {
+    const body = expectSuccess(t, await as(node.app, owner).get('/messages', { anchor: 'newest', num_before: 1, narrow: [{ operator: 'channel', operand: general.id }] }))
+    return body.messages[0].sender_full_name as string
+  }
+  for (const node of [a, b]) {
+    await warm(t, node, member)
+    t.ok(node.services.authCache.cachedUserById(member.id), "the node's cache holds the sender")
+    t.equal(await senderName(node), member.fullName)
+  }
+  expectSuccess(t, await as(a.app, admin).patch(`/users/${member.id}`, { full_name: 'Renamed Member' }))
+  // A's own write evicted the sender before the answer.
+  t.equal(await senderName(a), 'Renamed Member')
+  // B's entry goes when the NOTIFY arrives (within the deadline, far below the 60 s TTL).
+  const name = await retryUntil(() => senderName(b), (found) => found === 'Renamed Member', DEADLINE_MS)
+  t.equal(name, 'Renamed Member')
+  t.equal(b.services.authCache.cachedUserById(member.id), undefined, "B's entry was evicted")
+})
+
 t.test('a realm setting changed through node A applies on node B', async (t) => {
   const { a, b } = await twoNodesOwnConnections(t)
   const member = a.fx.users.member

@@ -99,6 +99,28 @@ t.test("answers a cached user's presence_enabled, and nothing for a user it does
   t.equal(db.calls.users, 2)
 })
 
+t.test("answers a cached user's row by ID until the entry goes, without counting a lookup", async (t) => {
+  const { db, cache, alice, advance } = setup({ ttlMs: 1_000 })
+  t.equal(cache.cachedUserById(alice.user.id), undefined, 'not looked up yet')
+  await cache.userWithRealmByApiKey(alice.user.apiKey)
+  t.equal(cache.cachedUserById(alice.user.id), (await cache.userWithRealmByApiKey(alice.user.apiKey))?.user, "the entry's own row")
+  t.equal(cache.cachedUserById(99), undefined, 'nothing for a user it does not hold')
+  t.equal(cache.hits, 1, 'only the lookup by key counted a hit')
+  cache.changed({ table: 'user', id: alice.user.id })
+  t.equal(cache.cachedUserById(alice.user.id), undefined, 'evicted with the user')
+  await cache.userWithRealmByApiKey(alice.user.apiKey)
+  t.ok(cache.cachedUserById(alice.user.id))
+  cache.writeStarted([{ table: 'user', id: alice.user.id }])
+  t.equal(cache.cachedUserById(alice.user.id), undefined, 'not while a write to the user is in flight')
+  cache.writeSettled([{ table: 'user', id: alice.user.id }])
+  await cache.userWithRealmByApiKey(alice.user.apiKey)
+  advance(1_001)
+  t.equal(cache.cachedUserById(alice.user.id), undefined, 'not past the TTL')
+  cache.listening(false)
+  t.equal(cache.cachedUserById(alice.user.id), undefined, 'not while the listener is down')
+  t.equal(db.calls.users, 3)
+})
+
 t.test('never caches an unknown key or subdomain', async (t) => {
   const { db, cache } = setup()
   t.equal(await cache.userWithRealmByApiKey('b'.repeat(32)), null)
