@@ -69,9 +69,9 @@ const NO_TOPIC = '(no topic)'
 
 // Reads and writes are raw statements (db/send-queries.ts): one to resolve
 // the addressee with everything the flags need (channel, subscribers, topic
-// participants, alert words, a bot's owner) and the realm's linkifiers, one to render when the content
-// names users, groups, channels or emoji, and one to write the message, its
-// recipients' rows and its attachments.
+// participants, alert words, a bot's owner) and the realm's linkifiers, one
+// to render when the content names users, groups, channels or emoji, and one
+// to write the message, its recipients' rows and its attachments.
 
 type Target =
   | {
