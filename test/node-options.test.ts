@@ -3,6 +3,7 @@
 // runs the server with V8's smaller young generation, and nothing else
 // would notice.
 import t from 'tap'
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { SERVER_NODE_OPTIONS } from '../src/node-options.js'
@@ -32,7 +33,6 @@ t.test("the image's CMD passes the server options to node", async (t) => {
 })
 
 t.test('the options are ones this node accepts', async (t) => {
-  const { spawnSync } = await import('node:child_process')
   const run = spawnSync(process.execPath, [...SERVER_NODE_OPTIONS, '-e', 'process.exit(0)'], { encoding: 'utf8' })
   t.equal(run.status, 0, run.stderr)
 })

@@ -5,7 +5,6 @@ import type { Config } from '../config.js'
 import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import { fastRead } from '../db/fast-read.js'
-import type { LinkifierRow } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { Prisma } from '../db/index.js'
 import {
@@ -17,7 +16,7 @@ import {
   type RenderResult,
 } from '../domain/markdown.js'
 import { canAccessStreamContent } from '../domain/stream-access.js'
-import { compileLinkifier, type CompiledLinkifier } from '../domain/linkifiers.js'
+import { compileLinkifier, type CompiledLinkifier, type Linkifier } from '../domain/linkifiers.js'
 import { realmUrl } from '../present/realm.js'
 
 type Db = PrismaClient | Tx
@@ -30,7 +29,7 @@ export async function loadRenderContext(
   content: string | readonly string[],
   config: Pick<Config, 'externalUrl'>,
   /** The realm's linkifiers when the caller read them already (a send's first statement); otherwise read here. */
-  linkifiers?: readonly LinkifierRow[],
+  linkifiers?: readonly Linkifier[],
 ): Promise<RenderContext> {
   const c = typeof content === 'string' ? extractMentionCandidates(content) : mentionCandidatesOfAll(content)
   const lowerNames = c.userNames.map((n) => n.toLowerCase())
@@ -128,7 +127,7 @@ export async function membersByGroup(db: Db, groupIds: readonly number[]): Promi
 /** The realm's linkifiers in their order, compiled (bounded by MAX_LINKIFIERS_PER_REALM). */
 export async function loadLinkifiers(db: Db, realmId: number): Promise<CompiledLinkifier[]> {
   // On every send: a prepared statement rather than an ORM read (db/fast-read.ts).
-  const rows = await fastRead<LinkifierRow>(
+  const rows = await fastRead<Linkifier>(
     db,
     'realm_linkifiers',
     'SELECT pattern, url_template AS "urlTemplate" FROM realm_linkifier WHERE realm_id = $1 ORDER BY "order", id',
@@ -137,7 +136,7 @@ export async function loadLinkifiers(db: Db, realmId: number): Promise<CompiledL
   return compileLinkifiers(rows)
 }
 
-function compileLinkifiers(rows: readonly LinkifierRow[]): CompiledLinkifier[] {
+function compileLinkifiers(rows: readonly Linkifier[]): CompiledLinkifier[] {
   return rows.map((r) => compileLinkifier(r)).filter((l): l is CompiledLinkifier => l !== null)
 }
 
@@ -148,7 +147,7 @@ export async function renderMessageContent(
   content: string,
   config: Pick<Config, 'externalUrl'>,
   /** As loadRenderContext's. */
-  linkifiers?: readonly LinkifierRow[],
+  linkifiers?: readonly Linkifier[],
 ): Promise<RenderResult> {
   return renderMarkdown(content, await loadRenderContext(db, realm, sender, content, config, linkifiers))
 }

@@ -11,7 +11,7 @@
 import type { ActionContext } from './context.js'
 import { announceRecipients, publishAll } from './context.js'
 import type { Stream, User } from '../db/index.js'
-import { findDirectAudience, findStreamAudience, insertMessage, type LinkifierRow } from '../db/send-queries.js'
+import { findDirectAudience, findStreamAudience, insertMessage, type AudienceExtras } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
@@ -73,28 +73,22 @@ const NO_TOPIC = '(no topic)'
 // to render when the content names users, groups, channels or emoji, and one
 // to write the message, its recipients' rows and its attachments.
 
-type Target =
-  | {
-      kind: 'stream'
-      stream: Stream
-      topic: string
-      recipientIds: number[]
-      subscriberCount: number
-      /** Distinct senders of the topic so far (upstream's topic participants, without reactions); empty when no topic wildcard can be mentioned. */
-      participants: Set<number>
-      alertWordsVersion: number
-      /** Users who muted the sender. */
-      muterIds: number[]
-      linkifiers: LinkifierRow[]
-    }
-  | {
-      kind: 'private'
-      participants: Pick<User, 'id' | 'email' | 'fullName'>[]
-      recipientIds: number[]
-      alertWordsVersion: number
-      muterIds: number[]
-      linkifiers: LinkifierRow[]
-    }
+type Target = AudienceExtras &
+  (
+    | {
+        kind: 'stream'
+        stream: Stream
+        topic: string
+        recipientIds: number[]
+        subscriberCount: number
+        /** Distinct senders of the topic so far (upstream's topic participants, without reactions); empty when no topic wildcard can be mentioned. */
+        participants: Set<number>
+      }
+    | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[] }
+  )
+
+/** The fields of AudienceExtras, from either audience. */
+const extrasOf = ({ alertWordsVersion, muterIds, linkifiers }: AudienceExtras): AudienceExtras => ({ alertWordsVersion, muterIds, linkifiers })
 
 async function resolveTarget(ctx: ActionContext, input: SendMessageInput, content: () => string): Promise<Target> {
   const addressee = parseAddressee(input)
@@ -125,9 +119,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       recipientIds,
       subscriberCount: subscriberIds.length,
       participants: new Set(audience.participantIds),
-      alertWordsVersion: audience.alertWordsVersion,
-      muterIds: audience.muterIds,
-      linkifiers: audience.linkifiers,
+      ...extrasOf(audience),
     }
   }
   const byId = typeof addressee.to[0] === 'number'
@@ -141,14 +133,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
   for (const u of users) participantsById.set(u.id, u)
   const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)
-  return {
-    kind: 'private',
-    participants,
-    recipientIds: participants.map((u) => u.id),
-    alertWordsVersion: audience.alertWordsVersion,
-    muterIds: audience.muterIds,
-    linkifiers: audience.linkifiers,
-  }
+  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), ...extrasOf(audience) }
 }
 
 export async function sendMessage(ctx: ActionContext, input: SendMessageInput): Promise<{ id: number }> {

@@ -9,14 +9,9 @@ import type { Message, PrismaClient, Stream, Tx, User } from './index.js'
 import { Prisma } from './index.js'
 import { fromJson, toModel, USER_DATES } from './hot-queries.js'
 import { fastQuery } from './fast-read.js'
+import type { Linkifier } from '../domain/linkifiers.js'
 
 type Db = PrismaClient | Tx
-
-/** A realm linkifier as the renderer compiles it (domain/linkifiers.ts). */
-export interface LinkifierRow {
-  pattern: string
-  urlTemplate: string
-}
 
 /**
  * The sender's realm's linkifiers, in their order, as a column of the send's
@@ -26,20 +21,24 @@ export interface LinkifierRow {
 const linkifiersColumn = (realmId: number): Prisma.Sql => Prisma.sql`(SELECT COALESCE(json_agg(json_build_object('pattern', l.pattern, 'urlTemplate', l.url_template) ORDER BY l."order", l.id), '[]'::json)
         FROM realm_linkifier l WHERE l.realm_id = ${realmId}::int) AS linkifiers`
 
-export interface StreamAudience {
+/** What both audience statements (channel and direct message) return besides their recipients. */
+export interface AudienceExtras {
+  /** The realm's alert-word version (queries/alert-word-matcher.ts): the words themselves come from the node's cached matcher. */
+  alertWordsVersion: number
+  /** Users who muted the sender: the message reaches them already read. */
+  muterIds: number[]
+  /** The linkifiers of the sender's realm (the query's `realmId`), in their order. */
+  linkifiers: Linkifier[]
+}
+
+export interface StreamAudience extends AudienceExtras {
   stream: Stream
   /** Active subscribers who are active users, ascending. */
   subscriberIds: number[]
   /** Distinct senders of the topic so far; empty unless asked for. */
   participantIds: number[]
-  /** The realm's alert-word version (queries/alert-word-matcher.ts): the words themselves come from the node's cached matcher. */
-  alertWordsVersion: number
   /** The bot owner asked for (null when none was, or when not found). */
   owner: User | null
-  /** Users who muted the sender: the message reaches them already read. */
-  muterIds: number[]
-  /** The linkifiers of the realm `realmId`, in their order. */
-  linkifiers: LinkifierRow[]
 }
 
 export interface StreamAudienceQuery {
@@ -88,21 +87,15 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
     alertWordsVersion: Number(row.alert_words_version ?? 0),
     owner: row.owner ? fromJson<User>(row.owner as Record<string, unknown>, USER_DATES) : null,
     muterIds: row.muter_ids as number[],
-    linkifiers: row.linkifiers as LinkifierRow[],
+    linkifiers: row.linkifiers as Linkifier[],
   }
 }
 
 export type DirectCandidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'isActive'>
 
-export interface DirectAudience {
+export interface DirectAudience extends AudienceExtras {
   /** Users of the realm matching any of the IDs or (case-insensitively) emails. */
   users: DirectCandidate[]
-  /** The realm's alert-word version (queries/alert-word-matcher.ts). */
-  alertWordsVersion: number
-  /** Users who muted the sender. */
-  muterIds: number[]
-  /** The realm's linkifiers, in their order. */
-  linkifiers: LinkifierRow[]
 }
 
 /** Candidates for the `to` of a direct message, with the realm's alert-word version. */
@@ -111,7 +104,7 @@ export async function findDirectAudience(
   q: { realmId: number; senderId: number; ids: readonly number[]; emails: readonly string[] },
 ): Promise<DirectAudience> {
   const lower = q.emails.map((e) => e.toLowerCase())
-  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: LinkifierRow[] }>(db, Prisma.sql`
+  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: Linkifier[] }>(db, Prisma.sql`
     WITH found AS (
       SELECT id, email, delivery_email, full_name, is_active FROM user_profile
       WHERE realm_id = ${q.realmId}::int
