@@ -226,10 +226,12 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
     env: nodes.map((n) => `${n.host}:${n.port}`).join(','),
     target: { kind: 'cluster', nodes, ...(security ? { auth: authOf(security) } : {}) },
     async masterOf(slot) {
-      for (const server of servers.filter((s) => s.running())) {
+      // Right after a failover a node may still name the killed master: only an answer naming a live server counts.
+      const live = servers.filter((s) => s.running())
+      for (const server of live) {
         const ranges = (await call(server.port, 'CLUSTER', 'SLOTS').catch(() => null)) as [number, number, [string, number]][] | null
-        const range = ranges?.find(([from, to]) => slot >= from && slot <= to)
-        if (range) return range[2][1]
+        const owner = ranges?.find(([from, to]) => slot >= from && slot <= to)?.[2][1]
+        if (owner !== undefined && live.some((s) => s.port === owner)) return owner
       }
       throw new Error(`no live node knows who serves slot ${slot}`)
     },
