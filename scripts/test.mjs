@@ -76,7 +76,9 @@ const phases = {
   // Each file starts its own processes; one at a time keeps them from starving each other of CPU.
   failure: { files: all.filter(isFailure), env: withoutDb, tapArgs: ['--jobs=1', '--timeout=900'], raiseOpenFiles: true },
   // Each file starts its own Redis servers (6 for the cluster, 5 for Sentinel); one at a time.
-  topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, tapArgs: ['--jobs=1', '--timeout=600'] },
+  // tap's raw reporter: under the default (terse) one, a test process of this phase at times
+  // stayed alive after its last test with a write to the runner pending (bench/README.md).
+  topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, tapArgs: ['--jobs=1', '--timeout=600'], reporter: 'tap' },
   e2e: { files: all.filter(isE2e), env: withoutDb },
   sentinel: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
   'redis-cluster': { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
@@ -157,7 +159,8 @@ for (const name of selected) {
   // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
   let summary
   // ROOST_TEST_REPORTER=tap: tap's full output (names every failing file and assertion as it happens).
-  const reporter = process.env.ROOST_TEST_REPORTER ? [`--reporter=${process.env.ROOST_TEST_REPORTER}`] : []
+  const chosenReporter = process.env.ROOST_TEST_REPORTER || phase.reporter
+  const reporter = chosenReporter ? [`--reporter=${chosenReporter}`] : []
   const args = [...reporter, ...(phase.tapArgs ?? []), ...compiled]
   // 5,000 held polls are 5,000 sockets in the test process: raise the soft open-files limit as far as allowed.
   const [command, commandArgs] = phase.raiseOpenFiles
