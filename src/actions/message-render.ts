@@ -4,7 +4,7 @@
 import type { Config } from '../config.js'
 import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
-import { fastRead } from '../db/fast-read.js'
+import { readRealmLinkifiers } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { Prisma } from '../db/index.js'
 import {
@@ -126,14 +126,7 @@ export async function membersByGroup(db: Db, groupIds: readonly number[]): Promi
 
 /** The realm's linkifiers in their order, compiled (bounded by MAX_LINKIFIERS_PER_REALM). */
 export async function loadLinkifiers(db: Db, realmId: number): Promise<CompiledLinkifier[]> {
-  // On every send: a prepared statement rather than an ORM read (db/fast-read.ts).
-  const rows = await fastRead<Linkifier>(
-    db,
-    'realm_linkifiers',
-    'SELECT pattern, url_template AS "urlTemplate" FROM realm_linkifier WHERE realm_id = $1 ORDER BY "order", id',
-    [realmId],
-  )
-  return compileLinkifiers(rows)
+  return compileLinkifiers(await readRealmLinkifiers(db, realmId))
 }
 
 function compileLinkifiers(rows: readonly Linkifier[]): CompiledLinkifier[] {

@@ -14,12 +14,18 @@ import type { Linkifier } from '../domain/linkifiers.js'
 type Db = PrismaClient | Tx
 
 /**
- * The sender's realm's linkifiers, in their order, as a column of the send's
- * first statement: rendering needs them at every send, and a statement of
- * their own was one round trip in five.
+ * A realm's linkifiers, in their order, as a column: of the send's first
+ * statement (rendering needs them at every send, and a statement of their
+ * own was one round trip in five), or alone (readRealmLinkifiers).
  */
 const linkifiersColumn = (realmId: number): Prisma.Sql => Prisma.sql`(SELECT COALESCE(json_agg(json_build_object('pattern', l.pattern, 'urlTemplate', l.url_template) ORDER BY l."order", l.id), '[]'::json)
         FROM realm_linkifier l WHERE l.realm_id = ${realmId}::int) AS linkifiers`
+
+/** A realm's linkifiers in their order, for a render that has no audience statement to carry them (an edit, a scheduled message). */
+export async function readRealmLinkifiers(db: Db, realmId: number): Promise<Linkifier[]> {
+  const [row] = await fastQuery<{ linkifiers: Linkifier[] }>(db, Prisma.sql`SELECT ${linkifiersColumn(realmId)}`, 'realm_linkifiers_json')
+  return row?.linkifiers ?? []
+}
 
 /** What both audience statements (channel and direct message) return besides their recipients. */
 export interface AudienceExtras {

@@ -37,6 +37,14 @@ t.test('realm linkifiers', async (t) => {
     t.notMatch((await services.prisma.message.findUniqueOrThrow({ where: { id: code.id } })).renderedContent, /issues\/(9|10)/)
   })
 
+  t.test('renders without a send link the matches too: POST /messages/render and an edit', async (t) => {
+    const issueLink = '<a href="https://github.com/zulip/zulip/issues/8">#8</a>'
+    t.equal(expectSuccess(t, await as(app, member).post('/messages/render', { content: 'see #8' })).rendered, `<p>see ${issueLink}</p>`)
+    const sent = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'general', topic: 'bugs', content: 'plain' }))
+    expectSuccess(t, await as(app, member).patch(`/messages/${sent.id}`, { content: 'now #8' }))
+    t.equal((await services.prisma.message.findUniqueOrThrow({ where: { id: sent.id } })).renderedContent, `<p>now ${issueLink}</p>`)
+  })
+
   t.test('rejects malformed patterns and templates naming the parameter', async (t) => {
     const bad = async (params: Body, msg: string | RegExp, field: string) => {
       const body = expectError(t, await as(app, admin).post('/realm/filters', params), { code: 'BAD_REQUEST', msg })
