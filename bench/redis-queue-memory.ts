@@ -1,5 +1,4 @@
-// Redis memory per event queue, for both Redis layouts (one stream per queue,
-// the default; one stream per user, ROOST_QUEUE_LAYOUT=per-user), on a
+// Redis memory per event queue (one stream per queue), on a
 // private redis-server (so no other client's keys move `used_memory`):
 // USERS users with QUEUES_PER_USER queues each, then EVENTS events published
 // to every user (each reaches all of the user's queues) and left
@@ -13,8 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { RedisConnection } from '../src/backends/redis-connection.js'
 import { RedisQueueStore } from '../src/events/queues/redis-store.js'
-import { RedisUserStreamStore } from '../src/events/queues/redis-user-store.js'
-import { EventQueues, type QueueDescriptor, type QueueStore } from '../src/events/queues/index.js'
+import { EventQueues, type QueueDescriptor } from '../src/events/queues/index.js'
 import type { ChatEvent } from '../src/events/bus.js'
 import { startRedis } from '../test/failure/processes.js'
 import { fmt, machine, markdownTable, recordResult, run, table } from './support.js'
@@ -44,14 +42,13 @@ interface Figures {
   acked: number
 }
 
-async function measure(url: string, layout: 'per-queue' | 'per-user', perUser: number, events: number): Promise<Figures> {
+async function measure(url: string, perUser: number, events: number): Promise<Figures> {
   const admin = new Redis(url)
   await admin.flushall()
   const before = await usedMemory(admin)
   const connection = await RedisConnection.open({ kind: 'single', url })
   const prefix = `bench:${randomUUID().slice(0, 8)}`
-  const store: QueueStore & { close(): Promise<void> } =
-    layout === 'per-user' ? new RedisUserStreamStore(connection.client, prefix) : new RedisQueueStore(connection.client, prefix)
+  const store = new RedisQueueStore(connection.client, prefix)
   store.setMaxQueuesPerUser(perUser + 1)
   const node = new EventQueues(store, { nodeId: randomUUID(), heartbeatSecs: 3600, defaultLifespanSecs: 600 })
   const descs: QueueDescriptor[] = []
@@ -89,24 +86,21 @@ run(async () => {
   const teardowns: (() => unknown)[] = []
   const redis = await startRedis({ teardown: (fn) => teardowns.push(fn) })
   const rows: string[][] = [
-    ['layout', 'queues per user', 'events', 'queues', 'B/queue, no events', 'B/queue, events pending', 'B/queue, all acknowledged', 'Redis CPU µs per queued event', 'Redis CPU µs per acknowledging read'],
+    ['queues per user', 'events', 'queues', 'B/queue, no events', 'B/queue, events pending', 'B/queue, all acknowledged', 'Redis CPU µs per queued event', 'Redis CPU µs per acknowledging read'],
   ]
   const start = machine()
   // Warm-up, not recorded: the first run on a fresh server also pays for the scripts' cache and the allocator's first pages.
-  await measure(redis.url, 'per-queue', 1, 1)
-  await measure(redis.url, 'per-user', 1, 1)
+  await measure(redis.url, 1, 1)
   for (const perUser of [1, 3]) {
     for (const events of [1, 10]) {
-      for (const layout of ['per-queue', 'per-user'] as const) {
-        const f = await measure(redis.url, layout, perUser, events)
-        rows.push([layout, String(perUser), String(events), String(f.queues), fmt(f.empty, 0), fmt(f.pending, 0), fmt(f.acked, 0), fmt(f.appendCpu, 1), fmt(f.ackCpu, 1)])
-        console.log(table(rows))
-      }
+      const f = await measure(redis.url, perUser, events)
+      rows.push([String(perUser), String(events), String(f.queues), fmt(f.empty, 0), fmt(f.pending, 0), fmt(f.acked, 0), fmt(f.appendCpu, 1), fmt(f.ackCpu, 1)])
+      console.log(table(rows))
     }
   }
   for (const fn of teardowns.reverse()) await fn()
   recordResult(
     'redis-queue-memory',
-    `### Redis memory per queue, both layouts — \`node dist/bench/redis-queue-memory.js\`\n\nRun ${new Date().toISOString()}; ${start}. Private redis-server (${(await import('node:child_process')).spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').slice(0, 3).join(' ')}, default stream-node-max-bytes 4096), \`used_memory\` over the empty server; ${USERS} users; event_types message and alert_words; a ~400-byte message event published to every user.\n\n${markdownTable(rows)}`,
+    `### Redis memory per queue — \`node dist/bench/redis-queue-memory.js\`\n\nRun ${new Date().toISOString()}; ${start}. Private redis-server (${(await import('node:child_process')).spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').slice(0, 3).join(' ')}, default stream-node-max-bytes 4096), \`used_memory\` over the empty server; ${USERS} users; event_types message and alert_words; a ~400-byte message event published to every user.\n\n${markdownTable(rows)}`,
   )
 })

@@ -23,17 +23,8 @@ export const BENCH_REDIS_URL = process.env.ROOST_BENCH_REDIS_URL ?? 'redis://127
 export const BENCH_REDIS_CLUSTER_NODES = process.env.ROOST_BENCH_REDIS_CLUSTER_NODES
 /** Database names: <prefix><benchmark> (ROOST_BENCH_DB_PREFIX, default roost_bench_; must start roost_bench or roost_redis_bench). */
 const BENCH_DB_PREFIX = process.env.ROOST_BENCH_DB_PREFIX ?? 'roost_bench_'
-/**
- * What the results are of, when not the defaults: the experimental queue
- * layout (ROOST_QUEUE_LAYOUT, read by src/backends/index.ts) and a Redis
- * Cluster. Each variant records its own result block.
- */
-export const BENCH_VARIANT = [
-  process.env.ROOST_QUEUE_LAYOUT && process.env.ROOST_QUEUE_LAYOUT !== 'per-queue' ? process.env.ROOST_QUEUE_LAYOUT : '',
-  BENCH_REDIS_CLUSTER_NODES ? 'cluster' : '',
-]
-  .filter(Boolean)
-  .join('-')
+/** What the results are of, when not the defaults: a Redis Cluster. Each variant records its own result block. */
+export const BENCH_VARIANT = BENCH_REDIS_CLUSTER_NODES ? 'cluster' : ''
 export const OWNER = { email: 'bench-owner@example.com', password: 'bench-password-1' }
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes of this machine. */
@@ -294,12 +285,8 @@ export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.to
 export function recordResult(name: string, markdown: string): void {
   if (BENCH_VARIANT) {
     name = `${name}:${BENCH_VARIANT}`
-    const what = [
-      process.env.ROOST_QUEUE_LAYOUT === 'per-user' ? 'the experimental per-user queue layout (ROOST_QUEUE_LAYOUT=per-user)' : '',
-      BENCH_REDIS_CLUSTER_NODES ? 'nodes on a 3-master Redis Cluster (ROOST_BENCH_REDIS_CLUSTER_NODES)' : '',
-    ].filter(Boolean)
     markdown = markdown.replace(/^(#+ .*)$/m, `$1 — ${BENCH_VARIANT}`)
-    markdown = `${markdown.trim()}\n\nVariant: ${what.join('; ')}.`
+    markdown = `${markdown.trim()}\n\nVariant: nodes on a 3-master Redis Cluster (ROOST_BENCH_REDIS_CLUSTER_NODES).`
   }
   const file = path.join(ROOT, 'bench/README.md')
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n'

@@ -4,18 +4,12 @@
 //   REDIS_URL / _CLUSTER_NODES / _SENTINELS   Redis, one connection shared by the four
 // Nothing else inspects which backend it got: the rest of the code sees the
 // interfaces only (EventBus, QueueStore, PresenceStore, RateLimiter).
-// EXPERIMENTAL, for measurement only (issue 14): ROOST_QUEUE_LAYOUT=per-user
-// keeps the Redis event queues as cursors over one stream per user
-// (redis-user-store.ts) instead of one stream per queue (the default,
-// `per-queue`). The two layouts' keys differ: switch only with every node
-// stopped and the prefix's queues gone (clients re-register).
 import type { Config } from '../config.js'
 import type { BusItem, EventBus } from '../events/bus.js'
 import { MemoryEventBus } from '../events/memory-bus.js'
 import { RedisEventBus } from '../events/redis-bus.js'
 import { MemoryQueueStore } from '../events/queues/memory-store.js'
 import { RedisQueueStore } from '../events/queues/redis-store.js'
-import { RedisUserStreamStore } from '../events/queues/redis-user-store.js'
 import type { QueueStore } from '../events/queues/types.js'
 import { MemoryPresenceStore, type PresenceStore } from '../presence/store.js'
 import { RedisPresenceStore } from '../presence/redis-store.js'
@@ -99,17 +93,9 @@ export function memoryQueueStoreOf(bus: EventBus): MemoryQueueStore {
   return store
 }
 
-/** ROOST_QUEUE_LAYOUT (experimental, undocumented for operators): the Redis queue store's layout. */
-export function queueLayout(env: NodeJS.ProcessEnv = process.env): 'per-queue' | 'per-user' {
-  const value = env.ROOST_QUEUE_LAYOUT ?? 'per-queue'
-  if (value === 'per-queue' || value === 'per-user') return value
-  throw new Error(`ROOST_QUEUE_LAYOUT must be per-queue or per-user, not '${value}'`)
-}
-
 async function redisBackends(config: Config, target: RedisTarget, options: BackendOptions): Promise<Backends> {
   const log = options.log ?? STDERR_LOG
   const prefix = options.redisPrefix ?? config.redisPrefix
-  const layout = queueLayout()
   const connection = await RedisConnection.open(target, log)
   let errors = 0
   const reportError = (error: unknown) => {
@@ -119,7 +105,7 @@ async function redisBackends(config: Config, target: RedisTarget, options: Backe
   connection.client.on('error', reportError)
   // On a cluster that knows SPUBLISH, queue wake-ups use shard channels, as the bus does.
   const storeOptions = { onError: reportError, sharded: connection.sharded }
-  const queues = layout === 'per-user' ? new RedisUserStreamStore(connection.client, prefix, storeOptions) : new RedisQueueStore(connection.client, prefix, storeOptions)
+  const queues = new RedisQueueStore(connection.client, prefix, storeOptions)
   const items = new RedisEventBus(connection, prefix, reportError)
   return {
     bus: appendingBus(queues, items),
