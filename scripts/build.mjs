@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run build`: the Prisma client and the TypeScript output, each rebuilt
-// only when its sources changed, so a restart with nothing changed starts in
-// a few seconds (`npm start` builds first).
+// `npm run build`: the Prisma client, the TypeScript output and the browser
+// app, each rebuilt only when its sources changed, so a restart with nothing
+// changed starts in a few seconds (`npm start` builds first).
 //
 // - Nothing at all runs when no input changed since the last successful
 //   build: the paths, sizes and modification times of the inputs (sources,
@@ -13,9 +13,14 @@
 // - tsc runs in incremental mode with its state in dist/.tsbuildinfo: files
 //   whose sources (and dependencies) are unchanged are not emitted again.
 //   Deleting dist/ makes the next build a full one.
+// - The browser app (web/) is built by Vite into dist/web when a file under
+//   web/ (or package-lock.json) changed since the last build recorded in
+//   dist/web/.build-inputs; every built asset then gets a .gz and a .br copy
+//   next to it, which src/http/web-app.ts serves to browsers that accept them.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -29,33 +34,55 @@ function run(command, args) {
   if (result.status !== 0) process.exit(result.status ?? 1)
 }
 
-/** Paths, sizes and modification times of every build input, hashed. */
-function inputsFingerprint() {
+/** Paths, sizes and modification times of the files under `dirs` (those `keep` accepts) and of `files`, hashed. */
+function fingerprint(dirs, files, keep) {
   const hash = createHash('sha256')
   const visit = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name)
       if (entry.isDirectory()) {
-        if (full !== generated) visit(full)
-      } else if (entry.name.endsWith('.ts')) {
+        if (full !== generated && entry.name !== 'node_modules') visit(full)
+      } else if (keep(entry.name)) {
         const { size, mtimeMs } = statSync(full)
         hash.update(`${path.relative(root, full)}\0${size}\0${mtimeMs}\n`)
       }
     }
   }
-  for (const dir of ['src', 'test', 'bench']) if (existsSync(path.join(root, dir))) visit(path.join(root, dir))
-  for (const file of ['tsconfig.json', 'prisma/schema.prisma', 'package-lock.json']) {
+  for (const dir of dirs) if (existsSync(path.join(root, dir))) visit(path.join(root, dir))
+  for (const file of files) {
     const { size, mtimeMs } = statSync(path.join(root, file))
     hash.update(`${file}\0${size}\0${mtimeMs}\n`)
   }
   return hash.digest('hex')
 }
 
+// web/src holds the browser model the unit tests compile with tsc.
 const inputsStamp = path.join(root, 'dist/.build-inputs')
-const inputs = inputsFingerprint()
-if (existsSync(inputsStamp) && readFileSync(inputsStamp, 'utf8').trim() === inputs && existsSync(path.join(root, 'dist/src/server.js'))) {
-  process.exit(0)
+const inputs = fingerprint(['src', 'test', 'bench', 'web/src'], ['tsconfig.json', 'prisma/schema.prisma', 'package-lock.json'], (name) => name.endsWith('.ts'))
+const webDir = path.join(root, 'dist/web')
+const webStamp = path.join(webDir, '.build-inputs')
+const webInputs = fingerprint(['web'], ['package-lock.json'], () => true)
+const upToDate = (stampFile, value) => existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === value
+const serverUpToDate = upToDate(inputsStamp, inputs) && existsSync(path.join(root, 'dist/src/server.js'))
+const webUpToDate = upToDate(webStamp, webInputs) && existsSync(path.join(webDir, 'index.html'))
+if (serverUpToDate && webUpToDate) process.exit(0)
+
+if (!webUpToDate) {
+  // Stale hashed files of an earlier build would be served forever; the app's files are rewritten whole.
+  rmSync(path.join(webDir, 'assets'), { recursive: true, force: true })
+  rmSync(path.join(webDir, 'index.html'), { force: true })
+  run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'])
+  const assets = path.join(webDir, 'assets')
+  for (const name of readdirSync(assets)) {
+    if (!/\.(js|css|svg|json|txt|html)$/.test(name)) continue
+    const body = readFileSync(path.join(assets, name))
+    writeFileSync(path.join(assets, `${name}.gz`), gzipSync(body, { level: 9 }))
+    writeFileSync(path.join(assets, `${name}.br`), brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }))
+  }
+  mkdirSync(webDir, { recursive: true })
+  writeFileSync(webStamp, `${webInputs}\n`)
 }
+if (serverUpToDate) process.exit(0)
 
 function prismaSourceHash() {
   const hash = createHash('sha256')

@@ -16,6 +16,7 @@ import { lazyChildLogger } from './http/lazy-logger.js'
 import { installObservability, registerMetricsRoute } from './http/observability.js'
 import { RunningHandlers } from './http/running-handlers.js'
 import { serializeReply } from './http/reply-serializer.js'
+import { registerWebApp } from './http/web-app.js'
 
 export const API_PREFIX = '/api/v1'
 
@@ -155,6 +156,8 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
 
     registerMetricsRoute(scope, services)
   })
+  // The browser app at / and its assets.
+  await registerWebApp(app)
   return app
 }
 
