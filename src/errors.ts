@@ -141,6 +141,8 @@ export const cannotSendToMultipleChannels = () => badRequest('Cannot send to mul
 export const invalidEmailRecipient = (email: string) => badRequest(`Invalid email '${email}'`)
 export const recipientDeactivated = (email: string) => badRequest(`'${email}' is no longer using Roost.`)
 export const notAuthorizedToSendToChannel = (name: string) => badRequest(`Not authorized to send to channel '${name}'`)
+export const renderedContentTooLarge = (maxBytes: number) =>
+  badRequest(`Unable to render message: its rendered content would exceed ${maxBytes} bytes`)
 export const tooManyMessagesRequested = (max: number) => badRequest(`Too many messages requested (maximum ${max}).`)
 export const invalidAnchor = () => badRequest('Invalid anchor')
 

@@ -3,6 +3,12 @@
 import { ApiError } from '../errors.js'
 
 export const MAX_MESSAGE_LENGTH = 10000
+/**
+ * The most UTF-8 bytes a message's rendered HTML may take (docs/limits.md).
+ * Content rendering to more is refused, never stored: a short source can
+ * render to far more (an emoji character to about 100 bytes of HTML).
+ */
+export const MAX_RENDERED_CONTENT_BYTES = 256 * 1024
 export const MAX_TOPIC_LENGTH = 60
 export const MAX_STREAM_NAME_LENGTH = 60
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024

@@ -16,6 +16,8 @@ import {
   SERVICE_EXTRA_EMOJI_URL_PREFIX,
 } from './emoji.js'
 import { linkifyText, type CompiledLinkifier } from './linkifiers.js'
+import { MAX_RENDERED_CONTENT_BYTES } from './limits.js'
+import { renderedContentTooLarge } from '../errors.js'
 
 export interface MentionableUser {
   id: number
@@ -462,6 +464,7 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
   const env: RenderEnv = { ctx, collected }
   // Rendering collects mentions and link targets, also from nested quote blocks.
   const html = renderInner(content, env).replace(/\n+$/, '')
+  if (Buffer.byteLength(html, 'utf8') > MAX_RENDERED_CONTENT_BYTES) throw renderedContentTooLarge(MAX_RENDERED_CONTENT_BYTES)
 
   let hasImage = false
   const uploads: string[] = []
