@@ -1,5 +1,5 @@
-// The README's curl examples, run exactly as written (each ```sh block of
-// "Trying the API with curl", after the one that sets the variables) against
+// The curl examples of docs/api.md, run exactly as written (each ```sh block
+// of "Trying the API with curl", after the one that sets the variables) against
 // a freshly started server, with ROOST, EMAIL, PASSWORD and API_KEY taken
 // from what it printed. Every JSON reply must be a success envelope.
 import { spawnSync } from 'node:child_process'
@@ -10,14 +10,14 @@ import { startServer } from './start-server.js'
 import { ROOT } from '../support/root.js'
 
 function curlBlocks(): string[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Trying the API with curl'))
-  if (!section) throw new Error('README.md has no "Trying the API with curl" section')
+  const doc = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8')
+  const section = doc.split(/^## /m).find((s) => s.startsWith('Trying the API with curl'))
+  if (!section) throw new Error('docs/api.md has no "Trying the API with curl" section')
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1])
   return blocks.filter((b) => !/^API_KEY=/m.test(b))
 }
 
-t.test('README curl examples against a running server', async (t) => {
+t.test('docs/api.md curl examples against a running server', async (t) => {
   const server = await startServer()
   t.teardown(() => server.stop())
   const env = {
