@@ -1,8 +1,8 @@
 // Shared by the event-system benchmarks (events-*.ts): child processes with an
-// IPC channel, the machine description, percentiles, and bench/README.md.
+// IPC channel, the machine description, percentiles, and bench/results/.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
@@ -281,23 +281,28 @@ export function machine(): string {
 
 export const fmt = (n: number, digits = 2): string => (Number.isFinite(n) ? n.toFixed(digits) : String(n))
 
-/** Replaces (or appends) the section of bench/README.md between this benchmark's markers. */
+/**
+ * Writes this run's figures to bench/results/<date>-<name>[-variant].md (a
+ * new file each run: -2, -3… when the name is taken) with the date, the
+ * machine and the commit. bench/README.md's table of current figures is
+ * updated by hand from it.
+ */
 export function recordResult(name: string, markdown: string): void {
   if (BENCH_VARIANT) {
-    name = `${name}:${BENCH_VARIANT}`
-    markdown = markdown.replace(/^(#+ .*)$/m, `$1 — ${BENCH_VARIANT}`)
+    name = `${name}-${BENCH_VARIANT}`
     markdown = `${markdown.trim()}\n\nVariant: nodes on a 3-master Redis Cluster (ROOST_BENCH_REDIS_CLUSTER_NODES).`
   }
-  const file = path.join(ROOT, 'bench/README.md')
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n'
-  const begin = `<!-- result:${name} -->`
-  const end = `<!-- /result:${name} -->`
-  const block = `${begin}\n${markdown.trim()}\n${end}`
-  const start = text.indexOf(begin)
-  const stop = text.indexOf(end)
-  const next = start >= 0 && stop > start ? text.slice(0, start) + block + text.slice(stop + end.length) : `${text.trimEnd()}\n\n${block}\n`
-  writeFileSync(file, next)
-  console.log(`\nrecorded in bench/README.md (${name})`)
+  const dir = path.join(ROOT, 'bench/results')
+  mkdirSync(dir, { recursive: true })
+  const now = new Date()
+  const date = now.toISOString().slice(0, 10)
+  let file = path.join(dir, `${date}-${name}.md`)
+  for (let n = 2; existsSync(file); n++) file = path.join(dir, `${date}-${name}-${n}.md`)
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown'
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== ''
+  const header = [`# ${name}`, '', `- date: ${now.toISOString()}`, `- machine: ${machine()}`, `- commit: ${commit}${dirty ? ' (with uncommitted changes)' : ''}`, '']
+  writeFileSync(file, `${header.join('\n')}\n${markdown.trim()}\n`)
+  console.log(`\nrecorded in ${path.relative(ROOT, file)}`)
 }
 
 export function table(rows: string[][]): string {
