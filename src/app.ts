@@ -20,7 +20,7 @@ import { registerWebApp } from './http/web-app.js'
 
 export const API_PREFIX = '/api/v1'
 
-/** The largest request body other than a file upload (README "Limits"); larger ones answer 413. */
+/** The largest request body other than a file upload (docs/api.md "Request limits"); larger ones answer 413. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024
 /** Form fields of one multipart request (no endpoint declares nearly as many). */
 const MAX_MULTIPART_FIELDS = 100

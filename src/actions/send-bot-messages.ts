@@ -4,7 +4,7 @@
 // `message` event with per-recipient flags), with the reads and writes of all
 // of them in a fixed number of set-based statements, so that a request
 // subscribing 100 people or creating 500 channels does not run a send per
-// message (README "Limits").
+// message (docs/api.md "Request limits").
 import type { ActionContext } from './context.js'
 import { announceRecipients, publishAll, type Emission } from './context.js'
 import type { Stream, User } from '../db/index.js'

@@ -69,6 +69,6 @@ export async function sendSubscriptionNotifications(ctx: ActionContext, input: S
     // The creator has seen it happen; everyone else gets it unread.
     if (content !== null) messages.push({ kind: 'stream', streamId: stream.id, topic: CHANNEL_EVENTS_TOPIC, content, readUserIds: [actor.id] })
   }
-  // All of them in a few statements, in this order (README "Limits").
+  // All of them in a few statements, in this order (docs/api.md "Request limits").
   await sendBotMessages(bot, messages)
 }

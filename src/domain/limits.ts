@@ -37,7 +37,7 @@ export function truncateTopic(topic: string): string {
   return truncate(topic, MAX_TOPIC_LENGTH, TOPIC_TRUNCATION_SUFFIX)
 }
 
-// Array parameters: the most elements one request may carry (README "Limits").
+// Array parameters: the most elements one request may carry (docs/api.md "Request limits").
 // Longer arrays are refused with a 400 naming the parameter before any work.
 /** Channels named by one subscribe/unsubscribe request, or changed by one subscription-properties request. */
 export const MAX_CHANNELS_PER_REQUEST = 500

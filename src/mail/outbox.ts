@@ -74,7 +74,7 @@ function decodeQuotedPrintable(raw: Buffer): string {
   return bytes.toString('utf8')
 }
 
-/** Mails in a development outbox, oldest first, quoted-printable parts decoded (for tests and the README). */
+/** Mails in a development outbox, oldest first, quoted-printable parts decoded (for tests and the docs). */
 export async function readOutbox(dataDir: string): Promise<string[]> {
   const dir = outboxDir(dataDir)
   const names = await readdir(dir).catch(() => [] as string[])

@@ -1,5 +1,5 @@
-// Every array parameter is resolved with set-based statements (README
-// "Limits"): for each route that takes an array, the same request is sent
+// Every array parameter is resolved with set-based statements (docs/api.md
+// "Request limits"): for each route that takes an array, the same request is sent
 // with SMALL and with LARGE elements (valid ones, made beforehand with
 // set-based fixtures) and the database statements each runs are counted
 // (support/statements.ts). The counts must be equal: one query per element
