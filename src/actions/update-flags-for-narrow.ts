@@ -3,7 +3,7 @@
 // clamped to MAX_MESSAGES_PER_UPDATE, then the ordinary flag update.
 import type { ActionContext } from './context.js'
 import { badRequest } from '../errors.js'
-import { getMessages } from '../queries/messages.js'
+import { getMessageIds } from '../queries/messages.js'
 import { updateMessageFlags } from './update-message-flags.js'
 import { parseFlagOperation } from '../domain/flags.js'
 
@@ -39,16 +39,14 @@ export async function updateFlagsForNarrow(ctx: ActionContext, input: UpdateFlag
   parseFlagOperation(input.flag, input.op)
   if (input.numBefore > 0 && input.numAfter > 0 && !input.includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range')
   const range = clampRange(input.numBefore, input.numAfter)
-  const window = await getMessages(ctx, {
+  const window = await getMessageIds(ctx, {
     anchor: input.anchor,
     numBefore: range.numBefore,
     numAfter: range.numAfter,
     includeAnchor: input.includeAnchor,
     narrow: input.narrow,
-    applyMarkdown: false,
-    clientExtavatar: true,
   })
-  const ids = window.messages.map((m) => m.id as number)
+  const ids = window.ids
   const updated = await updateMessageFlags(ctx, { messages: ids, op: input.op, flag: input.flag })
   return {
     processed_count: ids.length,

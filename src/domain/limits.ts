@@ -12,6 +12,13 @@ export const MAX_RENDERED_CONTENT_BYTES = 256 * 1024
 export const MAX_TOPIC_LENGTH = 60
 export const MAX_STREAM_NAME_LENGTH = 60
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024
+/**
+ * The most bytes of message JSON one GET /messages answer carries
+ * (docs/limits.md): past it the window is cut on the side farthest from the
+ * anchor, and found_oldest / found_newest say so. The message nearest the
+ * anchor is always sent, whatever its size.
+ */
+export const MAX_MESSAGES_RESPONSE_BYTES = 8 * 1024 * 1024
 export const MESSAGE_TRUNCATION_SUFFIX = '\n[message truncated]'
 export const TOPIC_TRUNCATION_SUFFIX = '...'
 

@@ -39,6 +39,20 @@ export function rawObject(members: readonly (Buffer | readonly Buffer[])[]): Raw
   return new RawJson(parts)
 }
 
+const OPEN_ARRAY = Buffer.from('[')
+const CLOSE_ARRAY = Buffer.from(']')
+
+/** An array of the given elements, each the UTF-8 of one JSON value. */
+export function rawArray(elements: readonly Buffer[]): RawJson {
+  const parts: Buffer[] = [OPEN_ARRAY]
+  elements.forEach((element, i) => {
+    if (i > 0) parts.push(COMMA)
+    parts.push(element)
+  })
+  parts.push(CLOSE_ARRAY)
+  return new RawJson(parts)
+}
+
 /** The parts copied into one buffer. */
 export function concatParts(parts: readonly Buffer[], byteLength: number): Buffer {
   const out = Buffer.allocUnsafe(byteLength)

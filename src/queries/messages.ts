@@ -13,6 +13,8 @@ import { compileNarrow, type CompiledNarrow } from './narrow-sql.js'
 import { fastQuery, statementName } from '../db/fast-read.js'
 import { messageLookups, type MessageReactionRow, type MessageUser } from '../db/message-reads.js'
 import type { AuthCache } from '../db/auth-cache.js'
+import { rawArray, type RawJson } from '../present/raw-json.js'
+import { MAX_MESSAGES_RESPONSE_BYTES } from '../domain/limits.js'
 
 /** Upstream's MAX_MESSAGES_PER_FETCH. */
 export const MAX_MESSAGES_PER_FETCH = 5000
@@ -40,7 +42,8 @@ export interface GetMessagesInput {
 }
 
 export interface GetMessagesResult {
-  messages: Record<string, unknown>[]
+  /** A JSON array of at most MAX_MESSAGES_RESPONSE_BYTES (plus one message when the nearest alone is larger). */
+  messages: RawJson
   found_anchor: boolean
   found_oldest: boolean
   found_newest: boolean
@@ -48,7 +51,7 @@ export interface GetMessagesResult {
   anchor: number
 }
 
-type WindowRow = MessageRow & { realmId: number; flags: number }
+type WindowRow = MessageRow & { realmId: number; flags: number; candidates?: number }
 
 /** Loads what presentMessage needs for the rows (one statement) and presents them in the given order. */
 export async function presentMessages(
@@ -133,18 +136,89 @@ const WINDOW_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sender_id AS 
   m.dm_user_ids AS "dmUserIds", m.content, m.rendered_content AS "renderedContent", m.date_sent AS "dateSent",
   m.last_edit_time AS "lastEditTime", m.edit_history AS "editHistory", m.client`
 
-/** One side of the window: the messages with the viewer's flags, in one statement (prepared per narrow shape: statementName). */
-function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, side: 'before' | 'after', bound: number, limit: number): Promise<WindowRow[]> {
-  if (limit <= 0) return Promise.resolve([])
+/** Bytes counted for a message besides its content and edit history, when the window is weighed in SQL. */
+const MESSAGE_OVERHEAD_BYTES = 512
+
+interface WindowSide {
+  side: 'before' | 'after'
+  /** The id to start from (included). */
+  bound: number
+  limit: number
+}
+
+/** What the rows of a window are read for: whole (with a byte budget per side), or their ids and flags only. */
+type WindowRead = { kind: 'whole'; budget: number; applyMarkdown: boolean; isSearch: boolean } | { kind: 'ids' }
+
+function sideSql(narrow: CompiledNarrow, s: WindowSide): { cmp: Prisma.Sql; order: Prisma.Sql; dir: Prisma.Sql } {
   // Message ids are 32-bit; the `newest` anchor is not (and Prisma refuses to send it).
-  const clamped = Math.max(-1, Math.min(bound, MAX_INT32))
-  const cmp = side === 'before' ? Prisma.sql`${narrow.id} <= ${clamped}` : Prisma.sql`${narrow.id} >= ${clamped}`
-  const order = side === 'before' ? Prisma.sql`ORDER BY ${narrow.id} DESC` : Prisma.sql`ORDER BY ${narrow.id} ASC`
-  const sql = Prisma.sql`SELECT ${WINDOW_COLUMNS}, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${limit}`
+  const clamped = Math.max(-1, Math.min(s.bound, MAX_INT32))
+  const before = s.side === 'before'
+  return {
+    cmp: before ? Prisma.sql`${narrow.id} <= ${clamped}` : Prisma.sql`${narrow.id} >= ${clamped}`,
+    order: before ? Prisma.sql`ORDER BY ${narrow.id} DESC` : Prisma.sql`ORDER BY ${narrow.id} ASC`,
+    dir: before ? Prisma.sql`DESC` : Prisma.sql`ASC`,
+  }
+}
+
+/**
+ * One side of the window, nearest the anchor first, in one statement
+ * (prepared per narrow shape: statementName). Whole rows: the side's rows are
+ * weighed in SQL (the bytes of the content shown, of the edit history, of a
+ * search's match_content, plus MESSAGE_OVERHEAD_BYTES) and only those that
+ * start within `budget` are read, so a window of large messages never loads
+ * more than about the budget into this process.
+ */
+function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, s: WindowSide, read: { kind: 'ids' }): Promise<IdRow[]>
+function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, s: WindowSide, read: WindowRead & { kind: 'whole' }): Promise<WindowRow[]>
+function windowRows(ctx: ViewerContext, narrow: CompiledNarrow, s: WindowSide, read: WindowRead): Promise<IdRow[] | WindowRow[]> {
+  if (s.limit <= 0) return Promise.resolve([])
+  const { cmp, order, dir } = sideSql(narrow, s)
+  if (read.kind === 'ids') {
+    const sql = Prisma.sql`SELECT ${narrow.id} AS id, ${narrow.flags} AS flags ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${s.limit}`
+    return fastQuery<IdRow>(ctx.prisma, sql, statementName('messages-window-ids', sql.text))
+  }
+  const shown = read.applyMarkdown ? Prisma.sql`m.rendered_content` : Prisma.sql`m.content`
+  const matched = read.isSearch ? Prisma.sql` + octet_length(m.rendered_content)` : Prisma.empty
+  const sql = Prisma.sql`WITH w AS (
+      SELECT ${narrow.id} AS id, ${narrow.flags} AS flags,
+        octet_length(${shown}) + COALESCE(octet_length(m.edit_history::text), 0)${matched} + ${MESSAGE_OVERHEAD_BYTES} AS weight
+      ${narrow.from} WHERE ${narrow.where} AND ${cmp} ${order} LIMIT ${s.limit}
+    ), r AS (SELECT id, flags, sum(weight) OVER (ORDER BY id ${dir}) - weight AS preceding, (count(*) OVER ())::int AS candidates FROM w)
+    SELECT ${WINDOW_COLUMNS}, r.flags, r.candidates FROM r JOIN message m ON m.id = r.id WHERE r.preceding < ${read.budget} ORDER BY r.id ${dir}`
   return fastQuery<WindowRow>(ctx.prisma, sql, statementName('messages-window', sql.text))
 }
 
-export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {
+interface IdRow {
+  id: number
+  flags: number
+  /** Whole rows: how many rows the side had within its limit, before its byte budget. */
+  candidates?: number
+}
+
+/** A side whose byte budget left out some of its rows (then more messages follow it). */
+const wasCut = (rows: IdRow[]): boolean => rows.length > 0 && (rows[0]?.candidates ?? 0) > rows.length
+
+/** A window before presentation: its rows in ascending id order and what the answer says of them. */
+interface MessageWindow<R extends IdRow> {
+  rows: R[]
+  /** Among rows; each side may end early if the read had a byte budget (whole rows), see boundWindow. */
+  beforeRows: R[]
+  anchorRows: R[]
+  afterRows: R[]
+  found_anchor: boolean
+  found_oldest: boolean
+  found_newest: boolean
+  anchor: number
+  isSearch: boolean
+}
+
+async function messageWindow(ctx: ViewerContext, input: GetMessagesInput, read: { kind: 'ids' }): Promise<MessageWindow<IdRow>>
+async function messageWindow(ctx: ViewerContext, input: GetMessagesInput, read: { kind: 'whole'; budget: number }): Promise<MessageWindow<WindowRow>>
+async function messageWindow(
+  ctx: ViewerContext,
+  input: GetMessagesInput,
+  read: { kind: 'ids' } | { kind: 'whole'; budget: number },
+): Promise<MessageWindow<IdRow> | MessageWindow<WindowRow>> {
   const { numBefore, includeAnchor } = input
   let { numAfter } = input
   if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH)
@@ -155,31 +229,36 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
   const anchor = await resolveAnchor(ctx, narrow, parsedAnchor)
   const anchoredToLeft = anchor === 0
   const anchoredToRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID
+  const how: WindowRead = read.kind === 'ids' ? read : { ...read, applyMarkdown: input.applyMarkdown, isSearch: narrow.isSearch }
+  const side = (s: WindowSide): Promise<(IdRow | WindowRow)[]> =>
+    how.kind === 'ids' ? windowRows(ctx, narrow, s, how) : windowRows(ctx, narrow, s, how)
 
   // upstream limit_query_to_range: the anchor row rides along with one side.
   const needBefore = !anchoredToLeft && numBefore > 0
   const needAfter = !anchoredToRight && numAfter > 0
-  let before: WindowRow[] = []
-  let after: WindowRow[] = []
+  let before: (IdRow | WindowRow)[] = []
+  let after: (IdRow | WindowRow)[] = []
   if (needBefore && needAfter) {
     ;[before, after] = await Promise.all([
-      windowRows(ctx, narrow, 'before', anchor - 1, numBefore),
-      windowRows(ctx, narrow, 'after', anchor, numAfter + 1),
+      side({ side: 'before', bound: anchor - 1, limit: numBefore }),
+      side({ side: 'after', bound: anchor, limit: numAfter + 1 }),
     ])
   } else if (needBefore) {
     const limit = numBefore + (!anchoredToRight && includeAnchor ? 1 : 0)
-    before = await windowRows(ctx, narrow, 'before', includeAnchor ? anchor : anchor - 1, limit)
+    before = await side({ side: 'before', bound: includeAnchor ? anchor : anchor - 1, limit })
   } else if (needAfter) {
-    after = await windowRows(ctx, narrow, 'after', includeAnchor ? anchor : anchor + 1, numAfter + (includeAnchor ? 1 : 0))
+    after = await side({ side: 'after', bound: includeAnchor ? anchor : anchor + 1, limit: numAfter + (includeAnchor ? 1 : 0) })
   } else {
-    after = await windowRows(ctx, narrow, 'after', anchor, 1)
+    after = await side({ side: 'after', bound: anchor, limit: 1 })
   }
+  const cutBefore = wasCut(before)
+  const cutAfter = wasCut(after)
   const rows = [...before.reverse(), ...after]
 
   // upstream post_process_limited_query
-  let beforeRows: WindowRow[]
-  let anchorRows: WindowRow[]
-  let afterRows: WindowRow[]
+  let beforeRows: (IdRow | WindowRow)[]
+  let anchorRows: (IdRow | WindowRow)[]
+  let afterRows: (IdRow | WindowRow)[]
   if (anchoredToRight) {
     numAfter = 0
     beforeRows = rows
@@ -195,28 +274,92 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
   if (numAfter > 0) afterRows = afterRows.slice(0, numAfter)
   else afterRows = []
   const kept = [...beforeRows, ...(includeAnchor ? anchorRows : []), ...afterRows]
+  return {
+    rows: kept,
+    beforeRows,
+    anchorRows: includeAnchor ? anchorRows : [],
+    afterRows,
+    found_anchor: anchorRows.length === 1,
+    found_oldest: !cutBefore && (anchoredToLeft || beforeRows.length < numBefore),
+    found_newest: !cutAfter && (anchoredToRight || afterRows.length < numAfter),
+    anchor,
+    isSearch: narrow.isSearch,
+  } as MessageWindow<IdRow> | MessageWindow<WindowRow>
+}
 
-  const byId = new Map(kept.map((r) => [r.id, r]))
+/**
+ * The messages of a window as JSON, within MAX_MESSAGES_RESPONSE_BYTES:
+ * taken from the anchor outwards, one side then the other in turn, each side
+ * stopping at its first message that would overrun the budget (the nearest
+ * message is always taken, so paging moves on). Which sides lost messages
+ * is returned, for found_oldest / found_newest.
+ */
+export function boundWindow<T>(
+  nearestFirst: { anchor: T[]; before: T[]; after: T[] },
+  bytesOf: (item: T) => number,
+  budget: number,
+): { kept: Set<T>; cutBefore: boolean; cutAfter: boolean } {
+  const kept = new Set<T>()
+  let used = 0
+  const take = (item: T): boolean => {
+    const n = bytesOf(item)
+    if (kept.size > 0 && used + n > budget) return false
+    kept.add(item)
+    used += n
+    return true
+  }
+  for (const item of nearestFirst.anchor) take(item)
+  let b = 0
+  let a = 0
+  let beforeOpen = true
+  let afterOpen = true
+  while ((beforeOpen && b < nearestFirst.before.length) || (afterOpen && a < nearestFirst.after.length)) {
+    if (afterOpen && a < nearestFirst.after.length) afterOpen = take(nearestFirst.after[a++] as T)
+    if (beforeOpen && b < nearestFirst.before.length) beforeOpen = take(nearestFirst.before[b++] as T)
+  }
+  return { kept, cutBefore: !beforeOpen, cutAfter: !afterOpen }
+}
+
+export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {
+  const window = await messageWindow(ctx, input, { kind: 'whole', budget: MAX_MESSAGES_RESPONSE_BYTES })
+  const byId = new Map(window.rows.map((r) => [r.id, r]))
   const presented = await presentMessages(
     ctx,
-    kept.map((r) => ({ message: r, flags: r.flags })),
+    window.rows.map((r) => ({ message: r, flags: r.flags })),
     { applyMarkdown: input.applyMarkdown, clientExtavatar: input.clientExtavatar },
   )
-  if (narrow.isSearch) {
+  if (window.isSearch) {
     for (const m of presented) {
       const source = byId.get(m.id as number)
       m.match_content = source?.renderedContent ?? ''
       m.match_subject = escapeHtml(source?.topic ?? '')
     }
   }
+  // Each message is serialized once, here; the reply copies the bytes (present/raw-json.ts).
+  const json = new Map<number, Buffer>(presented.map((m) => [m.id as number, Buffer.from(JSON.stringify(m))]))
+  const idsOf = (rows: IdRow[]) => rows.map((r) => r.id)
+  const { kept, cutBefore, cutAfter } = boundWindow(
+    { anchor: idsOf(window.anchorRows), before: idsOf(window.beforeRows).reverse(), after: idsOf(window.afterRows) },
+    (id) => (json.get(id) as Buffer).length + 1,
+    MAX_MESSAGES_RESPONSE_BYTES,
+  )
   return {
-    messages: presented,
-    found_anchor: anchorRows.length === 1,
-    found_oldest: anchoredToLeft || beforeRows.length < numBefore,
-    found_newest: anchoredToRight || afterRows.length < numAfter,
+    messages: rawArray(window.rows.flatMap((r) => (kept.has(r.id) ? [json.get(r.id) as Buffer] : []))),
+    found_anchor: window.found_anchor,
+    found_oldest: window.found_oldest && !cutBefore,
+    found_newest: window.found_newest && !cutAfter,
     history_limited: false,
-    anchor,
+    anchor: window.anchor,
   }
+}
+
+/** The ids of GET /messages' window (no byte budget: nothing is presented), for POST /messages/flags/narrow. */
+export async function getMessageIds(
+  ctx: ViewerContext,
+  input: Omit<GetMessagesInput, 'applyMarkdown' | 'clientExtavatar'>,
+): Promise<{ ids: number[]; found_oldest: boolean; found_newest: boolean }> {
+  const window = await messageWindow(ctx, { ...input, applyMarkdown: false, clientExtavatar: true }, { kind: 'ids' })
+  return { ids: window.rows.map((r) => r.id), found_oldest: window.found_oldest, found_newest: window.found_newest }
 }
 
 export async function getMessage(

@@ -26,11 +26,13 @@ t.test('senders come from the authentication cache when it holds them', async (t
       return id === member.id ? ({ ...member, fullName: 'Cached Name' } as User) : undefined
     },
   }
-  const read = (cache?: typeof authCache) =>
-    getMessages(
+  const read = async (cache?: typeof authCache) => {
+    const result = await getMessages(
       { prisma: services.prisma, realm: fx.realm, user: owner, authCache: cache },
       { anchor: 'newest', numBefore: 3, numAfter: 0, includeAnchor: true, applyMarkdown: true, clientExtavatar: false },
     )
+    return { messages: result.messages.toJSON() as Record<string, unknown>[] }
+  }
   const cached = await read(authCache)
   t.strictSame(
     cached.messages.map((m) => m.sender_full_name),
