@@ -19,6 +19,8 @@ import { serializeReply } from './http/reply-serializer.js'
 import { registerWebApp } from './http/web-app.js'
 
 export const API_PREFIX = '/api/v1'
+/** The same routes for the browser app, authenticated by the session cookie (http/json-auth.ts). */
+export const JSON_PREFIX = '/json'
 
 /** The largest request body other than a file upload (docs/api.md "Request limits"); larger ones answer 413. */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024
@@ -57,6 +59,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   app.setReplySerializer(serializeReply as (payload: unknown) => string)
   installErrorHandling(app)
   installObservability(app, services)
+  app.decorateRequest('roostSessionId', null)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
   app.addHook('preClose', async () => services.events.drain())
   // The server has stopped taking requests; those still running (a client
@@ -86,20 +89,27 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   await app.register(formbody)
   const methodsByUrl = new Map<string, Set<HttpMethod>>()
   const addRoutes = (scope: FastifyInstance, list: readonly Route[]) => {
-    for (const r of list) {
-      const url = (r.outsideApi ? '' : API_PREFIX) + r.url
+    const add = (r: Route, url: string, via: 'session' | undefined) => {
       scope.route({
         method: r.method,
         url,
         handler: (request, reply) => {
           markRequestRead(request)
           request.roostRoute = url
-          return handlers.track(r.handle(services, request, reply))
+          return handlers.track(r.handle(services, request, reply, via))
         },
       })
       const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>()
       methods.add(r.method)
       methodsByUrl.set(url, methods)
+    }
+    for (const r of list) {
+      if (r.outsideApi) {
+        add(r, r.url, undefined)
+      } else {
+        add(r, API_PREFIX + r.url, undefined)
+        add(r, JSON_PREFIX + r.url, 'session')
+      }
     }
   }
   // GET requests carry no body (Fastify reads none), so the GET routes sit

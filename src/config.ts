@@ -28,6 +28,10 @@ export interface Config {
   eventQueuesPerUser: number
   maxFileUploadSizeMib: number
   invitationLinkValidityMinutes: number
+  /** A browser session ends after this long without a request (SESSION_IDLE_TIMEOUT_SECONDS; docs/web-sessions.md). */
+  sessionIdleTimeoutSeconds: number
+  /** A browser session ends this long after its login, however active (SESSION_MAX_AGE_SECONDS). */
+  sessionMaxAgeSeconds: number
   smtpUrl: string | undefined
   /** Web Push (VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, VAPID_SUBJECT); unset → no Web Push sender. */
   webPush: { publicKey: string; privateKey: string; subject: string } | undefined
@@ -377,6 +381,23 @@ function pushBouncerConfig(env: Env, direct: { fcm: boolean; apns: boolean }): P
   return { url: bouncerUrl.replace(/\/+$/, ''), orgId: orgId.toLowerCase(), orgKey }
 }
 
+/** Two weeks, upstream's session cookie age. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS = 14 * 24 * 3600
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600
+/** Ten years: longer lifetimes are a typo, and the cookie's Max-Age must stay a sane integer. */
+const MAX_SESSION_SECONDS = 10 * 365 * 24 * 3600
+
+/** Browser sessions: the idle timeout cannot exceed the absolute lifetime, and a minute is the shortest either may be. */
+function sessionLifetimes(env: Env): Pick<Config, 'sessionIdleTimeoutSeconds' | 'sessionMaxAgeSeconds'> {
+  const sessionMaxAgeSeconds = integer(env, 'SESSION_MAX_AGE_SECONDS', DEFAULT_SESSION_MAX_AGE_SECONDS, 60, MAX_SESSION_SECONDS)
+  const idleDefault = Math.min(DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS, sessionMaxAgeSeconds)
+  const sessionIdleTimeoutSeconds = integer(env, 'SESSION_IDLE_TIMEOUT_SECONDS', idleDefault, 60, MAX_SESSION_SECONDS)
+  if (sessionIdleTimeoutSeconds > sessionMaxAgeSeconds) {
+    throw new ConfigError(`SESSION_IDLE_TIMEOUT_SECONDS (${sessionIdleTimeoutSeconds}) must not exceed SESSION_MAX_AGE_SECONDS (${sessionMaxAgeSeconds})`)
+  }
+  return { sessionIdleTimeoutSeconds, sessionMaxAgeSeconds }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const fcm = fcmConfig(env)
   const apns = apnsConfig(env)
@@ -397,6 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventQueuesPerUser: integer(env, 'EVENT_QUEUES_PER_USER', DEFAULT_EVENT_QUEUES_PER_USER, 1, 10_000),
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE', 25, 0),
     invitationLinkValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1),
+    ...sessionLifetimes(env),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     webPush: webPushConfig(env),
     fcm,

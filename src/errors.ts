@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'INTERNAL_SERVER_ERROR'
   | 'SERVER_NOT_READY'
+  | 'CSRF_FAILED'
 
 export class ApiError extends Error {
   constructor(
@@ -58,6 +59,11 @@ export const malformedApiKey = () => unauthorized('Malformed API key')
 export const accountDeactivatedAuth = () => new ApiError('Account is deactivated', 'USER_DEACTIVATED', 401, {}, BASIC_CHALLENGE)
 export const realmDeactivatedAuth = () => new ApiError('This organization has been deactivated', 'REALM_DEACTIVATED', 401, {}, BASIC_CHALLENGE)
 export const wrongSubdomain = () => unauthorized('Account is not associated with this subdomain')
+
+// Browser sessions under /json (docs/web-sessions.md): upstream's answers for a missing session and a failed CSRF check.
+export const sessionRequired = () =>
+  new ApiError('Not logged in: API authentication or user session required', 'UNAUTHORIZED', 401, {}, { 'WWW-Authenticate': 'Session realm="roost"' })
+export const csrfFailed = (reason: string) => new ApiError(`CSRF error: ${reason}`, 'CSRF_FAILED', 403, { reason })
 
 // POST /fetch_api_key
 export const authenticationFailed = () =>

@@ -28,6 +28,7 @@ import { isAdmin } from '../domain/roles.js'
 import { invitesChangedEvent, realmUserUpdateEvent } from '../events/schemas/index.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { peerEvents } from './subscription-events.js'
+import { revokeWebSessions } from './web-sessions.js'
 
 const INVITE_PENDING = 0
 const INVITE_REVOKED = 2
@@ -59,6 +60,7 @@ async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: Us
   const bots = await tx.user.findMany({ where: { realmId: ctx.realm.id, isBot: true, botOwnerId: target.id, isActive: true }, orderBy: { id: 'asc' } })
   const ids = [target.id, ...bots.map((b) => b.id)]
   await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
+  await revokeWebSessions(tx, ids)
   for (const id of ids) {
     emit(realmUserUpdateEvent({ user_id: id, is_active: false }), await usersWhoCanAccess(tx, ctx.realm, id))
   }

@@ -38,6 +38,7 @@ import { sendEmailChangeConfirmation } from '../mail/email-change.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
 import { invalidConfirmationKey } from '../errors.js'
 import { realmUserUpdateEvent, withInheritingStreams } from '../events/schemas/index.js'
+import { revokeWebSessions } from './web-sessions.js'
 
 export interface UpdateSettingsInput {
   /** Table settings by wire name (domain/settings.ts). */
@@ -49,6 +50,8 @@ export interface UpdateSettingsInput {
   clientAddress?: string
   newPassword?: string
   timezone?: string
+  /** The browser session making the change: a new password ends the user's other sessions, not this one. */
+  sessionId?: number
 }
 
 export type UpdateSettingsResult = {
@@ -133,6 +136,7 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
         data: { ...(timezoneChanged ? { timezone: input.timezone } : {}), ...(nameChanged ? { fullName } : {}), ...(passwordHash ? { passwordHash } : {}) },
       })
     }
+    if (passwordHash !== undefined) await revokeWebSessions(tx, [user.id], input.sessionId)
     if (changed.some((s) => s.name === 'enable_drafts_synchronization') && input.settings.enable_drafts_synchronization === false) {
       await tx.draft.deleteMany({ where: { userId: user.id } })
     }

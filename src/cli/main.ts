@@ -11,6 +11,7 @@ import { createUser } from '../actions/create-user.js'
 import { deactivateUser, reactivateUser } from '../actions/deactivate-user.js'
 import { updateUser } from '../actions/update-user.js'
 import { regenerateApiKey, setUserPassword } from '../actions/user-credentials.js'
+import { revokeWebSessions } from '../actions/web-sessions.js'
 import { DataDirBusyError, lockDataDir } from '../db/data-dir-lock.js'
 import { DatabaseConfigError, openDatabase } from '../db/client.js'
 import { realmUrl } from '../present/realm.js'
@@ -185,6 +186,10 @@ export function buildProgram(): Command {
       })
   onUser('regenerate-api-key', 'replace the API key (the old one stops working at once) and print the new one', async (ctx, target) => {
     out(`API key: ${await regenerateApiKey(ctx, target.id)}`)
+  })
+  onUser('revoke-sessions', "end every browser session of a user (logs them out of the web app everywhere)", async (ctx, target) => {
+    const ended = await revokeWebSessions(ctx.prisma, [target.id])
+    out(`ended ${ended} browser session${ended === 1 ? '' : 's'} of ${target.deliveryEmail}`)
   })
   onUser('deactivate', 'deactivate a user (and the bots it owns)', async (ctx, target) => {
     await deactivateUser(ctx, target.id)

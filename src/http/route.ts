@@ -10,6 +10,7 @@ import { RATE_RULES } from '../ratelimit/limiter.js'
 import { rateLimited } from '../errors.js'
 import { authenticate, parseBasicAuth, realmForRequest, requireRealm } from './auth.js'
 import { lazyChildLogger } from './lazy-logger.js'
+import { authenticateJson, sessionServes } from './json-auth.js'
 
 /** user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
 export type AuthMode = 'user' | 'none' | 'optional' | 'public'
@@ -58,7 +59,8 @@ export interface Route {
   outsideApi?: boolean
   /** The declared parameters (the fuzz test and the OpenAPI description walk them). */
   params: Readonly<Record<string, TSchema>>
-  handle(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<unknown>
+  /** `via` 'session': served under /json with the browser session instead of Basic auth (http/json-auth.ts). */
+  handle(services: Services, request: FastifyRequest, reply: FastifyReply, via?: 'session'): Promise<unknown>
 }
 
 function fieldsOf(body: unknown, files: UploadedFile[]): Record<string, unknown> {
@@ -177,9 +179,11 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
     auth,
     outsideApi: spec.outsideApi,
     params: spec.params ?? {},
-    async handle(services, request, reply) {
+    async handle(services, request, reply, via) {
       let realmAndUser: { realm: Realm | null; user: User | undefined }
-      if (auth === 'public') {
+      if (via === 'session' || (spec.outsideApi && sessionServes(request, auth))) {
+        realmAndUser = await authenticateJson(services, request, auth)
+      } else if (auth === 'public') {
         realmAndUser = { realm: await realmForRequest(services, request), user: undefined }
       } else if (auth === 'user' || (auth === 'optional' && request.headers.authorization !== undefined)) {
         const authenticated = authenticate(services, request)

@@ -13,6 +13,7 @@ import { testConfig, TEST_REDIS_URL } from '../support/config.js'
 import { anon, as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { printed, runCli } from './run.js'
+import { json, logIn } from '../support/browser.js'
 
 t.setTimeout(900_000)
 
@@ -210,6 +211,17 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
     t.not(key, before)
     expectError(t, await as(app, { deliveryEmail: owner.deliveryEmail, apiKey: before }, acme).get('/users/me'), { code: 'UNAUTHORIZED', status: 401 })
     owner = { ...owner, apiKey: key }
+    expectSuccess(t, await as(app, owner, acme).get('/users/me'))
+  })
+
+  t.test('user revoke-sessions logs the user out of every browser', async (t) => {
+    const first = await logIn(app, acme, owner.deliveryEmail, password)
+    const second = await logIn(app, acme, owner.deliveryEmail, password)
+    expectSuccess(t, await json(app, acme, first, 'GET', '/users/me'))
+    const res = await cli(['user', 'revoke-sessions', '--org', 'acme', owner.deliveryEmail])
+    t.equal(res.code, 0, res.stderr)
+    t.equal(res.stdout.trim(), `ended 2 browser sessions of ${owner.deliveryEmail}`)
+    for (const session of [first, second]) expectError(t, await json(app, acme, session, 'GET', '/users/me'), { code: 'UNAUTHORIZED', status: 401 })
     expectSuccess(t, await as(app, owner, acme).get('/users/me'))
   })
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
-import { expectError, expectSuccess } from '../support/expect.js'
+import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
+import { applyCookies, cookieHeader } from '../support/browser.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/actions/context.js'
 import { readOutbox } from '../../src/mail/outbox.js'
@@ -188,10 +189,11 @@ t.test('PATCH /settings', async (t) => {
     t.ok(link)
     const path = new URL(link?.[1] ?? 'http://x/').pathname
     const items = await published(services, async () => {
-      const res = await app.inject({ method: 'GET', url: path })
-      t.equal(res.statusCode, 200)
-      t.match(res.headers['content-type'], /text\/html/)
-      t.match(res.body, newEmail)
+      const res = await app.inject({ method: 'GET', url: path, headers: { host: fx.host } })
+      t.equal(res.statusCode, 303, 'the browser is logged in and sent to the app')
+      t.equal(res.headers.location, '/')
+      const cookies = applyCookies({}, res)
+      t.equal(bodyOf(await app.inject({ method: 'GET', url: '/json/users/me', headers: { host: fx.host, cookie: cookieHeader(cookies) } })).delivery_email, newEmail)
     })
     const after = await fx.refresh(member)
     t.equal(after.deliveryEmail, newEmail)

@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../../actions/context.js'
 import { registerJoinPages } from './join.js'
+import { registerLoginPages } from './login.js'
 
 export function registerPages(app: FastifyInstance, services: Services): void {
   registerJoinPages(app, services)
+  registerLoginPages(app, services)
 }

@@ -1,14 +1,17 @@
 // The registration pages an invitation link opens: GET /join/{key} shows a
 // small form (full name and password; an email address too for a reusable
 // link), POST /join/{key} creates the account. Expired, revoked, used and
-// unknown links get a page that says so. Plain HTML, no script, so it works
-// in any browser; served outside /api/v1 on the realm's host.
+// unknown links get a page that says so. A created account is logged in
+// (a browser session, docs/web-sessions.md) and sent to the app at `/`.
+// Plain HTML, no script, so it works in any browser; served outside /api/v1
+// on the realm's host.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../actions/context.js'
 import type { Realm } from '../../db/index.js'
 import { acceptInvitation, RegistrationError, registrationStateMessage } from '../../actions/accept-invitation.js'
 import { lookUpInviteKey, type InviteLookup } from '../../queries/invites.js'
-import { realmUrl } from '../../present/realm.js'
+import { startWebSession } from '../../actions/web-sessions.js'
+import { setSessionCookies } from '../session-auth.js'
 import { realmForRequest } from '../auth.js'
 import { escapeHtml, page } from './html.js'
 
@@ -80,10 +83,9 @@ export function registerJoinPages(app: FastifyInstance, services: Services): voi
     const values = { fullName: text(form.full_name), email: text(form.email) }
     try {
       const user = await acceptInvitation({ ...services, realm, log: request.log }, { key: request.params.key, fullName: values.fullName, password: text(form.password), email: values.email })
-      const url = realmUrl(realm, services.config.externalUrl)
-      const body = `<p id="welcome">Welcome, ${escapeHtml(user.fullName)}! Your account <strong>${escapeHtml(user.deliveryEmail)}</strong> has been created.</p>
-<p>Log in at <a href="${escapeHtml(url)}">${escapeHtml(url)}</a> with your email address and password.</p>`
-      return reply.type('text/html; charset=utf-8').send(page(`Welcome to ${realm.name}`, body))
+      // The new account is logged in and goes straight into the app.
+      setSessionCookies(services, reply, await startWebSession(services, user.id))
+      return reply.code(303).header('location', '/').header('cache-control', 'no-store').send()
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error
       if (error.state !== 'form') return problemPage(reply, error.state === 'valid' ? 'invalid' : error.state)

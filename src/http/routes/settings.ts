@@ -11,6 +11,8 @@ import { unsubscribeMissedMessages } from '../../actions/unsubscribe-missed-mess
 import { USER_SETTINGS, type SettingSpec, type SettingValue } from '../../domain/settings.js'
 import { ApiError } from '../../errors.js'
 import { escapeHtml } from '../../domain/markdown.js'
+import { startWebSession } from '../../actions/web-sessions.js'
+import { setSessionCookies } from '../session-auth.js'
 
 function schemaOf(spec: SettingSpec): TSchema {
   switch (spec.kind) {
@@ -50,6 +52,7 @@ const settingsRoute = (url: string) =>
         clientAddress: ctx.request.ip,
         newPassword: input.new_password as string | undefined,
         timezone: input.timezone as string | undefined,
+        sessionId: ctx.request.roostSessionId ?? undefined,
       })
     },
   })
@@ -65,8 +68,10 @@ export function registerAccountPages(app: FastifyInstance, services: Services): 
   app.get<{ Params: { key: string } }>('/accounts/confirm_new_email/:key', async (request, reply) => {
     reply.type('text/html; charset=utf-8')
     try {
-      const { newEmail, realm } = await confirmEmailChange(services, request.params.key)
-      return page('Email address changed', `The email address of your account in ${escapeHtml(realm.name)} is now <b>${escapeHtml(newEmail)}</b>.`)
+      const { user } = await confirmEmailChange(services, request.params.key)
+      // The link came by mail to the new address: the browser that opens it is logged in and sent to the app.
+      setSessionCookies(services, reply, await startWebSession(services, user.id))
+      return reply.code(303).header('location', '/').header('cache-control', 'no-store').send()
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
       reply.code(error.status === 404 ? 404 : 400)
