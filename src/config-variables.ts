@@ -37,6 +37,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'EVENT_QUEUES_PER_USER', default: '`50`', meaning: 'live event queues per user (1–10,000); registering another drops the user\'s oldest queue' },
   { name: 'MAX_FILE_UPLOAD_SIZE', default: '`25`', meaning: 'upload limit in MiB' },
   { name: 'INVITATION_LINK_VALIDITY_MINUTES', default: '`14400`', meaning: 'default invitation expiry (10 days)' },
+  { name: 'SESSION_IDLE_TIMEOUT_SECONDS', default: '`1209600` (14 days)', meaning: 'a browser session with no request for this long has ended (60 s to 10 years, at most `SESSION_MAX_AGE_SECONDS`); see [web-sessions.md](web-sessions.md)' },
+  { name: 'SESSION_MAX_AGE_SECONDS', default: '`2592000` (30 days)', meaning: 'a browser session ends this long after its login, however active; also the cookies\' `Max-Age`' },
   { name: 'SMTP_URL', default: 'unset → mails written to `DATA_DIR/outbox`', meaning: 'outgoing mail server: `smtp://[user:password@]host[:port]` (STARTTLS when offered) or `smtps://…` (implicit TLS); see [notifications.md](notifications.md)' },
   { name: 'VAPID_PUBLIC_KEY', default: 'unset → no Web Push', meaning: 'Web Push: the VAPID public key as `npx web-push generate-vapid-keys` prints it (base64url, 65-byte uncompressed P-256); all three `VAPID_*` or none' },
   { name: 'VAPID_PRIVATE_KEY', default: 'unset', meaning: 'the VAPID private key (base64url, 32 bytes)' },
