@@ -3,6 +3,7 @@
 import { createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
+import { parseAllowEntry, type AllowEntry } from './outbound/allow-list.js'
 
 export interface Config {
   port: number
@@ -53,6 +54,8 @@ export interface Config {
   corsOrigins: string[]
   /** Addresses / CIDRs of proxies whose X-Forwarded-For is believed; empty → none. */
   trustedProxies: string[]
+  /** OUTBOUND_ALLOW: destinations outbound requests may reach despite the address and port policy (docs/outbound-requests.md); empty → none. */
+  outboundAllow: AllowEntry[]
   logLevel: LogLevel
 }
 
@@ -154,6 +157,16 @@ function trustedProxies(env: Env): string[] {
     }
   }
   return entries
+}
+
+function outboundAllow(env: Env): AllowEntry[] {
+  return list(env, 'OUTBOUND_ALLOW').map((entry) => {
+    try {
+      return parseAllowEntry(entry)
+    } catch (error) {
+      throw new ConfigError(`OUTBOUND_ALLOW must be a comma-separated list of host, host:port or CIDR entries: ${(error as Error).message}`)
+    }
+  })
 }
 
 function logLevel(env: Env): LogLevel {
@@ -431,6 +444,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: corsOrigins(env),
     trustedProxies: trustedProxies(env),
+    outboundAllow: outboundAllow(env),
     logLevel: logLevel(env),
   }
 }

@@ -29,7 +29,8 @@
 import { createHash } from 'node:crypto'
 import type { PushBouncerConfig } from '../config.js'
 import { SERVICE_VERSION } from '../version.js'
-import { apnsAlert, post, type PushOutcome, type PushSender, type PushTarget } from './push-senders.js'
+import type { OutboundClient } from '../outbound/index.js'
+import { apnsAlert, type PushOutcome, type PushSender, type PushTarget } from './push-senders.js'
 
 export const BOUNCER_TOKEN_KIND = { apns: 1, fcm: 2 } as const
 
@@ -70,7 +71,7 @@ export class BouncerError extends Error {
 }
 
 /** One request to the bouncer: JSON or form body; the parsed answer of a 200, else a BouncerError. */
-export async function bouncerRequest(config: PushBouncerConfig, endpoint: string, body: { json: object } | { form: Record<string, string | number> }): Promise<Record<string, unknown>> {
+export async function bouncerRequest(outbound: OutboundClient, config: PushBouncerConfig, endpoint: string, body: { json: object } | { form: Record<string, string | number> }): Promise<Record<string, unknown>> {
   const auth = Buffer.from(`${config.orgId}:${config.orgKey}`).toString('base64')
   const [contentType, text] =
     'json' in body
@@ -78,7 +79,11 @@ export async function bouncerRequest(config: PushBouncerConfig, endpoint: string
       : ['application/x-www-form-urlencoded', new URLSearchParams(Object.entries(body.form).map(([k, v]) => [k, String(v)])).toString()]
   let answer
   try {
-    answer = await post(`${config.url}/api/v1/remotes/${endpoint}`, { authorization: `Basic ${auth}`, 'content-type': contentType, 'user-agent': `RoostServer/${SERVICE_VERSION}` }, text)
+    answer = await outbound.request(`${config.url}/api/v1/remotes/${endpoint}`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${auth}`, 'content-type': contentType, 'user-agent': `RoostServer/${SERVICE_VERSION}` },
+      body: text,
+    })
   } catch (error) {
     throw new BouncerError(`${error instanceof Error ? error.message : String(error)} while trying to connect to the push notification bouncer`, true)
   }
@@ -109,11 +114,14 @@ export function bouncerApnsPayload(payload: Record<string, unknown>): Record<str
 
 export class PushBouncerSender implements PushSender {
   readonly kind = 'bouncer' as const
-  constructor(private readonly config: PushBouncerConfig) {}
+  constructor(
+    private readonly config: PushBouncerConfig,
+    private readonly outbound: OutboundClient,
+  ) {}
 
   async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
     if (target.kind !== 'bouncer') throw new Error(`the bouncer sender got a ${target.kind} target`)
-    const answer = await bouncerRequest(this.config, 'push/notify', {
+    const answer = await bouncerRequest(this.outbound, this.config, 'push/notify', {
       json: {
         user_uuid: userUuid(this.config, target.id),
         user_id: target.id,

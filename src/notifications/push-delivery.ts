@@ -16,9 +16,15 @@
 // message was read meanwhile, or whose user or organization is deactivated,
 // are dropped; deleting a message drops its pending pushes and queues
 // removal notices for the copies already pushed (queuePushRemovalsForDeletion).
-// A target the provider rejects as gone is deleted (pruned). Any other
-// failure keeps the row: attempts + 1, due again after an exponential
-// backoff, logged and counted (roost_push_notification_failures_total).
+// A target the provider rejects as gone (Web Push 404 / 410, FCM
+// UNREGISTERED, APNs 410…) is deleted (pruned) at once. Any other failure
+// keeps the row: attempts + 1, due again after an exponential backoff
+// (PUSH_RETRY_BASE_MS doubling, at most PUSH_RETRY_MAX_MS), logged and counted
+// (roost_push_notification_failures_total); a row that failed
+// PUSH_MAX_ATTEMPTS times is dropped. The failing target itself backs off the
+// same way (retry_at: no request reaches it before then, whatever the number
+// of pending rows) and is deleted after PUSH_TARGET_MAX_FAILURES consecutive
+// failures; a success clears its count.
 // A sent message push marks the copy active_mobile_push_notification (in the
 // statement that deletes the row), as upstream, so its removal can follow.
 // A row remembers the targets it reached (delivered_to): after a partial
@@ -43,6 +49,10 @@ export const PUSH_LEASE_MS = 2 * 60 * 1000
 export const PUSH_BATCH = 20
 export const PUSH_RETRY_BASE_MS = 30 * 1000
 export const PUSH_RETRY_MAX_MS = 60 * 60 * 1000
+/** Failed attempts after which a pending notification is dropped (about two hours of backoff). */
+export const PUSH_MAX_ATTEMPTS = 8
+/** Consecutive failed sends after which a browser subscription or mobile token is deleted. */
+export const PUSH_TARGET_MAX_FAILURES = 8
 /** Message IDs in one removal notice (upstream's MAX_APNS_MESSAGE_IDS). */
 export const PUSH_REMOVE_MAX_IDS = 200
 /** Further removal rows of one user claimed with a batch (the rest go with the next batch). */
@@ -108,10 +118,16 @@ async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
 }
 
 /** Due again after a backoff, remembering the targets reached so far (`reached`) so that the retry skips them. */
+/** The capped exponential backoff after the `failures`-th consecutive failure (1-based). */
+const backoffMs = (options: PushDeliveryOptions, failures: number): number => Math.min((options.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** (failures - 1), PUSH_RETRY_MAX_MS)
+
 async function retryLater(services: Services, options: PushDeliveryOptions, row: ClaimedRow, error: unknown, reached: string[] = []): Promise<void> {
-  const delay = Math.min((options.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** row.attempts, PUSH_RETRY_MAX_MS)
-  const due = new Date(services.now().getTime() + delay)
   const message = error instanceof Error ? error.message : String(error)
+  if (row.attempts + 1 >= PUSH_MAX_ATTEMPTS) {
+    options.log.warn({ user_id: row.user_id, message_id: row.message_id, attempts: row.attempts + 1, err: message }, 'push notification dropped after its last attempt')
+    return settle(services, row.id)
+  }
+  const due = new Date(services.now().getTime() + backoffMs(options, row.attempts + 1))
   await services.prisma.$executeRaw`
     UPDATE missed_push_notification SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)}, due_at = ${due}::timestamptz,
       claimed_by = NULL, claim_expires_at = NULL,
@@ -170,15 +186,15 @@ async function targetsOf(services: Services, userId: number, senders: Map<PushTa
   const targets: PushTarget[] = []
   if (senders.has('webpush')) {
     const subs = await services.prisma.webPushSubscription.findMany({ where: { userId }, orderBy: { id: 'asc' } })
-    targets.push(...subs.map((s) => ({ kind: 'webpush' as const, id: s.id, endpoint: s.endpoint, p256dh: s.p256dh, auth: s.auth })))
+    targets.push(...subs.map((s) => ({ kind: 'webpush' as const, id: s.id, endpoint: s.endpoint, p256dh: s.p256dh, auth: s.auth, failures: s.failures, retryAt: s.retryAt })))
   }
   if (senders.has('fcm')) {
     const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.FCM }, orderBy: { id: 'asc' } })
-    targets.push(...devices.map((d) => ({ kind: 'fcm' as const, id: d.id, token: d.token })))
+    targets.push(...devices.map((d) => ({ kind: 'fcm' as const, id: d.id, token: d.token, failures: d.failures, retryAt: d.retryAt })))
   }
   if (senders.has('apns')) {
     const devices = await services.prisma.pushDevice.findMany({ where: { userId, kind: PUSH_KIND.APNS }, orderBy: { id: 'asc' } })
-    targets.push(...devices.map((d) => ({ kind: 'apns' as const, id: d.id, token: d.token, appId: d.appId })))
+    targets.push(...devices.map((d) => ({ kind: 'apns' as const, id: d.id, token: d.token, appId: d.appId, failures: d.failures, retryAt: d.retryAt })))
   }
   if (senders.has('bouncer')) {
     // Upstream skips the bouncer for a user with no registered device.
@@ -195,6 +211,27 @@ async function prune(services: Services, target: PushTarget): Promise<void> {
   if (target.kind === 'bouncer') return
   if (target.kind === 'webpush') await services.prisma.webPushSubscription.deleteMany({ where: { id: target.id } })
   else await services.prisma.pushDevice.deleteMany({ where: { id: target.id } })
+}
+
+/** A failed send to a target with a row of its own: backs off, or is deleted after PUSH_TARGET_MAX_FAILURES. */
+async function targetFailed(services: Services, options: PushDeliveryOptions, target: PushTarget, userId: number): Promise<void> {
+  if (target.kind === 'bouncer') return
+  const failures = (target.failures ?? 0) + 1
+  if (failures >= PUSH_TARGET_MAX_FAILURES) {
+    options.log.warn({ user_id: userId, kind: target.kind, failures }, 'push target dropped after repeated failures')
+    return prune(services, target)
+  }
+  const data = { failures, retryAt: new Date(services.now().getTime() + backoffMs(options, failures)) }
+  if (target.kind === 'webpush') await services.prisma.webPushSubscription.updateMany({ where: { id: target.id }, data })
+  else await services.prisma.pushDevice.updateMany({ where: { id: target.id }, data })
+}
+
+/** A successful send clears the target's failure count. */
+async function targetRecovered(services: Services, target: PushTarget): Promise<void> {
+  if (target.kind === 'bouncer' || !target.failures) return
+  const data = { failures: 0, retryAt: null }
+  if (target.kind === 'webpush') await services.prisma.webPushSubscription.updateMany({ where: { id: target.id }, data })
+  else await services.prisma.pushDevice.updateMany({ where: { id: target.id }, data })
 }
 
 async function sendRow(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>, row: ClaimedRow): Promise<void> {
@@ -278,6 +315,11 @@ async function deliver(
     for (const target of await targetsOf(services, row.user_id, senders)) {
       const key = targetKey(target)
       if (done.has(key)) continue
+      if (target.kind !== 'bouncer' && target.retryAt && target.retryAt > services.now()) {
+        // Backing off after a failure: not contacted; the row is retried later.
+        failure ??= new Error(`the ${target.kind} target ${target.id} backs off until ${target.retryAt.toISOString()}`)
+        continue
+      }
       let outcome: Awaited<ReturnType<PushSender['send']>>
       try {
         outcome = await senders.get(target.kind)!.send(target, payload)
@@ -285,9 +327,11 @@ async function deliver(
         // The other targets are still tried; this one is retried later.
         failure ??= error
         options.log.warn({ err: error, user_id: row.user_id, kind: target.kind }, 'push to one target failed')
+        await targetFailed(services, options, target, row.user_id)
         continue
       }
       reached.push(key)
+      if (outcome !== 'invalid') await targetRecovered(services, target)
       if (outcome === 'invalid') {
         options.log.info({ user_id: row.user_id, kind: target.kind }, 'push target rejected by the provider; pruned')
         await prune(services, target)

@@ -16,19 +16,27 @@
 // * upstream's push bouncer (notifications/push-bouncer.ts) instead of FCM and
 //   APNs: one request per user carrying all of their mobile devices' tokens.
 //
+// Every request goes through the guarded outbound client (src/outbound/), never
+// a socket of a sender's own.
 // A sender answers per target: 'sent', or 'invalid' when the provider says the
 // token is gone (Web Push 404 / 410, FCM 404 or UNREGISTERED, APNs 410 or
-// BadDeviceToken / Unregistered), so the caller
-// prunes it. Any other failure throws, and the caller retries later.
+// BadDeviceToken / Unregistered) or, for Web Push, when the subscription's
+// endpoint is one the outbound policy refuses, so the caller prunes it. Any
+// other failure throws, and the caller retries later.
 import { createSign, sign } from 'node:crypto'
-import { connect, constants as h2 } from 'node:http2'
-import { request, type Agent } from 'node:https'
-import { request as httpRequest } from 'node:http'
 import webpush from 'web-push'
 import type { ApnsConfig, Config, FcmConfig } from '../config.js'
+import { outboundClientFor, OutboundClient, OutboundRefused, type OutboundResponse } from '../outbound/index.js'
 import { PushBouncerSender, type BouncerTarget } from './push-bouncer.js'
 
-export interface WebPushTarget {
+/** A target with a row of its own counts its consecutive failures and backs off (notifications/push-delivery.ts). */
+export interface TargetBackoff {
+  failures?: number
+  /** Not sent to before this time. */
+  retryAt?: Date | null
+}
+
+export interface WebPushTarget extends TargetBackoff {
   kind: 'webpush'
   id: number
   endpoint: string
@@ -36,13 +44,13 @@ export interface WebPushTarget {
   auth: string
 }
 
-export interface FcmTarget {
+export interface FcmTarget extends TargetBackoff {
   kind: 'fcm'
   id: number
   token: string
 }
 
-export interface ApnsTarget {
+export interface ApnsTarget extends TargetBackoff {
   kind: 'apns'
   id: number
   token: string
@@ -61,58 +69,37 @@ export interface PushSender {
 }
 
 export const WEB_PUSH_TTL_SECONDS = 24 * 60 * 60
-export const PUSH_TIMEOUT_MS = 15_000
 
 export class WebPushSender implements PushSender {
   readonly kind = 'webpush' as const
   constructor(
     private readonly vapid: NonNullable<Config['webPush']>,
-    /** An HTTPS agent (tests pass one trusting their receiver's certificate). */
-    private readonly agent?: Agent,
+    private readonly outbound: OutboundClient,
   ) {}
 
   async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
     if (target.kind !== 'webpush') throw new Error(`the Web Push sender got a ${target.kind} target`)
+    // web-push encrypts and signs; the request itself goes through the outbound client.
+    const details = webpush.generateRequestDetails({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, JSON.stringify(payload), {
+      vapidDetails: { subject: this.vapid.subject, publicKey: this.vapid.publicKey, privateKey: this.vapid.privateKey },
+      TTL: WEB_PUSH_TTL_SECONDS,
+      contentEncoding: 'aes128gcm',
+    })
+    let answer: OutboundResponse
     try {
-      await webpush.sendNotification({ endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } }, JSON.stringify(payload), {
-        vapidDetails: { subject: this.vapid.subject, publicKey: this.vapid.publicKey, privateKey: this.vapid.privateKey },
-        TTL: WEB_PUSH_TTL_SECONDS,
-        contentEncoding: 'aes128gcm',
-        timeout: PUSH_TIMEOUT_MS,
-        ...(this.agent ? { agent: this.agent } : {}),
+      answer = await this.outbound.request(details.endpoint, {
+        method: details.method,
+        headers: Object.fromEntries(Object.entries(details.headers).map(([name, value]) => [name, String(value)])),
+        body: details.body ?? '',
       })
-      return 'sent'
     } catch (error) {
-      if (error instanceof webpush.WebPushError && (error.statusCode === 404 || error.statusCode === 410)) return 'invalid'
+      if (error instanceof OutboundRefused) return 'invalid'
       throw error
     }
+    if (answer.status >= 200 && answer.status < 300) return 'sent'
+    if (answer.status === 404 || answer.status === 410) return 'invalid'
+    throw new Error(`the Web Push service answered HTTP ${answer.status}`)
   }
-}
-
-export interface HttpAnswer {
-  status: number
-  body: string
-}
-
-/** One HTTP(S) request with a timeout; the answer whatever its status. */
-export function post(url: string, headers: Record<string, string>, body: string, agent?: Agent): Promise<HttpAnswer> {
-  const target = new URL(url)
-  const send = target.protocol === 'http:' ? httpRequest : request
-  return new Promise((resolve, reject) => {
-    const req = send(
-      target,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: PUSH_TIMEOUT_MS, ...(agent && target.protocol === 'https:' ? { agent } : {}) },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', reject)
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error(`${target.host}: no answer in ${PUSH_TIMEOUT_MS} ms`)))
-    req.on('error', reject)
-    req.end(body)
-  })
 }
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
@@ -123,9 +110,13 @@ export class FcmSender implements PushSender {
 
   constructor(
     private readonly fcm: FcmConfig,
-    private readonly agent?: Agent,
+    private readonly outbound: OutboundClient,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private post(url: string, headers: Record<string, string>, body: string): Promise<OutboundResponse> {
+    return this.outbound.request(url, { method: 'POST', headers, body })
+  }
 
   /** OAuth2 JWT-bearer grant (RFC 7523) for the service account; cached until a minute before it expires. */
   private async accessToken(): Promise<string> {
@@ -136,7 +127,7 @@ export class FcmSender implements PushSender {
     const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: this.fcm.clientEmail, scope: FCM_SCOPE, aud: this.fcm.tokenUri, iat, exp: iat + 3600 })}`
     const signature = createSign('RSA-SHA256').update(unsigned).sign(this.fcm.privateKey).toString('base64url')
     const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: `${unsigned}.${signature}` }).toString()
-    const answer = await post(this.fcm.tokenUri, { 'content-type': 'application/x-www-form-urlencoded' }, form, this.agent)
+    const answer = await this.post(this.fcm.tokenUri, { 'content-type': 'application/x-www-form-urlencoded' }, form)
     if (answer.status !== 200) throw new Error(`FCM token exchange failed: HTTP ${answer.status} ${answer.body.slice(0, 200)}`)
     const parsed = JSON.parse(answer.body) as { access_token?: unknown; expires_in?: unknown }
     if (typeof parsed.access_token !== 'string') throw new Error('FCM token exchange: no access_token in the answer')
@@ -150,7 +141,7 @@ export class FcmSender implements PushSender {
     const data = Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
     const body = JSON.stringify({ message: { token: target.token, data, android: { priority: 'high' } } })
     const url = `${this.fcm.endpoint}/v1/projects/${encodeURIComponent(this.fcm.projectId)}/messages:send`
-    const send = async () => post(url, { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' }, body, this.agent)
+    const send = async () => this.post(url, { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' }, body)
     let answer = await send()
     if (answer.status === 401) {
       this.token = undefined // revoked or expired early: one fresh token
@@ -179,8 +170,7 @@ export class ApnsSender implements PushSender {
 
   constructor(
     private readonly apns: ApnsConfig,
-    /** Extra trusted CA (tests). */
-    private readonly ca?: string,
+    private readonly outbound: OutboundClient,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -202,33 +192,13 @@ export class ApnsSender implements PushSender {
     const aps = removal ? { 'content-available': 1 } : { alert: apnsAlert(payload), sound: 'default' }
     const body = JSON.stringify({ aps, zulip: payload })
     const headers = {
-      [h2.HTTP2_HEADER_METHOD]: 'POST',
-      [h2.HTTP2_HEADER_PATH]: `/3/device/${target.token}`,
       authorization: `bearer ${this.bearer()}`,
       'apns-topic': topic,
       'apns-push-type': removal ? 'background' : 'alert',
       'apns-priority': removal ? '5' : '10',
       'content-type': 'application/json',
     }
-    const answer = await new Promise<HttpAnswer>((resolve, reject) => {
-      const session = connect(this.apns.endpoint, this.ca ? { ca: this.ca } : {})
-      session.on('error', reject)
-      session.setTimeout(PUSH_TIMEOUT_MS, () => session.destroy(new Error(`APNs: no answer in ${PUSH_TIMEOUT_MS} ms`)))
-      const req = session.request(headers)
-      let status = 0
-      const chunks: Buffer[] = []
-      req.on('response', (h) => (status = Number(h[h2.HTTP2_HEADER_STATUS])))
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        session.close()
-        resolve({ status, body: Buffer.concat(chunks).toString('utf8') })
-      })
-      req.on('error', (error) => {
-        session.destroy()
-        reject(error)
-      })
-      req.end(body)
-    })
+    const answer = await this.outbound.http2Request(`${this.apns.endpoint}/3/device/${target.token}`, { method: 'POST', headers, body })
     if (answer.status === 200) return 'sent'
     const reason = (() => {
       try {
@@ -244,20 +214,18 @@ export class ApnsSender implements PushSender {
 }
 
 export interface PushSenderOptions {
-  /** HTTPS agent for the Web Push and FCM requests (tests). */
-  webPushAgent?: Agent
-  fcmAgent?: Agent
-  /** A CA certificate the APNs connection trusts (tests). */
-  apnsCa?: string
+  /** PEM certificates the senders trust besides the system's CAs (tests' self-signed peers). */
+  ca?: string[]
 }
 
 /** The configured senders, by target kind; empty when push is off. */
-export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns' | 'pushBouncer'>, options: PushSenderOptions = {}): Map<PushTarget['kind'], PushSender> {
+export function pushSendersFor(config: Pick<Config, 'webPush' | 'fcm' | 'apns' | 'pushBouncer' | 'outboundAllow'>, options: PushSenderOptions = {}): Map<PushTarget['kind'], PushSender> {
   const senders = new Map<PushTarget['kind'], PushSender>()
-  if (config.pushBouncer) senders.set('bouncer', new PushBouncerSender(config.pushBouncer))
-  if (config.webPush) senders.set('webpush', new WebPushSender(config.webPush, options.webPushAgent))
-  if (config.fcm) senders.set('fcm', new FcmSender(config.fcm, options.fcmAgent))
-  if (config.apns) senders.set('apns', new ApnsSender(config.apns, options.apnsCa))
+  const outbound = outboundClientFor(config, options.ca)
+  if (config.pushBouncer) senders.set('bouncer', new PushBouncerSender(config.pushBouncer, outbound))
+  if (config.webPush) senders.set('webpush', new WebPushSender(config.webPush, outbound))
+  if (config.fcm) senders.set('fcm', new FcmSender(config.fcm, outbound))
+  if (config.apns) senders.set('apns', new ApnsSender(config.apns, outbound))
   return senders
 }
 

@@ -39,7 +39,7 @@ t.test('each push notification is sent once across three nodes', async (t) => {
     expectSuccess(t, await as(nodes[i % 3]!.app, user).post('/users/me/webpush_subscription', browser))
     expectSuccess(t, await as(nodes[(i + 1) % 3]!.app, owner).post('/messages', { type: 'direct', to: [user.id], content: `ping ${i}` }))
   }
-  const senders = pushSendersFor(a.config, { webPushAgent: peer.agent })
+  const senders = pushSendersFor(a.config, { ca: [peer.ca] })
   const loops = nodes.map((node) => startPushNotifications(node.services, { log: node.app.log, realmIds: [a.fx.realm.id], senders, tickMs: 50 })!)
   t.teardown(() => Promise.all(loops.map((l) => l.stop())))
   await peer.waitFor(USERS, 30_000)
@@ -74,7 +74,7 @@ t.test('a node stopped mid-send: its lease expires and another node pushes the n
   const leaseMs = 1000
   const stuck = startPushNotifications(a.services, { log: a.app.log, realmIds: [a.fx.realm.id], senders: new Map([['webpush', hanging]]), tickMs: 50, leaseMs })!
   await started
-  const senders = pushSendersFor(a.config, { webPushAgent: peer.agent })
+  const senders = pushSendersFor(a.config, { ca: [peer.ca] })
   const rescuer = startPushNotifications(b.services, { log: b.app.log, realmIds: [a.fx.realm.id], senders, tickMs: 50, leaseMs })!
   t.teardown(() => rescuer.stop())
   await peer.waitFor(1, 15_000)

@@ -33,7 +33,7 @@ t.test('APNs push notifications', async (t) => {
   const { app, fx, services, config } = await buildTestApp(t, { config: { apns } })
   const realmId = fx.realm.id
   const owner = await fx.user('owner')
-  const senders = pushSendersFor(config, { apnsCa: peer.ca })
+  const senders = pushSendersFor(config, { ca: [peer.ca] })
   const flush = async (): Promise<ApnsRequest[]> => {
     const before = peer.received.length
     await services.prisma.$executeRaw`UPDATE missed_push_notification SET due_at = now() - interval '1 minute' WHERE realm_id = ${realmId} AND attempts = 0`

@@ -33,7 +33,7 @@ t.test('FCM push notifications', async (t) => {
   const { app, fx, services, config } = await buildTestApp(t, { config: { fcm } })
   const realmId = fx.realm.id
   const owner = await fx.user('owner')
-  const senders = pushSendersFor(config, { fcmAgent: peer.agent })
+  const senders = pushSendersFor(config, { ca: [peer.ca] })
 
   const flush = async (): Promise<FcmMessage[]> => {
     const before = peer.received.length

@@ -21,7 +21,7 @@ t.test('push notifications', async (t) => {
   const { app, fx, services, config } = await buildTestApp(t, { config: { webPush } })
   const realmId = fx.realm.id
   const owner = await fx.user('owner')
-  const senders = pushSendersFor(config, { webPushAgent: peer.agent })
+  const senders = pushSendersFor(config, { ca: [peer.ca] })
 
   /** Makes every pending row of the realm due, runs delivery until nothing is left, returns the pushes received meanwhile. */
   const flush = async (onFailure?: () => void): Promise<ReceivedPush[]> => {
@@ -256,6 +256,7 @@ t.test('push notifications', async (t) => {
     // The service recovers; the row is due again.
     peer.recover(second.endpoint)
     await services.prisma.$executeRaw`UPDATE missed_push_notification SET due_at = now() - interval '1 minute' WHERE user_id = ${bob.id}`
+    await services.prisma.$executeRaw`UPDATE web_push_subscription SET retry_at = now() - interval '1 minute' WHERE user_id = ${bob.id}`
     const retry = await flush()
     t.equal(onSecond(retry).length, 1, 'the failed browser gets it on the retry')
     t.equal(onFirst(retry).length, 0, 'the other browser does not get it again')

@@ -26,6 +26,14 @@ export function testRedisSettings(): Pick<Config, 'redisUrl' | 'redisClusterNode
   return { redisUrl, redisClusterNodes, redisSentinel }
 }
 
+/**
+ * The tests' protocol peers (test/support/*-peer.ts) listen on loopback at
+ * random ports: the test configuration lets outbound requests reach
+ * 127.0.0.1 (OUTBOUND_ALLOW), as a deployment lets its internal gateway.
+ * Tests of the outbound policy itself pass `outboundAllow: []` or their own.
+ */
+export const TEST_OUTBOUND_ALLOW = '127.0.0.1'
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off' }), databaseUrl: TEST_DATABASE_URL, ...overrides }
+  return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off', OUTBOUND_ALLOW: TEST_OUTBOUND_ALLOW }), databaseUrl: TEST_DATABASE_URL, ...overrides }
 }

@@ -7,7 +7,7 @@
 // Tokens starting "gone-" are answered 404 UNREGISTERED, "fail-" 500.
 import { generateKeyPairSync, randomUUID, verify } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { Agent, createServer } from 'node:https'
+import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -26,7 +26,8 @@ export interface FcmPeer {
   serviceAccountFile: string
   tokensIssued: number
   received: FcmMessage[]
-  agent: Agent
+  /** The peer's certificate (PEM), for the sender to trust. */
+  ca: string
   close(): Promise<void>
 }
 
@@ -44,7 +45,7 @@ export async function startFcmPeer(): Promise<FcmPeer> {
     serviceAccountFile: '',
     tokensIssued: 0,
     received: [],
-    agent: new Agent({ ca: cert, keepAlive: false }),
+    ca: cert,
     close: async () => undefined,
   }
   const fail = (res: import('node:http').ServerResponse, status: number, message: string, errorCode?: string) =>
@@ -98,7 +99,6 @@ export async function startFcmPeer(): Promise<FcmPeer> {
   }))
   peer.close = () =>
     new Promise<void>((resolve) => {
-      peer.agent.destroy()
       rmSync(dir, { recursive: true, force: true })
       server.close(() => resolve())
       server.closeAllConnections()

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process'
 import { createDecipheriv, createECDH, createPublicKey, hkdfSync, randomBytes, randomUUID, verify, type ECDH } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer, Agent, type Server } from 'node:https'
+import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -35,10 +35,12 @@ export interface WebPushPeer {
   /** Answers `endpoint` normally again. */
   recover(endpoint: string): void
   received: ReceivedPush[]
+  /** Requests answered, whatever their status. */
+  requests: () => number
   /** Resolves once `count` pushes were received in all; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs: number): Promise<void>
-  /** Trusts the peer's certificate (for the sender's requests). */
-  agent: Agent
+  /** The peer's certificate (PEM), for the senders to trust. */
+  ca: string
   close(): Promise<void>
 }
 
@@ -99,7 +101,9 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
   const received: ReceivedPush[] = []
   const waiters: { count: number; resolve: () => void }[] = []
   let origin = ''
+  let requests = 0
   const server: Server = createServer({ key, cert }, (req, res) => {
+    requests++
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -123,7 +127,6 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const agent = new Agent({ ca: cert, keepAlive: false })
   return {
     subscribe() {
       const ua = createECDH('prime256v1')
@@ -140,6 +143,7 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
       failures.delete(endpoint)
     },
     received,
+    requests: () => requests,
     waitFor(count, timeoutMs) {
       if (received.length >= count) return Promise.resolve()
       return new Promise<void>((resolve, reject) => {
@@ -147,7 +151,7 @@ export async function startWebPushPeer(): Promise<WebPushPeer> {
         waiters.push({ count, resolve: () => { clearTimeout(timer); resolve() } })
       })
     },
-    agent,
-    close: () => new Promise<void>((resolve) => { agent.destroy(); server.close(() => resolve()); server.closeAllConnections() }),
+    ca: cert,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections() }),
   }
 }
