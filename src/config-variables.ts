@@ -64,6 +64,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'LOG_LEVEL', default: '`info`', meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; JSON lines on stdout' },
   { name: 'CORS_ORIGINS', default: 'unset → CORS off', meaning: 'comma-separated origins (`https://chat.example.com`) whose browser clients may call the API' },
   { name: 'TRUSTED_PROXIES', default: 'unset → none', meaning: 'comma-separated addresses or CIDR ranges of proxies whose `X-Forwarded-For` is believed (rate limits and logs then see the client\'s address)' },
+  { name: 'OUTBOUND_ALLOW', default: 'unset → none', meaning: 'comma-separated destinations outbound requests (push services, the push bouncer) may reach although they are private, loopback or on a non-default port: `host`, `host:port`, `[ipv6]:port` or a CIDR range; see [outbound-requests.md](outbound-requests.md)' },
   { name: 'LISTEN_BACKLOG', default: '`8192`', meaning: 'pending-connection queue of the listening socket, for reconnect storms; the kernel caps it at `net.core.somaxconn`' },
 ]
 
