@@ -25,6 +25,8 @@ export interface Config {
   eventQueueTimeoutSeconds: number
   heartbeatIntervalSeconds: number
   eventQueueMaxEvents: number
+  /** Unacknowledged bytes per queue (events' JSON); past it the queue is dropped, as past eventQueueMaxEvents. */
+  eventQueueMaxBytes: number
   /** Live event queues one user may have; registering past it drops the user's oldest queue. */
   eventQueuesPerUser: number
   maxFileUploadSizeMib: number
@@ -84,6 +86,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const DEFAULT_EVENT_QUEUE_MAX_EVENTS = 10_000
+/** 16 MiB: 10,000 events of 1.6 KB on average, or about 60 of the largest message events (docs/limits.md). */
+export const DEFAULT_EVENT_QUEUE_MAX_BYTES = 16 * 1024 * 1024
+/** Above the largest single event (a message rendered to MAX_RENDERED_CONTENT_BYTES, edited), so no one event drops a queue. */
+export const MIN_EVENT_QUEUE_MAX_BYTES = 1024 * 1024
 /** Absorbs a reconnect storm: thousands of clients re-polling at once after a node is lost (Node's default, 511, drops their SYNs). */
 export const DEFAULT_LISTEN_BACKLOG = 8192
 export const DEFAULT_EVENT_QUEUES_PER_USER = 50
@@ -428,6 +434,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventQueueTimeoutSeconds: integer(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600, 1),
     heartbeatIntervalSeconds: integer(env, 'HEARTBEAT_INTERVAL_SECONDS', 60, 1),
     eventQueueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', DEFAULT_EVENT_QUEUE_MAX_EVENTS, 1),
+    eventQueueMaxBytes: integer(env, 'EVENT_QUEUE_MAX_BYTES', DEFAULT_EVENT_QUEUE_MAX_BYTES, MIN_EVENT_QUEUE_MAX_BYTES, 2 ** 31 - 1),
     eventQueuesPerUser: integer(env, 'EVENT_QUEUES_PER_USER', DEFAULT_EVENT_QUEUES_PER_USER, 1, 10_000),
     maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE', 25, 0),
     invitationLinkValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1),

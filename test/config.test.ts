@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
+import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
 
 t.test('defaults follow the startup contract', async (t) => {
   const c = loadConfig({})
@@ -13,6 +13,8 @@ t.test('defaults follow the startup contract', async (t) => {
   t.equal(c.eventQueueTimeoutSeconds, 600)
   t.equal(c.heartbeatIntervalSeconds, 60)
   t.equal(c.eventQueueMaxEvents, DEFAULT_EVENT_QUEUE_MAX_EVENTS)
+  t.equal(c.eventQueueMaxBytes, DEFAULT_EVENT_QUEUE_MAX_BYTES)
+  t.equal(DEFAULT_EVENT_QUEUE_MAX_BYTES, 16 * 1024 * 1024)
   t.equal(c.maxFileUploadSizeMib, 25)
   t.equal(c.invitationLinkValidityMinutes, 14400)
   t.equal(c.smtpUrl, undefined)
@@ -21,6 +23,13 @@ t.test('defaults follow the startup contract', async (t) => {
   t.equal(c.listenBacklog, DEFAULT_LISTEN_BACKLOG)
   t.equal(DEFAULT_LISTEN_BACKLOG, 8192)
   t.equal(c.upstreamNames, true)
+})
+
+t.test('EVENT_QUEUE_MAX_BYTES sets the byte cap of a queue, at least 1 MiB', async (t) => {
+  t.equal(loadConfig({ EVENT_QUEUE_MAX_BYTES: '1048576' }).eventQueueMaxBytes, 1048576)
+  for (const bad of ['1048575', '16MiB', '-1', '4294967296']) {
+    t.throws(() => loadConfig({ EVENT_QUEUE_MAX_BYTES: bad }), { name: 'ConfigError', message: /^EVENT_QUEUE_MAX_BYTES must be an integer between 1048576 and 2147483647/ })
+  }
 })
 
 t.test('LISTEN_BACKLOG sets the listen backlog', async (t) => {

@@ -258,6 +258,42 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     t.equal((await withTimeout(poll)).code, 'BAD_EVENT_QUEUE_ID')
   })
 
+  t.test('drops a queue whose unacknowledged bytes exceed the byte cap; acknowledged events no longer count', async (t) => {
+    // Each event's JSON is a little over 1,000 bytes: three fit in 3,500, four do not.
+    harness.store.setMaxBytes(3500)
+    const big = () => item({ type: 'alert_words', alert_words: ['x'.repeat(1000)] })
+    const q = node()
+    const kept = await register(q)
+    for (let i = 0; i < 3; i++) await harness.store.append(big())
+    const three = await q.getEvents({ queueId: kept.queueId, userId: ALICE, lastEventId: -1, dontBlock: true })
+    t.equal(three.length, 3, 'three events fit')
+    // Acknowledging them frees their bytes: three more fit again.
+    const last = (three[2] as { id: number }).id
+    t.same(await q.getEvents({ queueId: kept.queueId, userId: ALICE, lastEventId: last, dontBlock: true }), [], 'acknowledged')
+    for (let i = 0; i < 3; i++) await harness.store.append(big())
+    const next = await q.getEvents({ queueId: kept.queueId, userId: ALICE, lastEventId: last, dontBlock: true })
+    t.equal(next.length, 3, 'after an acknowledgement, three more fit')
+    // A fourth unacknowledged one is past the cap: the queue is dropped.
+    await harness.store.append(big())
+    const error = await errorOf(q.getEvents({ queueId: kept.queueId, userId: ALICE, lastEventId: last, dontBlock: true }))
+    t.equal(error.code, 'BAD_EVENT_QUEUE_ID')
+    t.same(error.extra, { queue_id: kept.queueId })
+  })
+
+  t.test('a held poll on a queue dropped for its bytes answers BAD_EVENT_QUEUE_ID; small events do not reach the byte cap', async (t) => {
+    harness.store.setMaxBytes(3500)
+    const q = node()
+    const desc = await register(q)
+    for (let i = 0; i < 20; i++) await harness.store.append(item({ type: 'alert_words', alert_words: [] }))
+    const small = await q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true })
+    t.equal(small.length, 20, 'twenty small events stay under 3,500 bytes')
+    const last = (small[19] as { id: number }).id
+    const poll = errorOf(q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: last }))
+    await waitForHeld(q)
+    await harness.store.append(item({ type: 'alert_words', alert_words: ['y'.repeat(4000)] }))
+    t.equal((await withTimeout(poll)).code, 'BAD_EVENT_QUEUE_ID')
+  })
+
   t.test("registering past the per-user cap drops the user's oldest queue, and only it", async (t) => {
     harness.store.setMaxQueuesPerUser(3)
     const q = node()

@@ -70,7 +70,13 @@ t.test("a queue's events are a stream with entry IDs <event id>-1, trimmed as th
   t.same(JSON.parse(entries[0]?.[1][1] ?? ''), { type: 'alert_words', alert_words: ['a'] }, 'the event, its ID in the entry ID')
   t.match(await node.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [{ id: 2, alert_words: ['c'] }])
   t.same((await store.redis.xrange(stream, '-', '+')).map(([id]) => id), ['2-1'], 'acknowledged entries trimmed')
-  t.same(await store.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '2', pruned: '1' }, 'the cursor beside it')
+  const bytes = Buffer.byteLength(JSON.stringify({ type: 'alert_words', alert_words: ['a'] }))
+  t.same(
+    await store.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`),
+    { last: '2', pruned: '1', total: String(3 * bytes), acked: String(2 * bytes) },
+    'the cursor beside it, with the bytes appended and acknowledged',
+  )
+  t.equal(entries[2]?.[1][3], String(3 * bytes), "each entry carries the queue's byte total after it")
   const pttl = await store.redis.pttl(stream)
   t.ok(pttl > 500_000 && pttl <= 610_000, 'the stream carries the queue’s TTL (its lifespan and the 10 s refresh slack)')
   const keys = ['', ':m', ':e', ':h', ':w', ':s'].map((part) => `${prefix}:q:{${desc.queueId}}${part}`)
@@ -294,7 +300,8 @@ t.test('a poll that acknowledges what it was answered and then waits makes one c
   const held = nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 0 })
   await waitForHeld(nodeA)
   t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'acknowledged and parked in one call, no read and no touch')
-  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
+  const bytes = Buffer.byteLength(JSON.stringify({ type: 'alert_words', alert_words: ['x'] }))
+  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '0', pruned: '0', total: String(bytes), acked: String(bytes) }, 'acknowledged in Redis')
   t.equal(await a.redis.xlen(`${prefix}:q:{${desc.queueId}}:e`), 0, 'the acknowledged event trimmed')
   t.match(await a.redis.get(`${prefix}:q:{${desc.queueId}}:h`), /\|/, 'the poll is marked as held')
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['y'] }, origin: 'b' })
@@ -303,7 +310,7 @@ t.test('a poll that acknowledges what it was answered and then waits makes one c
   // (The answered poll's release goes with the next batch of marks, a PARK_ACK call of its own here.)
   t.same(await nodeA.getEvents({ queueId: desc.queueId, userId: 1, lastEventId: 1, dontBlock: true }), [])
   t.match(scripts(), { fetch: 0, ack: 1, park: 0, touch: 0 })
-  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1' })
+  t.same(await a.redis.hgetall(`${prefix}:q:{${desc.queueId}}:m`), { last: '1', pruned: '1', total: String(2 * bytes), acked: String(2 * bytes) })
 })
 
 t.test('the polls of one turn that acknowledge and wait park in one call; a life refreshed within the refresh slack is left as it is', async (t) => {
@@ -326,7 +333,7 @@ t.test('the polls of one turn that acknowledge and wait park in one call; a life
   await waitForHeld(nodeA, 3)
   t.same(scripts(), { fetch: 0, ack: 0, park: 0, parkAck: 1, touch: 0 }, 'three acknowledgements and parks, one call')
   for (const desc of descs) {
-    t.same(await a.redis.hgetall(`${descKey(desc.queueId)}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
+    t.match(await a.redis.hgetall(`${descKey(desc.queueId)}:m`), { last: '0', pruned: '0' }, 'acknowledged in Redis')
     t.match(await a.redis.get(`${descKey(desc.queueId)}:h`), /\|/, 'marked as held')
   }
   const freshLeft = await a.redis.pttl(descKey(fresh.queueId))

@@ -190,6 +190,14 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[
   return item.xid === undefined ? accepted : accepted.map((e) => ({ ...e, [XID_FIELD]: item.xid }))
 }
 
+/**
+ * What an event counts against its queue's byte cap (EVENT_QUEUE_MAX_BYTES):
+ * the UTF-8 bytes of its JSON without the ID, as the Redis store keeps it.
+ */
+export function eventBytes(event: WireEvent): number {
+  return Buffer.byteLength(JSON.stringify(event))
+}
+
 /** Internal field carrying the producing transaction's ID on queued events. */
 export const XID_FIELD = '__xid'
 

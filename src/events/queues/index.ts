@@ -6,6 +6,7 @@ import type { QueueStore } from './types.js'
 
 export function eventQueuesFor(store: QueueStore, config: Config, nodeId: string, onError: (error: unknown) => void): EventQueues {
   store.setMaxEvents(config.eventQueueMaxEvents)
+  store.setMaxBytes(config.eventQueueMaxBytes)
   store.setMaxQueuesPerUser(config.eventQueuesPerUser)
   return new EventQueues(store, {
     nodeId,

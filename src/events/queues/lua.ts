@@ -5,7 +5,8 @@
 // tag {<queue_id>}, so they share one Redis Cluster slot and one script may
 // name them all):
 //   P:q:{<queue_id>}      descriptor JSON (string); its TTL is the queue's life
-//   P:q:{<queue_id>}:m    hash, the queue's cursor { last: last issued event ID, pruned: newest acknowledged ID }
+//   P:q:{<queue_id>}:m    hash, the queue's cursor { last: last issued event ID, pruned: newest acknowledged ID,
+//                         total: bytes appended, acked: bytes acknowledged (absent: 0) }
 //   P:q:{<queue_id>}:e    stream of the unacknowledged events: entry ID "<event_id>-1" (the
 //                         event ID as the stream's millisecond part, so entry IDs increase as
 //                         event IDs do; "-1" because 0-0 is not a valid entry ID), one field
@@ -15,6 +16,11 @@
 //                         backlog (the cap is checked against XLEN: trimming with MAXLEN
 //                         would silently lose unacknowledged events, so past the cap the
 //                         queue is dropped, as before). Created by the first append.
+//                         A second field "c" holds the queue's byte total after the event:
+//                         the cursor's "total" (bytes of every event JSON appended) when it
+//                         was appended; a prune copies the last pruned entry's "c" into the
+//                         cursor's "acked", so total - acked is the unacknowledged bytes,
+//                         checked against the byte cap as XLEN is against the event cap.
 //   P:q:{<queue_id>}:h    holder of the long-poll: "<node_id>|<token>"
 //   P:q:{<queue_id>}:w    set of watcher node IDs: nodes that read the queue and keep
 //                         what they read (see redis-store.ts, "known queue states")
@@ -145,9 +151,15 @@ local function tell_pruned(watchersKey, selfNode, chan, qid, upTo)
 end
 `
 
-/** Drops the stream entries of the events up to \`upTo\` (entry IDs below "<upTo + 1>-0"). */
+/**
+ * Drops the stream entries of the events up to \`upTo\` (entry IDs below
+ * "<upTo + 1>-0"), after recording in the cursor the byte total of the last
+ * of them (its field "c") as the acknowledged bytes.
+ */
 const PRUNE = `
-local function prune(streamKey, upTo)
+local function prune(streamKey, metaKey, upTo)
+  local last = redis.call('XREVRANGE', streamKey, string.format('%d', upTo), '-', 'COUNT', 1)[1]
+  if last and last[2][4] then redis.call('HSET', metaKey, 'acked', last[2][4]) end
   redis.call('XTRIM', streamKey, 'MINID', '=', string.format('%d', upTo + 1))
 end
 `
@@ -176,7 +188,7 @@ local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
 if last < pruned then return {'pruned', tostring(pruned)} end
 if last > issued then return {'ahead'} end
 if last > pruned then
-  prune(KEYS[3], last)
+  prune(KEYS[3], KEYS[2], last)
   redis.call('HSET', KEYS[2], 'pruned', last)
   if ARGV[5] then tell_pruned(KEYS[5], ARGV[6] or '', ARGV[4], ARGV[5], last) end
 end
@@ -209,7 +221,7 @@ if ARGV[2] ~= '' then
   local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '-1')
   local issued = tonumber(redis.call('HGET', KEYS[2], 'last') or '-1')
   if upTo > pruned and upTo <= issued then
-    prune(KEYS[3], upTo)
+    prune(KEYS[3], KEYS[2], upTo)
     redis.call('HSET', KEYS[2], 'pruned', upTo)
   end
 end
@@ -230,7 +242,7 @@ local function acknowledge(q, upTo, self, chan, qid)
   local issued = tonumber(cursor[2] or '-1')
   if upTo < pruned or upTo > issued then return false end
   if upTo > pruned then
-    prune(q .. ':e', upTo)
+    prune(q .. ':e', meta, upTo)
     redis.call('HSET', meta, 'pruned', upTo)
     tell_pruned(q .. ':w', self, chan, qid, upTo)
   end
@@ -337,25 +349,26 @@ end
  * other keys from it by adding their suffixes: they carry the same hash tag,
  * so they live in the same slot (a fan-out names hundreds of queues, and five
  * key arguments per queue cost the publishing node more than the append
- * itself). ARGV maxEvents, nodeChannelPrefix, variantCount, the variants
- * (event JSON objects without "id", each passed once however many queues get
- * it), then per queue: queueId and the 1-based variant numbers of its events,
- * comma-separated.
+ * itself). ARGV maxEvents, maxBytes, nodeChannelPrefix, variantCount, the
+ * variants (event JSON objects without "id", each passed once however many
+ * queues get it), then per queue: queueId and the 1-based variant numbers of
+ * its events, comma-separated.
  * Each event gets the queue's next ID (HINCRBY of the cursor) and is XADDed to
- * the queue's stream under the entry ID "<id>-1".
+ * the queue's stream under the entry ID "<id>-1", with the queue's byte total.
  * Returns per queue: the first appended event's ID, -1 when the queue is gone, -2 when it
- * was dropped for exceeding maxEvents. Sends the
+ * was dropped for exceeding maxEvents or maxBytes. Sends the
  * appended events (or, for a dropped queue, a wake-up) to each node holding or
  * watching the queue, one message per node.
  */
 export const APPEND = new WakingScript(`${WAKE}
 local max = tonumber(ARGV[1])
-local variantCount = tonumber(ARGV[3])
+local maxBytes = tonumber(ARGV[2])
+local variantCount = tonumber(ARGV[4])
 local jsons = {}
-for v = 1, variantCount do jsons[v] = ARGV[3 + v] end
+for v = 1, variantCount do jsons[v] = ARGV[4 + v] end
 local out = {}
 for i, q in ipairs(KEYS) do
-  local a = 2 + variantCount + 2 * i
+  local a = 3 + variantCount + 2 * i
   local qid = ARGV[a]
   local ttl = redis.call('PTTL', q)
   if ttl < 0 then
@@ -364,17 +377,20 @@ for i, q in ipairs(KEYS) do
     local meta, eventsKey, holderKey, watchersKey = q .. ':m', q .. ':e', q .. ':h', q .. ':w'
     local variants = {}
     local first = -1
+    local total = 0
     for v in string.gmatch(ARGV[a + 1], '%d+') do
       v = tonumber(v)
       local id = redis.call('HINCRBY', meta, 'last', 1)
       if first == -1 then first = id end
-      redis.call('XADD', eventsKey, id .. '-1', 'e', jsons[v])
+      total = redis.call('HINCRBY', meta, 'total', #jsons[v])
+      redis.call('XADD', eventsKey, id .. '-1', 'e', jsons[v], 'c', total)
       variants[#variants + 1] = v
     end
     local size = redis.call('XLEN', eventsKey)
     -- A new (or emptied) stream takes the queue's TTL; an existing one has it already.
     if size == #variants then redis.call('PEXPIRE', eventsKey, ttl) end
-    if size > max then
+    local bytes = total - tonumber(redis.call('HGET', meta, 'acked') or '0')
+    if size > max or bytes > maxBytes then
       wake_readers(holderKey, watchersKey, qid)
       redis.call('DEL', q, meta, eventsKey, watchersKey)
       out[i] = -2
@@ -384,7 +400,7 @@ for i, q in ipairs(KEYS) do
     end
   end
 end
-send_wakes(ARGV[2])
+send_wakes(ARGV[3])
 return out
 `)
 

@@ -1,15 +1,19 @@
 // In-process queue store for the embedded single-node mode. Same semantics as
 // the Redis store: IDs from a per-queue counter, pruning on acknowledgement,
-// a backlog cap that drops the queue, expiry after `lifespanSecs` untouched.
-import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
+// backlog caps (events and bytes) that drop the queue, expiry after
+// `lifespanSecs` untouched.
+import { DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
-import { eventsFanOut } from './filter.js'
+import { eventBytes, eventsFanOut } from './filter.js'
 import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
 
 interface MemoryQueue {
   desc: QueueDescriptor
   events: QueuedEvent[]
+  /** The size of each event of `events` (eventBytes), and their sum. */
+  sizes: number[]
+  bytes: number
   /** Last issued event ID (-1: none yet). */
   lastId: number
   newestPruned: number
@@ -25,6 +29,7 @@ export class MemoryQueueStore implements QueueStore {
   private readonly publicByRealm = new Map<number, Set<string>>()
   private readonly listeners = new Map<string, (signal: WakeSignal) => void>()
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
+  private maxBytes = DEFAULT_EVENT_QUEUE_MAX_BYTES
   private maxPerUser = DEFAULT_EVENT_QUEUES_PER_USER
   private readonly sweeper: NodeJS.Timeout
 
@@ -36,6 +41,10 @@ export class MemoryQueueStore implements QueueStore {
 
   setMaxEvents(max: number): void {
     this.maxEvents = max
+  }
+
+  setMaxBytes(max: number): void {
+    this.maxBytes = max
   }
 
   setMaxQueuesPerUser(max: number): void {
@@ -59,7 +68,7 @@ export class MemoryQueueStore implements QueueStore {
   }
 
   async create(desc: QueueDescriptor): Promise<void> {
-    this.queues.set(desc.queueId, { desc, events: [], lastId: -1, newestPruned: -1, touchedAt: this.now(), holder: undefined })
+    this.queues.set(desc.queueId, { desc, events: [], sizes: [], bytes: 0, lastId: -1, newestPruned: -1, touchedAt: this.now(), holder: undefined })
     indexAdd(this.byUser, desc.userId, desc.queueId)
     if (desc.allPublicStreams) indexAdd(this.publicByRealm, desc.realmId, desc.queueId)
     // Over the per-user cap: the oldest go (a set iterates in insertion order, i.e. creation order).
@@ -87,7 +96,10 @@ export class MemoryQueueStore implements QueueStore {
     if (lastEventId > q.lastId) return { kind: 'ahead' }
     let drop = 0
     while (drop < q.events.length && (q.events[drop] as QueuedEvent).id <= lastEventId) drop++
-    if (drop > 0) q.events.splice(0, drop)
+    if (drop > 0) {
+      q.events.splice(0, drop)
+      for (const size of q.sizes.splice(0, drop)) q.bytes -= size
+    }
     q.newestPruned = lastEventId
     q.touchedAt = this.now()
     return { kind: 'ok', events: q.events.map((e) => structuredClone(e)) }
@@ -116,19 +128,20 @@ export class MemoryQueueStore implements QueueStore {
     if (item.publicStreamId !== undefined && item.event.type === 'message') {
       for (const id of this.publicByRealm.get(item.realmId) ?? []) targets.add(id)
     }
-    // One private copy per distinct outcome, shared (read-only) by the queues that get it.
-    const eventsFor = eventsFanOut(item, (events) => events.map((event) => structuredClone(event)))
+    // One private copy per distinct outcome, shared (read-only) by the queues that get it, and its size.
+    const eventsFor = eventsFanOut(item, (events) => ({ events: events.map((event) => structuredClone(event)), sizes: events.map(eventBytes) }))
     for (const queueId of targets) {
       const q = this.live(queueId)
       if (!q) continue
-      const events = eventsFor(q.desc)
-      if (events.length > 0) this.push(q, events)
+      const { events, sizes } = eventsFor(q.desc)
+      if (events.length > 0) this.push(q, events, sizes)
     }
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {
     const q = this.live(desc.queueId)
-    if (q) this.push(q, [heartbeatEvent()])
+    const event = heartbeatEvent()
+    if (q) this.push(q, [event], [eventBytes(event)])
   }
 
   async park(desc: QueueDescriptor, holder: Holder): Promise<boolean> {
@@ -161,9 +174,11 @@ export class MemoryQueueStore implements QueueStore {
     clearInterval(this.sweeper)
   }
 
-  private push(q: MemoryQueue, events: WireEvent[]): void {
+  private push(q: MemoryQueue, events: WireEvent[], sizes: number[]): void {
     for (const event of events) q.events.push({ ...event, id: ++q.lastId })
-    if (q.events.length > this.maxEvents) {
+    for (const size of sizes) q.bytes += size
+    q.sizes.push(...sizes)
+    if (q.events.length > this.maxEvents || q.bytes > this.maxBytes) {
       this.drop(q, true)
       return
     }

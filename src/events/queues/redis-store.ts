@@ -17,7 +17,7 @@
 // the descriptor reads and the APPEND chunks. On one server everything is one
 // group, so a fan-out costs one SUNION and one APPEND per 25 queues.
 import type { RedisClient } from '../../backends/redis-connection.js'
-import { DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
+import { DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'
 import { WakeSender } from './wake-sender.js'
@@ -84,6 +84,7 @@ export interface RedisQueueStoreOptions {
 
 export class RedisQueueStore implements QueueStore {
   private maxEvents = DEFAULT_EVENT_QUEUE_MAX_EVENTS
+  private maxBytes = DEFAULT_EVENT_QUEUE_MAX_BYTES
   private maxPerUser = DEFAULT_EVENT_QUEUES_PER_USER
   /** Descriptors never change after creation, so any node may cache them. */
   private readonly descriptors = new Map<string, QueueDescriptor>()
@@ -118,6 +119,10 @@ export class RedisQueueStore implements QueueStore {
 
   setMaxEvents(max: number): void {
     this.maxEvents = max
+  }
+
+  setMaxBytes(max: number): void {
+    this.maxBytes = max
   }
 
   setMaxQueuesPerUser(max: number): void {
@@ -528,7 +533,7 @@ export class RedisQueueStore implements QueueStore {
       }
       perQueue.push(queueId, numbers)
     }
-    return [this.maxEvents, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perQueue]
+    return [this.maxEvents, this.maxBytes, this.nodeChannelPrefix, variants.size, ...variants.keys(), ...perQueue]
   }
 
   async heartbeat(desc: QueueDescriptor): Promise<void> {

@@ -122,6 +122,12 @@ export interface QueueStore {
   /** The unacknowledged-backlog cap (EVENT_QUEUE_MAX_EVENTS). */
   setMaxEvents(max: number): void
   /**
+   * The unacknowledged-backlog cap in bytes (EVENT_QUEUE_MAX_BYTES: each
+   * event's JSON, filter.ts eventBytes); past it the queue is dropped as past
+   * the event cap.
+   */
+  setMaxBytes(max: number): void
+  /**
    * Live queues per user (EVENT_QUEUES_PER_USER): create() past it drops the
    * user's oldest queues (by createdAt), which then answer as gone.
    */
