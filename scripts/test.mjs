@@ -18,6 +18,9 @@
 //             presence and rate-limiter contracts on them, a cluster master
 //             killed, a Sentinel failover, startup errors (one file at a time)
 //   e2e       test/e2e: the real server process, driven over HTTP
+//   browser   test/browser: the web app in Debian's Chromium (playwright-core)
+//             against Roost nodes the tests start (one browser and one server
+//             per file; one file at a time)
 //   sentinel  test/cluster again, its nodes reaching Redis through Sentinel
 //             (a master, a replica and three Sentinels started for the phase
 //             by scripts/redis-topology.mjs)
@@ -56,14 +59,15 @@ const isE2e = under('e2e')
 const isFailure = under('failure')
 const isAuthz = under('authz')
 const isTopology = under('topology')
+const isBrowser = under('browser')
 const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const clusterDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {})
 const phases = {
-  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f)), env: withoutDb },
+  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f)), env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isTopology(f) && (usesDatabase(f) || isAuthz(f))),
+    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isTopology(f) && !isBrowser(f) && (usesDatabase(f) || isAuthz(f))),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
@@ -80,6 +84,13 @@ const phases = {
   // stayed alive after its last test with a write to the runner pending (bench/README.md).
   topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, tapArgs: ['--jobs=1', '--timeout=600'], reporter: 'tap' },
   e2e: { files: all.filter(isE2e), env: withoutDb },
+  // The cluster file needs PostgreSQL and Redis; the others run embedded.
+  browser: {
+    files: all.filter(isBrowser),
+    env: { ROOST_TEST_DATABASE_URL: undefined, ROOST_BROWSER_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
+    tapArgs: ['--jobs=1', '--timeout=600'],
+    before: clusterDb,
+  },
   sentinel: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
   'redis-cluster': { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
 }

@@ -1,0 +1,208 @@
+// The web app's speed in Debian's Chromium against `node dist/src/server.js`
+// (embedded, RATE_LIMITING=off), with a raw long-poll client as the baseline
+// measured in the same run. No figure is asserted; the run is written to
+// bench/results/web-client-<date>.md.
+//
+//   node dist/bench/web-client.js [--messages 10000] [--live 200]
+//
+// Figures:
+//   - JavaScript the first load fetches, gzip-compressed (target ≤ 200 KB)
+//   - opening the app → first message list painted
+//   - a POST /messages by another user → the message in the open view, p50/p99,
+//     against the same message's event at a raw long-poll client
+//   - scrolling a channel of N messages from newest to oldest: long tasks > 50 ms
+//   - the page's JS heap with the N messages loaded
+import { spawn, execFileSync } from 'node:child_process'
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem, release } from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { freePort, ROOT } from './support.js'
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback
+}
+const MESSAGES = arg('messages', 10_000)
+const LIVE = arg('live', 200)
+const OWNER = { email: 'owner@bench.example', password: 'bench-owner-password' }
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'roost-bench-web-'))
+const port = await freePort()
+const origin = `http://127.0.0.1:${port}`
+const server = spawn(process.execPath, [path.join(ROOT, 'dist/src/server.js')], {
+  cwd: ROOT,
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EXTERNAL_URL: origin, RATE_LIMITING: 'off', LOG_LEVEL: 'warn', BOOTSTRAP_REALM_NAME: 'Bench', BOOTSTRAP_OWNER_EMAIL: OWNER.email, BOOTSTRAP_OWNER_PASSWORD: OWNER.password, DATABASE_URL: '', REDIS_URL: '' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+})
+const stop = () => {
+  server.kill('SIGTERM')
+  rmSync(dataDir, { recursive: true, force: true })
+}
+await new Promise<void>((resolve, reject) => {
+  let out = ''
+  server.stdout?.on('data', (c: Buffer) => {
+    out += c.toString()
+    if (/roost: serving/.test(out)) resolve()
+  })
+  server.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)))
+})
+
+type Json = Record<string, unknown>
+async function api(auth: string, method: string, route: string, params: Json = {}): Promise<Json> {
+  const body = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+  const res = await fetch(`${origin}/api/v1${route}${method === 'GET' ? `?${body}` : ''}`, { method, headers: { authorization: auth }, body: method === 'GET' ? undefined : body })
+  const json = (await res.json()) as Json
+  if (json.result !== 'success') throw new Error(`${method} ${route}: ${JSON.stringify(json)}`)
+  return json
+}
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`
+const keyOf = async (email: string, password: string) => {
+  const res = await fetch(`${origin}/api/v1/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email, password }) })
+  return String(((await res.json()) as Json).api_key)
+}
+
+const ownerAuth = basic(OWNER.email, await keyOf(OWNER.email, OWNER.password))
+const sender = { email: 'sender@bench.example', password: 'bench-sender-password' }
+await api(ownerAuth, 'POST', '/users', { email: sender.email, password: sender.password, full_name: 'Sender' })
+const senderAuth = basic(sender.email, await keyOf(sender.email, sender.password))
+await api(ownerAuth, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'bench' }] })
+await api(senderAuth, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'bench' }] })
+const streamId = Number((await api(ownerAuth, 'GET', '/get_stream_id', { stream: 'bench' })).stream_id)
+
+console.log(`seeding ${MESSAGES} messages…`)
+let next = 0
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (next < MESSAGES) {
+      const n = next++
+      await api(senderAuth, 'POST', '/messages', { type: 'stream', to: String(streamId), topic: `t${n % 20}`, content: `seed ${n} ${'lorem ipsum '.repeat(n % 7)}` })
+    }
+  }),
+)
+await api(ownerAuth, 'POST', '/mark_all_as_read')
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS })
+const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+// The session routes are served by another module; the benchmark authenticates /json itself.
+await context.route(`${origin}/json/**`, (route) =>
+  route.continue({ url: route.request().url().replace(`${origin}/json/`, `${origin}/api/v1/`), headers: { ...route.request().headers(), authorization: ownerAuth } }),
+)
+const page = await context.newPage()
+let jsGzip = 0
+page.on('response', (res) => {
+  if (/\/assets\/.*\.js$/.test(res.url())) void res.body().then((b) => (jsGzip += gzipSync(b, { level: 9 }).length)).catch(() => undefined)
+})
+const openStarted = Date.now()
+await page.goto(`${origin}/#channel/${streamId}`)
+await page.waitForSelector('.message')
+const firstPaintMs = (await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(Date.now()))))) - openStarted
+await page.waitForLoadState('networkidle')
+const firstLoadJs = jsGzip
+
+// Live: each message's arrival in the view (MutationObserver) and at a raw long-poll client.
+await page.evaluate(() => {
+  const seen: Record<string, number> = {}
+  ;(window as unknown as { __seen: Record<string, number> }).__seen = seen
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('.message .content')) {
+      const m = /live-(\d+)/.exec(el.textContent ?? '')
+      if (m && seen[m[1]!] === undefined) seen[m[1]!] = Date.now()
+    }
+  }).observe(document.body, { childList: true, subtree: true, characterData: true })
+})
+const queue = await api(ownerAuth, 'POST', '/register', { event_types: ['message'] })
+let lastEventId = Number(queue.last_event_id)
+const rawSeen = new Map<number, number>()
+let polling = true
+const poller = (async () => {
+  while (polling) {
+    const res = await api(ownerAuth, 'GET', '/events', { queue_id: String(queue.queue_id), last_event_id: String(lastEventId) }).catch(() => ({ events: [] }))
+    const now = Date.now()
+    for (const e of (res.events as { id: number; type: string; message?: { content: string } }[]) ?? []) {
+      lastEventId = Math.max(lastEventId, e.id)
+      const m = /live-(\d+)/.exec(e.message?.content ?? '')
+      if (m) rawSeen.set(Number(m[1]), now)
+    }
+  }
+})()
+const appLatency: number[] = []
+const rawLatency: number[] = []
+for (let i = 0; i < LIVE; i++) {
+  const sent = Date.now()
+  await api(senderAuth, 'POST', '/messages', { type: 'stream', to: String(streamId), topic: 't0', content: `live-${i}` })
+  const shown = await page.waitForFunction((n) => (window as unknown as { __seen: Record<string, number> }).__seen[String(n)], i, { timeout: 10_000 }).then((h) => h.jsonValue() as Promise<number>)
+  const deadline = Date.now() + 10_000
+  while (!rawSeen.has(i) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1))
+  appLatency.push(shown - sent)
+  rawLatency.push((rawSeen.get(i) ?? NaN) - sent)
+}
+polling = false
+await api(senderAuth, 'POST', '/messages', { type: 'stream', to: String(streamId), topic: 't0', content: 'end' })
+await poller
+
+// Scrolling the channel from newest to oldest (the app loads older pages as it goes).
+await page.evaluate(() => {
+  const w = window as unknown as { __long: number[] }
+  w.__long = []
+  new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask', buffered: false })
+})
+const scrollStarted = Date.now()
+const scrolled = await page.evaluate(async (limitMs) => {
+  const el = document.querySelector<HTMLElement>('.messages')!
+  const started = performance.now()
+  let frames = 0
+  while (performance.now() - started < limitMs) {
+    el.scrollTop = Math.max(0, el.scrollTop - 600)
+    el.dispatchEvent(new Event('scroll'))
+    await new Promise((r) => requestAnimationFrame(r))
+    frames++
+    if (el.scrollTop === 0 && document.querySelector('.edge') && !document.querySelector('.edge[role=status]')) {
+      await new Promise((r) => setTimeout(r, 300))
+      if (el.scrollTop === 0) break
+    }
+  }
+  return frames
+}, 240_000)
+const scrollMs = Date.now() - scrollStarted
+const longTasks = await page.evaluate(() => (window as unknown as { __long: number[] }).__long)
+const cdp = await context.newCDPSession(page)
+await cdp.send('HeapProfiler.collectGarbage')
+const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }
+const loaded = await page.evaluate(() => document.querySelectorAll('.message').length)
+
+await browser.close()
+stop()
+
+const pct = (values: number[], p: number) => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim()
+const date = new Date().toISOString()
+const lines = [
+  `# Web client benchmark`,
+  ``,
+  `- date: ${date}`,
+  `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}, ${browser.version()}`,
+  `- commit: ${commit}`,
+  `- server: node dist/src/server.js, embedded (PGlite), RATE_LIMITING=off; ${MESSAGES} messages in one channel`,
+  ``,
+  `| figure | value |`,
+  `|---|---|`,
+  `| JavaScript of the first load, gzip | ${(firstLoadJs / 1024).toFixed(1)} KB |`,
+  `| opening the app → first message list painted | ${firstPaintMs} ms |`,
+  `| POST /messages → visible in the open view, p50 / p99 (${LIVE} messages) | ${pct(appLatency, 50)} / ${pct(appLatency, 99)} ms |`,
+  `| same messages at a raw long-poll client (baseline), p50 / p99 | ${pct(rawLatency, 50)} / ${pct(rawLatency, 99)} ms |`,
+  `| scrolling newest → oldest (${scrollMs} ms, ${scrolled} frames): long tasks > 50 ms | ${longTasks.length} (longest ${Math.round(Math.max(0, ...longTasks))} ms) |`,
+  `| messages rendered at once while scrolling (window) | ${loaded} |`,
+  `| JS heap after GC with the channel loaded | ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB |`,
+  ``,
+]
+console.log(lines.join('\n'))
+const out = path.join(ROOT, 'bench/results')
+mkdirSync(out, { recursive: true })
+writeFileSync(path.join(out, `web-client-${date.slice(0, 10)}.md`), lines.join('\n'))
+process.exit(0)

@@ -1,0 +1,161 @@
+// The app in Chromium against a Roost node: two people chat live, unread
+// counts move, edits, reactions and deletions propagate, search, hostile
+// content stays text, keyboard use, axe-core on every view, the screenshot.
+import t from 'tap'
+import type { AddressInfo } from 'node:net'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
+import { ROOT } from '../support/root.js'
+import { launchBrowser, openApp, seriousViolations } from './browser.js'
+
+t.test('two people in two browsers', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const origin = `http://${fx.host}:${(app.server.address() as AddressInfo).port}`
+  const member = await fx.user('member')
+  const other = await fx.user('otherMember')
+  const general = fx.streams.general
+  const browser = await launchBrowser(t)
+  const ann = await openApp(t, browser, origin, member)
+  const bob = await openApp(t, browser, origin, other)
+
+  t.test('a message sent in one browser arrives live in the other, with an unread count', async (t) => {
+    await bob.page.click(`nav a[href="#channel/${general.id}"]`)
+    await ann.page.goto(`${origin}/#all`)
+    await ann.page.waitForSelector('nav#nav')
+    await bob.page.fill('.compose input[list="topic-list"]', 'greetings')
+    await bob.page.fill('.compose textarea', 'Hello from **Bob**')
+    await bob.page.keyboard.press('Enter')
+    const arrived = ann.page.locator('.message .content strong', { hasText: 'Bob' })
+    await arrived.waitFor({ timeout: 10_000 })
+    await bob.page.waitForFunction(() => (document.querySelector('.compose textarea') as HTMLTextAreaElement).value === '', undefined, { timeout: 10_000 })
+    t.pass('the compose box is emptied after sending')
+    // Ann's channel count: the message is unread until she sees it with the window focused.
+    const badge = ann.page.locator(`nav a[href="#channel/${general.id}"] .count`)
+    t.ok(Number(await badge.textContent()) >= 1, 'the channel shows an unread count')
+  })
+
+  t.test('reading the channel marks it read and the count goes away', async (t) => {
+    await ann.page.bringToFront()
+    await ann.page.click(`nav a[href="#channel/${general.id}"]`)
+    await ann.page.locator(`nav a[href="#channel/${general.id}"] .count`).waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('count cleared')
+  })
+
+  t.test('a reaction, an edit and a deletion reach the other browser', async (t) => {
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'greetings', content: 'edit me' })).id as number
+    const row = ann.page.locator(`[data-id="${id}"]`)
+    await row.waitFor()
+    await row.hover()
+    await row.getByRole('button', { name: 'Add reaction' }).click()
+    await ann.page.fill('.picker input', 'tada')
+    await ann.page.click('.picker button[aria-label="tada"]')
+    await bob.page.locator(`[data-id="${id}"] .reactions button`).waitFor({ timeout: 10_000 })
+    t.match(await bob.page.locator(`[data-id="${id}"] .reactions button`).textContent(), /1/)
+
+    const bobRow = bob.page.locator(`[data-id="${id}"]`)
+    await bobRow.hover()
+    await bobRow.getByRole('button', { name: 'Edit' }).click()
+    await bob.page.fill(`[data-id="${id}"] .edit textarea`, 'edited text')
+    await bob.page.click(`[data-id="${id}"] .edit button[type="submit"]`)
+    await row.locator('.content', { hasText: 'edited text' }).waitFor({ timeout: 10_000 })
+    t.ok(await row.locator('.marker').isVisible(), 'the edited marker shows')
+
+    bob.page.once('dialog', (d) => void d.accept())
+    await bobRow.hover()
+    await bobRow.getByRole('button', { name: 'Delete' }).click()
+    await row.waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('deleted in the other browser')
+  })
+
+  t.test('hostile HTML in a message, a name, a topic and a status is shown as text', async (t) => {
+    const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+    expectSuccess(t, await as(app, other).patch('/settings', { full_name: 'Bob &amp; Co' }))
+    expectSuccess(t, await as(app, other).post('/users/me/status', { status_text: '<i>x</i><script>window.__pwned=3</script>' }))
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: '<svg onload=window.__pwned=4>', content: evil })).id as number
+    await ann.page.locator(`[data-id="${id}"]`).waitFor({ timeout: 10_000 })
+    t.equal(await ann.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'no script ran')
+    t.equal(await ann.page.locator('.content script, .content img[onerror], svg[onload]').count(), 0)
+    await ann.page.click(`nav a[href="#channel/${general.id}"]`)
+    t.ok(await ann.page.getByText('<svg onload=window.__pwned=4>').first().isVisible(), 'the topic is text')
+    t.ok(await ann.page.getByText('Bob &amp; Co').first().isVisible(), 'the name is text, its entity not decoded')
+    t.ok(await ann.page.getByText('<i>x</i><script>window.__pwned=3</script>').first().isVisible(), 'the status is text')
+  })
+
+  t.test('search with upstream syntax shows the matching messages', async (t) => {
+    expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'search', content: 'a distinctive pelican' }))
+    await ann.page.fill('header input[type="search"]', 'pelican topic:search')
+    await ann.page.keyboard.press('Enter')
+    await ann.page.locator('.message .content', { hasText: 'distinctive pelican' }).waitFor({ timeout: 10_000 })
+    t.match(ann.page.url(), /#search\//)
+  })
+
+  t.test('keyboard only: a channel, a topic and a message', async (t) => {
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/keys`)
+    await ann.page.waitForSelector('.compose textarea')
+    await ann.page.focus('.compose textarea')
+    await ann.page.keyboard.type('typed without a mouse')
+    await ann.page.keyboard.press('Enter')
+    await bob.page.locator('.message .content', { hasText: 'typed without a mouse' }).waitFor({ timeout: 10_000 })
+    t.pass('sent by keyboard')
+  })
+
+  t.test('a file attached in the compose box is uploaded and sent as a link', async (t) => {
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/files`)
+    await ann.page.waitForSelector('.compose textarea')
+    await ann.page.setInputFiles('.compose input[type="file"]', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('roost upload\n') })
+    await ann.page.waitForFunction(() => /\/user_uploads\//.test((document.querySelector('.compose textarea') as HTMLTextAreaElement).value), undefined, { timeout: 10_000 })
+    await ann.page.focus('.compose textarea')
+    await ann.page.keyboard.press('Enter')
+    const link = bob.page.locator('.message .content a', { hasText: 'notes.txt' })
+    await link.waitFor({ timeout: 10_000 })
+    t.match(await link.getAttribute('href'), /\/user_uploads\//)
+  })
+
+  t.test('scrolling up loads older messages until the first', async (t) => {
+    for (let i = 0; i < 260; i++) {
+      expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'history', content: `history ${i}` }))
+    }
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/history`)
+    await ann.page.locator('.message .content', { hasText: 'history 259' }).waitFor({ timeout: 10_000 })
+    const oldest = ann.page.locator('.message .content', { hasText: /^history 0$/ })
+    // Scroll to the top on every animation frame until the first message is in the page.
+    await ann.page.waitForFunction(
+      () => {
+        const el = document.querySelector('.messages') as HTMLElement
+        el.scrollTop = 0
+        el.dispatchEvent(new Event('scroll'))
+        return [...document.querySelectorAll('.message .content')].some((c) => c.textContent?.trim() === 'history 0')
+      },
+      undefined,
+      { polling: 'raf', timeout: 60_000 },
+    )
+    t.equal(await oldest.count(), 1, 'the first message of the topic is reached')
+    t.ok((await ann.page.locator('.message').count()) <= 150, 'no more than the window is rendered')
+  })
+
+  t.test('axe-core finds no serious or critical violation on any view', async (t) => {
+    const views = ['#all', '#mentions', '#starred', `#channel/${general.id}`, `#channel/${general.id}/topic/greetings`, `#dm/${other.id}`, '#search/pelican']
+    for (const hash of views) {
+      await ann.page.goto(`${origin}/${hash}`)
+      await ann.page.waitForSelector('.messages')
+      t.same(await seriousViolations(ann.page), [], hash)
+    }
+    await ann.page.click('header button:has-text("Settings")')
+    await ann.page.waitForSelector('.settings')
+    t.same(await seriousViolations(ann.page), [], 'settings')
+    await ann.page.keyboard.press('Escape')
+  })
+
+  t.test('the screenshot for the documentation', async (t) => {
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/greetings`)
+    await ann.page.waitForSelector('.message')
+    const dir = path.join(ROOT, 'dist/screenshots')
+    mkdirSync(dir, { recursive: true })
+    await ann.page.screenshot({ path: path.join(dir, 'web-client.png') })
+    t.pass('written to dist/screenshots/web-client.png')
+  })
+})

@@ -1,0 +1,160 @@
+// The browser app's model (web/src/model): narrows and search syntax, and
+// "register state + applied events = fresh register" against a real server
+// for the events the app registers for.
+import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import type { User } from '../../src/db/index.js'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { bodyOf, expectSuccess } from '../support/expect.js'
+import { checkEventSchemas, MODERN_CAPABILITIES } from '../support/events.js'
+import { apply } from '../../web/src/model/apply.js'
+import { REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
+import { dmKey, hashToNarrow, matches, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
+import { fromRegister, type RegisterResponse, type State } from '../../web/src/model/state.js'
+import { unreadCounts } from '../../web/src/model/unread.js'
+import { emptyList, type Lists } from '../../web/src/model/lists.js'
+
+t.test('search syntax becomes narrow terms', async (t) => {
+  t.same(parseSearch('sender:ann@example.com topic:"lunch plans" hello world'), [
+    { operator: 'sender', operand: 'ann@example.com' },
+    { operator: 'topic', operand: 'lunch plans' },
+    { operator: 'search', operand: 'hello world' },
+  ])
+  t.same(parseSearch('stream:general -is:starred has:link'), [
+    { operator: 'channel', operand: 'general' },
+    { operator: 'is', operand: 'starred', negated: true },
+    { operator: 'has', operand: 'link' },
+  ])
+  t.same(parseSearch('unknown:thing'), [{ operator: 'search', operand: 'unknown:thing' }])
+})
+
+t.test('every narrow survives its address, and bad addresses are refused', async (t) => {
+  const narrows: Narrow[] = [
+    { kind: 'all' },
+    { kind: 'channel', streamId: 4 },
+    { kind: 'topic', streamId: 4, topic: 'a/b c?' },
+    { kind: 'dm', userIds: [3, 9] },
+    { kind: 'mentioned' },
+    { kind: 'starred' },
+    { kind: 'search', query: 'sender:x "y z"' },
+  ]
+  for (const n of narrows) t.same(hashToNarrow(narrowToHash(n)), n, narrowToHash(n))
+  for (const bad of ['#channel/x', '#dm/1,a', '#nope', '#search/%E0%A4%A', '']) t.equal(hashToNarrow(bad), undefined, bad)
+  t.same(narrowTerms({ kind: 'topic', streamId: 4, topic: 'x' }), [{ operator: 'channel', operand: 4 }, { operator: 'topic', operand: 'x' }])
+})
+
+t.test('live messages match narrows; direct conversations by their members', async (t) => {
+  const dm = { id: 1, type: 'private' as const, subject: '', sender_id: 2, display_recipient: [{ id: 1 }, { id: 2 }], flags: [] }
+  t.equal(matches({ kind: 'dm', userIds: [2] }, dm, 1), true)
+  t.equal(matches({ kind: 'dm', userIds: [2, 3] }, dm, 1), false)
+  t.equal(dmKey([1], 1), '1')
+  const topic = { id: 2, type: 'stream' as const, stream_id: 5, subject: 'Lunch', sender_id: 2, display_recipient: 'g', flags: ['starred'] }
+  t.equal(matches({ kind: 'topic', streamId: 5, topic: 'lunch' }, topic, 1), true)
+  t.equal(matches({ kind: 'starred' }, topic, 1), true)
+  t.equal(matches({ kind: 'search', query: 'x' }, topic, 1), undefined)
+})
+
+const REGISTER = {
+  client_capabilities: MODERN_CAPABILITIES,
+  event_types: REGISTERED_EVENT_TYPES,
+  fetch_event_types: REGISTERED_EVENT_TYPES,
+  include_subscribers: true,
+  slim_presence: true,
+  apply_markdown: true,
+}
+
+/** The parts of the state a fresh register determines (presence timestamps and loaded messages aside). */
+function comparable(state: State) {
+  const counts = unreadCounts(state)
+  return {
+    users: [...state.users.values()].sort((a, b) => a.id - b.id),
+    subscriptions: [...state.subscriptions.values()].sort((a, b) => a.stream_id - b.stream_id),
+    unread: [...state.unread].sort((a, b) => a[0] - b[0]),
+    mentions: [...state.mentions].sort((a, b) => a - b),
+    counts: { total: counts.total, mentions: counts.mentions, byStream: [...counts.byStream].sort(), byTopic: [...counts.byTopic].sort(), byDm: [...counts.byDm].sort() },
+    userStatus: [...state.userStatus].sort((a, b) => a[0] - b[0]),
+    settings: state.settings,
+    userTopics: [...state.userTopics].sort(),
+    drafts: [...state.drafts.values()].sort((a, b) => a.id - b.id),
+    alertWords: state.alertWords,
+  }
+}
+
+async function register(app: FastifyInstance, user: User): Promise<RegisterResponse> {
+  return expectSuccess(t, await as(app, user).post('/register', REGISTER)) as unknown as RegisterResponse
+}
+
+/** Registers, runs fn, applies every event to the first state, and compares it with a fresh register's. */
+async function checkState(t: Test, app: FastifyInstance, user: User, fn: () => Promise<unknown>, expectTypes: string[]): Promise<State> {
+  const reg = await register(app, user)
+  const state = fromRegister(reg)
+  const lists: Lists = new Map([['#all', { ...emptyList({ kind: 'all' }), foundNewest: true, foundOldest: true }]])
+  await fn()
+  const client = as(app, user)
+  const first = bodyOf(await client.get('/events', { queue_id: reg.queue_id, last_event_id: reg.last_event_id }))
+  const last = (first.events as { id: number }[]).reduce((m, e) => Math.max(m, e.id), reg.last_event_id)
+  const rest = bodyOf(await client.get('/events', { queue_id: reg.queue_id, last_event_id: last, dont_block: true }))
+  const events = [...(first.events as AppEvent[]), ...(rest.events as AppEvent[])]
+  checkEventSchemas(events as unknown as Record<string, unknown>[])
+  const types = new Set(events.map((e) => e.type))
+  for (const type of expectTypes) t.ok(types.has(type as AppEvent['type']), `received ${type}`)
+  for (const event of events) apply(state, lists, event)
+  t.equal(state.lastEventId, Math.max(reg.last_event_id, ...events.map((e) => (e as unknown as { id: number }).id)))
+  const fresh = fromRegister(await register(app, user))
+  t.same(comparable(state), comparable(fresh), 'state + events = fresh register')
+  return state
+}
+
+t.test('state + events = fresh register', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  const member = await fx.user('member')
+  const other = await fx.user('otherMember')
+  const general = fx.streams.general
+  const send = (from: User, params: Record<string, unknown>) => as(app, from).post('/messages', params)
+  const sent = async (from: User, params: Record<string, unknown>) => expectSuccess(t, await send(from, params)).id as number
+
+  t.test('new messages: channel, mention, direct, own', async (t) => {
+    const state = await checkState(t, app, member, async () => {
+      await sent(other, { type: 'stream', to: general.id, topic: 'lunch', content: 'hello' })
+      await sent(other, { type: 'stream', to: general.id, topic: 'lunch', content: `@**${member.fullName}** look` })
+      await sent(other, { type: 'direct', to: JSON.stringify([member.id]), content: 'psst' })
+      await sent(member, { type: 'stream', to: general.id, topic: 'mine', content: 'own' })
+    }, ['message'])
+    const counts = unreadCounts(state)
+    t.ok(counts.byStream.get(general.id)! >= 2, 'channel unread counted')
+    t.equal(counts.byDm.get(String(other.id)), 1)
+  })
+
+  t.test('reading, unreading, starring', async (t) => {
+    const id = await sent(other, { type: 'stream', to: general.id, topic: 'flags', content: 'read me' })
+    await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' }))
+      expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([id]), op: 'remove', flag: 'read' }))
+      expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'starred' }))
+    }, ['update_message_flags'])
+  })
+
+  t.test('edits, moves and deletes', async (t) => {
+    const a = await sent(other, { type: 'stream', to: general.id, topic: 'before', content: 'one' })
+    const b = await sent(other, { type: 'stream', to: general.id, topic: 'before', content: 'two' })
+    await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, other).patch(`/messages/${a}`, { content: 'one, edited' }))
+      expectSuccess(t, await as(app, other).patch(`/messages/${a}`, { topic: 'after', propagate_mode: 'change_all' }))
+      expectSuccess(t, await as(app, other).delete(`/messages/${b}`))
+    }, ['update_message'])
+  })
+
+  t.test('reactions, status, topics, settings, drafts, alert words', async (t) => {
+    const id = await sent(other, { type: 'stream', to: general.id, topic: 'misc', content: 'react' })
+    await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }))
+      expectSuccess(t, await as(app, other).post('/users/me/status', { status_text: 'on a <b>break</b>', emoji_name: 'coffee' }))
+      expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: general.id, topic: 'misc', visibility_policy: 1 }))
+      expectSuccess(t, await as(app, member).patch('/settings', { twenty_four_hour_time: true }))
+      expectSuccess(t, await as(app, member).post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [general.id], topic: 't', content: 'later', timestamp: 1700000000 }]) }))
+      expectSuccess(t, await as(app, member).post('/users/me/alert_words', { alert_words: JSON.stringify(['roost']) }))
+      expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general.id, property: 'pin_to_top', value: true }]) }))
+    }, ['reaction', 'user_status', 'user_topic', 'user_settings', 'drafts', 'alert_words', 'subscription'])
+  })
+})

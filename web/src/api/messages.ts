@@ -1,0 +1,35 @@
+// Message calls: fetch a page around an anchor, send, edit, delete, flags,
+// reactions, render a preview.
+import type { WireMessage } from '../model/events.js'
+import { narrowTerms, type Narrow } from '../model/narrow.js'
+import { call } from './client.js'
+
+export interface Page { messages: WireMessage[]; found_oldest: boolean; found_newest: boolean; found_anchor: boolean; anchor: number }
+
+export function fetchMessages(narrow: Narrow, anchor: number | 'newest' | 'oldest' | 'first_unread', before: number, after: number): Promise<Page> {
+  return call<Page>('GET', '/messages', { narrow: narrowTerms(narrow), anchor, num_before: before, num_after: after, apply_markdown: true, client_gravatar: false })
+}
+
+export type Destination = { type: 'stream'; streamId: number; topic: string } | { type: 'direct'; userIds: number[] }
+
+export function sendMessage(to: Destination, content: string, localId?: string): Promise<{ id: number }> {
+  const params =
+    to.type === 'stream'
+      ? { type: 'stream', to: to.streamId, topic: to.topic, content }
+      : { type: 'direct', to: to.userIds, content }
+  return call<{ id: number }>('POST', '/messages', { ...params, local_id: localId, queue_id: undefined })
+}
+
+export function scheduleMessage(to: Destination, content: string, at: number): Promise<unknown> {
+  const params = to.type === 'stream' ? { type: 'stream', to: to.streamId, topic: to.topic } : { type: 'direct', to: to.userIds }
+  return call('POST', '/scheduled_messages', { ...params, content, scheduled_delivery_timestamp: at })
+}
+
+export const editMessage = (id: number, content: string) => call('PATCH', `/messages/${id}`, { content })
+export const deleteMessage = (id: number) => call('DELETE', `/messages/${id}`)
+export const rawContent = (id: number) => call<{ raw_content: string }>('GET', `/messages/${id}`, { apply_markdown: false }).then((r) => (r as unknown as { message: { content: string } }).message.content)
+export const setFlag = (ids: number[], flag: string, op: 'add' | 'remove') => call('POST', '/messages/flags', { messages: ids, flag, op })
+export const react = (id: number, emojiName: string, op: 'add' | 'remove') => call(op === 'add' ? 'POST' : 'DELETE', `/messages/${id}/reactions`, { emoji_name: emojiName })
+export const renderPreview = (content: string) => call<{ rendered: string }>('POST', '/messages/render', { content }).then((r) => r.rendered)
+export const setTyping = (to: Destination, op: 'start' | 'stop') =>
+  call('POST', '/typing', to.type === 'stream' ? { type: 'stream', stream_id: to.streamId, topic: to.topic, op } : { type: 'direct', to: to.userIds, op })

@@ -1,0 +1,16 @@
+// Settings calls: own profile and status, display and notification
+// settings, alert words, channel and topic settings, and the admin calls.
+import { call } from './client.js'
+
+export const updateSettings = (params: Record<string, string | number | boolean>) => call('PATCH', '/settings', params)
+export const setStatus = (statusText: string, away: boolean) => call('POST', '/users/me/status', { status_text: statusText, away })
+export const setAlertWords = (words: string[]) => call('POST', '/users/me/alert_words', { alert_words: words })
+export const setSubscriptionProperty = (streamId: number, property: string, value: boolean | string) =>
+  call('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: streamId, property, value }] })
+export const setTopicVisibility = (streamId: number, topic: string, policy: number) => call('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: policy })
+export const createChannel = (name: string, description: string) => call('POST', '/users/me/subscriptions', { subscriptions: [{ name, description }] })
+export const archiveChannel = (streamId: number) => call('DELETE', `/streams/${streamId}`)
+export const invite = (emails: string, streamIds: number[]) => call('POST', '/invites', { invitee_emails: emails, stream_ids: streamIds })
+export const setRole = (userId: number, role: number) => call('PATCH', `/users/${userId}`, { role })
+export const deactivateUser = (userId: number) => call('DELETE', `/users/${userId}`)
+export const reactivateUser = (userId: number) => call('POST', `/users/${userId}/reactivate`)

@@ -1,0 +1,51 @@
+// The app's one store: the model's State and message lists, the open narrow
+// and the connection state, with Svelte's store contract (views read
+// `$store` and re-render after every change).
+import { emptyList, type Lists, type MessageList } from '../model/lists.js'
+import { narrowKey, type Narrow } from '../model/narrow.js'
+import type { State } from '../model/state.js'
+
+export type Connection = 'connecting' | 'connected' | 'reconnecting'
+
+export interface AppSnapshot {
+  state: State | undefined
+  lists: Lists
+  narrow: Narrow
+  connection: Connection
+  /** Bumped on every change: views key derived values on it. */
+  version: number
+}
+
+type Listener = (snapshot: AppSnapshot) => void
+
+class AppStore {
+  snapshot: AppSnapshot = { state: undefined, lists: new Map(), narrow: { kind: 'all' }, connection: 'connecting', version: 0 }
+  private listeners = new Set<Listener>()
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener)
+    listener(this.snapshot)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Runs a change to the snapshot's data, then tells every view. */
+  change(fn: (snapshot: AppSnapshot) => void): void {
+    fn(this.snapshot)
+    // New identities for the snapshot and the state (their Maps are shared): Svelte re-derives what reads them.
+    const state = this.snapshot.state && { ...this.snapshot.state }
+    this.snapshot = { ...this.snapshot, state, version: this.snapshot.version + 1 }
+    for (const l of this.listeners) l(this.snapshot)
+  }
+
+  list(narrow: Narrow): MessageList {
+    const key = narrowKey(narrow)
+    let list = this.snapshot.lists.get(key)
+    if (!list) {
+      list = emptyList(narrow)
+      this.snapshot.lists.set(key, list)
+    }
+    return list
+  }
+}
+
+export const store = new AppStore()

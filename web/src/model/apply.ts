@@ -1,0 +1,228 @@
+// apply(state, lists, event): one case per event type the app registers for,
+// so that state stays what a fresh POST /register would return
+// (web/README in docs/web-client.md; checked by test/web/model.test.ts).
+import type { AppEvent, FlagsEvent, UpdateMessageEvent, WireMessage } from './events.js'
+import { dmKey, messageDmKey } from './narrow.js'
+import { addToLists, refileInLists, removeFromLists, type Lists } from './lists.js'
+import { messageOf, newestPresence, personOf, topicKey, type State, type UnreadEntry } from './state.js'
+
+const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']
+
+export function typingKey(event: { message_type?: string; stream_id?: number; topic?: string; recipients?: { user_id: number }[] }, selfId: number): string {
+  if (event.message_type === 'stream') return `s:${topicKey(event.stream_id ?? 0, event.topic ?? '')}`
+  return `d:${dmKey((event.recipients ?? []).map((r) => r.user_id), selfId)}`
+}
+
+export function apply(state: State, lists: Lists, event: AppEvent & { id?: number }): void {
+  if (typeof event.id === 'number' && event.id > state.lastEventId) state.lastEventId = event.id
+  switch (event.type) {
+    case 'message': {
+      const message = messageOf({ ...(event.message as WireMessage), flags: event.flags })
+      state.messages.set(message.id, message)
+      // A channel's first message: register reports it as first_message_id.
+      const sub = message.stream_id !== undefined ? state.subscriptions.get(message.stream_id) : undefined
+      if (sub && sub.first_message_id === null) sub.first_message_id = message.id
+      if (!message.flags.includes('read')) state.unread.set(message.id, unreadEntryOf(message, state.selfId))
+      if (!message.flags.includes('read') && message.flags.some((f) => MENTION_FLAGS.includes(f))) state.mentions.add(message.id)
+      addToLists(lists, message, state.selfId)
+      return
+    }
+    case 'update_message':
+      return applyUpdate(state, lists, event)
+    case 'delete_message': {
+      const ids = 'message_ids' in event ? event.message_ids : [event.message_id]
+      for (const id of ids) {
+        state.messages.delete(id)
+        state.unread.delete(id)
+        state.mentions.delete(id)
+      }
+      removeFromLists(lists, ids)
+      return
+    }
+    case 'update_message_flags':
+      return applyFlags(state, lists, event)
+    case 'reaction': {
+      const message = state.messages.get(event.message_id)
+      if (!message) return
+      // Changed messages, subscriptions and people are replaced, never mutated: views compare by identity.
+      const same = (r: { user_id: number; emoji_code: string; reaction_type: string }) =>
+        r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type
+      if (event.op === 'add' && !message.reactions.some(same)) {
+        const reaction = { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id }
+        state.messages.set(message.id, { ...message, reactions: [...message.reactions, reaction] })
+      } else if (event.op === 'remove') state.messages.set(message.id, { ...message, reactions: message.reactions.filter((r) => !same(r)) })
+      return
+    }
+    case 'typing': {
+      const key = typingKey(event as Parameters<typeof typingKey>[0], state.selfId)
+      const who = new Set(state.typing.get(key) ?? [])
+      if (event.op === 'start') who.add(event.sender.user_id)
+      else who.delete(event.sender.user_id)
+      if (who.size > 0) state.typing.set(key, who)
+      else state.typing.delete(key)
+      return
+    }
+    case 'stream': {
+      if (event.op === 'delete') for (const s of event.streams) state.subscriptions.delete(s.stream_id)
+      if (event.op !== 'update') return
+      const old = state.subscriptions.get(event.stream_id)
+      if (!old) return
+      const sub = { ...old }
+      state.subscriptions.set(sub.stream_id, sub)
+      const record = sub as unknown as Record<string, unknown>
+      if (event.property in record) record[event.property] = event.value
+      if (event.rendered_description !== undefined) sub.rendered_description = event.rendered_description
+      if (event.history_public_to_subscribers !== undefined) sub.history_public_to_subscribers = event.history_public_to_subscribers
+      if (event.is_web_public !== undefined) sub.is_web_public = event.is_web_public
+      return
+    }
+    case 'subscription': {
+      if (event.op === 'add') for (const s of event.subscriptions) state.subscriptions.set(s.stream_id, s)
+      else if (event.op === 'remove') for (const s of event.subscriptions) state.subscriptions.delete(s.stream_id)
+      else if (event.op === 'update') {
+        const old = state.subscriptions.get(event.stream_id)
+        if (!old) return
+        const sub = { ...old }
+        state.subscriptions.set(sub.stream_id, sub)
+        ;(sub as unknown as Record<string, unknown>)[event.property] = event.value
+        if (event.property === 'in_home_view') sub.is_muted = !event.value
+        if (event.property === 'is_muted') sub.in_home_view = !event.value
+      } else {
+        for (const id of event.stream_ids) {
+          const old = state.subscriptions.get(id)
+          if (!old?.subscribers) continue
+          const sub = { ...old }
+          state.subscriptions.set(id, sub)
+          const set = new Set<number>(sub.subscribers as number[])
+          for (const u of event.user_ids) if (event.op === 'peer_add') set.add(u)
+          else set.delete(u)
+          sub.subscribers = [...set].sort((a, b) => a - b)
+        }
+      }
+      return
+    }
+    case 'realm_user': {
+      if (event.op === 'add') state.users.set(event.person.user_id, personOf(event.person))
+      else if (event.op === 'remove') state.users.delete(event.person.user_id)
+      else {
+        const old = state.users.get(event.person.user_id)
+        if (!old) return
+        const user = { ...old }
+        state.users.set(user.id, user)
+        const p = event.person as Record<string, unknown>
+        if (typeof p.full_name === 'string') user.fullName = p.full_name
+        if (typeof p.new_email === 'string') user.email = p.new_email
+        if ('avatar_url' in p) user.avatarUrl = (p.avatar_url as string | null) ?? null
+        if (typeof p.is_active === 'boolean') user.isActive = p.is_active
+        if (typeof p.role === 'number') user.role = p.role
+      }
+      return
+    }
+    case 'user_status': {
+      const status = { ...(state.userStatus.get(event.user_id) ?? {}) }
+      if (event.away !== undefined) status.away = event.away
+      if (event.status_text !== undefined) status.status_text = event.status_text
+      if (event.emoji_name !== undefined) {
+        status.emoji_name = event.emoji_name
+        status.emoji_code = event.emoji_code
+        status.reaction_type = event.reaction_type
+      }
+      // A status with nothing set is absent from a fresh register.
+      for (const [k, v] of Object.entries(status)) if (v === '' || v === false || v === undefined) delete (status as Record<string, unknown>)[k]
+      if (status.emoji_name === undefined) {
+        delete status.emoji_code
+        delete status.reaction_type
+      }
+      if (Object.keys(status).length === 0) state.userStatus.delete(event.user_id)
+      else state.userStatus.set(event.user_id, status)
+      return
+    }
+    case 'presence': {
+      const newest = newestPresence(event.presence)
+      const old = state.presence.get(event.user_id)
+      if (newest && (!old || newest.timestamp >= old.timestamp)) state.presence.set(event.user_id, newest)
+      return
+    }
+    case 'user_settings':
+      state.settings[event.property] = event.value
+      return
+    case 'user_topic': {
+      const key = topicKey(event.stream_id, event.topic_name)
+      if (event.visibility_policy === 0) state.userTopics.delete(key)
+      else state.userTopics.set(key, event.visibility_policy)
+      return
+    }
+    case 'drafts':
+      if (event.op === 'add') for (const d of event.drafts) state.drafts.set(d.id, d)
+      else if (event.op === 'update') state.drafts.set(event.draft.id, event.draft)
+      else state.drafts.delete(event.draft_id)
+      return
+    case 'alert_words':
+      state.alertWords = [...event.alert_words]
+      return
+    case 'heartbeat':
+      return
+  }
+}
+
+function unreadEntryOf(message: { type: string; stream_id?: number; subject: string; display_recipient: string | { id: number }[] }, selfId: number): UnreadEntry {
+  if (message.type === 'stream') return { kind: 'stream', streamId: message.stream_id ?? 0, topic: message.subject }
+  return { kind: 'dm', key: messageDmKey(message as Parameters<typeof messageDmKey>[0], selfId) }
+}
+
+function applyUpdate(state: State, lists: Lists, event: UpdateMessageEvent): void {
+  const first = state.messages.get(event.message_id)
+  if (first && event.rendered_content !== undefined) {
+    state.messages.set(first.id, { ...first, content: event.rendered_content, last_edit_timestamp: event.rendering_only ? first.last_edit_timestamp : event.edit_timestamp })
+  }
+  const moved = event.subject !== undefined || event.new_stream_id !== undefined
+  if (!moved) return
+  for (const id of event.message_ids) {
+    const entry = state.unread.get(id)
+    if (entry?.kind === 'stream') {
+      state.unread.set(id, { kind: 'stream', streamId: event.new_stream_id ?? entry.streamId, topic: event.subject ?? entry.topic })
+    }
+    const old = state.messages.get(id)
+    if (!old) continue
+    const message = { ...old }
+    state.messages.set(id, message)
+    if (event.subject !== undefined) message.subject = event.subject
+    if (event.new_stream_id !== undefined) {
+      message.stream_id = event.new_stream_id
+      const sub = state.subscriptions.get(event.new_stream_id)
+      if (sub) message.display_recipient = sub.name
+    }
+    message.last_moved_timestamp = event.edit_timestamp
+    refileInLists(lists, message, state.selfId)
+  }
+}
+
+function applyFlags(state: State, lists: Lists, event: FlagsEvent): void {
+  if (event.flag === 'read' && event.op === 'add') {
+    if (event.all) {
+      state.unread.clear()
+      state.mentions.clear()
+    }
+    for (const id of event.messages) {
+      state.unread.delete(id)
+      state.mentions.delete(id)
+    }
+  } else if (event.flag === 'read' && event.op === 'remove') {
+    for (const id of event.messages) {
+      const details = event.message_details?.[String(id)]
+      if (!details) continue
+      state.unread.set(id, details.type === 'stream' ? { kind: 'stream', streamId: details.stream_id, topic: details.topic } : { kind: 'dm', key: dmKey(details.user_ids, state.selfId) })
+      if (details.mentioned) state.mentions.add(id)
+    }
+  }
+  const ids = event.all ? [...state.messages.keys()] : event.messages
+  for (const id of ids) {
+    const old = state.messages.get(id)
+    if (!old) continue
+    const has = old.flags.includes(event.flag)
+    if (has === (event.op === 'add')) continue
+    const message = { ...old, flags: event.op === 'add' ? [...old.flags, event.flag] : old.flags.filter((f) => f !== event.flag) }
+    state.messages.set(id, message)
+    if (event.flag === 'starred') refileInLists(lists, message, state.selfId)
+  }
+}

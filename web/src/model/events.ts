@@ -1,0 +1,84 @@
+// The events a queue delivers, typed from the server's TypeBox schemas
+// (src/events/schemas): one definition for both sides.
+import type { Static } from 'typebox'
+import type {
+  AlertWordsEventSchema,
+  DeleteMessageEventSchema,
+  DraftsEventSchema,
+  HeartbeatEventSchema,
+  MessageEventSchema,
+  PresenceEventSchema,
+  ReactionEventSchema,
+  RealmUserEventSchema,
+  StreamEventSchema,
+  SubscriptionEventSchema,
+  TypingEventSchema,
+  UpdateMessageEventSchema,
+  UpdateMessageFlagsEventSchema,
+  UserSettingsEventSchema,
+  UserStatusEventSchema,
+  UserTopicEventSchema,
+} from '../../../src/events/schemas/index.js'
+import type { DraftDict, MessageDict, SubscriptionDict, UserDict } from '../../../src/events/schemas/common.js'
+
+export type MessageEvent = Static<typeof MessageEventSchema>
+export type UpdateMessageEvent = Static<typeof UpdateMessageEventSchema>
+export type DeleteMessageEvent = Static<typeof DeleteMessageEventSchema>
+export type FlagsEvent = Static<typeof UpdateMessageFlagsEventSchema>
+export type ReactionEvent = Static<typeof ReactionEventSchema>
+export type TypingEvent = Static<typeof TypingEventSchema>
+export type StreamEvent = Static<typeof StreamEventSchema>
+export type SubscriptionEvent = Static<typeof SubscriptionEventSchema>
+export type RealmUserEvent = Static<typeof RealmUserEventSchema>
+export type UserStatusEvent = Static<typeof UserStatusEventSchema>
+export type PresenceEvent = Static<typeof PresenceEventSchema>
+export type UserSettingsEvent = Static<typeof UserSettingsEventSchema>
+export type UserTopicEvent = Static<typeof UserTopicEventSchema>
+export type DraftsEvent = Static<typeof DraftsEventSchema>
+export type AlertWordsEvent = Static<typeof AlertWordsEventSchema>
+export type HeartbeatEvent = Static<typeof HeartbeatEventSchema>
+
+/** The events the app registers for (REGISTERED_EVENT_TYPES) and applies. */
+export type AppEvent =
+  | MessageEvent
+  | UpdateMessageEvent
+  | DeleteMessageEvent
+  | FlagsEvent
+  | ReactionEvent
+  | TypingEvent
+  | StreamEvent
+  | SubscriptionEvent
+  | RealmUserEvent
+  | UserStatusEvent
+  | PresenceEvent
+  | UserSettingsEvent
+  | UserTopicEvent
+  | DraftsEvent
+  | AlertWordsEvent
+  | HeartbeatEvent
+
+export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
+  'message',
+  'update_message',
+  'delete_message',
+  'update_message_flags',
+  'reaction',
+  'typing',
+  'stream',
+  'subscription',
+  'realm_user',
+  'user_status',
+  'presence',
+  'user_settings',
+  'user_topic',
+  'drafts',
+  'alert_words',
+  'heartbeat',
+]
+
+/** The register keys the app reads (fetch_event_types = REGISTERED_EVENT_TYPES). */
+export type WireMessage = Static<typeof MessageDict> & { flags: string[]; last_edit_timestamp?: number; last_moved_timestamp?: number }
+export type WireSubscription = Static<typeof SubscriptionDict>
+export type WireUser = Static<typeof UserDict>
+export type WireDraft = Static<typeof DraftDict>
+export interface WireReaction { emoji_name: string; emoji_code: string; reaction_type: string; user_id: number }

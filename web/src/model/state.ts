@@ -1,0 +1,150 @@
+// The client's state: what POST /register returned, kept exact by apply()
+// (apply.ts). Plain data and Maps, no I/O, no framework: the unit tests
+// compare a state that applied events with one built from a fresh register.
+import type { WireDraft, WireMessage, WireReaction, WireSubscription, WireUser } from './events.js'
+import { dmKey, type NarrowMessage } from './narrow.js'
+
+export interface UserStatus { away?: boolean; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: string }
+
+export type UnreadEntry = { kind: 'stream'; streamId: number; topic: string } | { kind: 'dm'; key: string }
+
+export interface Message extends NarrowMessage {
+  sender_full_name: string
+  sender_email: string
+  content: string
+  timestamp: number
+  reactions: WireReaction[]
+  avatar_url: string | null
+  last_edit_timestamp?: number
+  last_moved_timestamp?: number
+}
+
+/** The register response, as far as the app reads it. */
+export interface RegisterResponse {
+  queue_id: string
+  last_event_id: number
+  user_id: number
+  realm_name?: string
+  max_message_id?: number
+  realm_users?: WireUser[]
+  subscriptions?: WireSubscription[]
+  unread_msgs?: {
+    pms: { other_user_id: number; unread_message_ids: number[] }[]
+    streams: { stream_id: number; topic: string; unread_message_ids: number[] }[]
+    huddles: { user_ids_string: string; unread_message_ids: number[] }[]
+    mentions: number[]
+  }
+  user_status?: Record<string, UserStatus>
+  /** slim_presence: by user ID, either upstream's modern form or the per-client one. */
+  presences?: Record<string, { active_timestamp: number; idle_timestamp: number } | Record<string, { status: string; timestamp: number }>>
+  user_settings?: Record<string, unknown>
+  user_topics?: { stream_id: number; topic_name: string; visibility_policy: number }[]
+  drafts?: WireDraft[]
+  alert_words?: string[]
+  realm_message_content_edit_limit_seconds?: number | null
+  realm_message_content_delete_limit_seconds?: number | null
+  realm_allow_message_editing?: boolean
+  max_file_upload_size_mib?: number
+}
+
+export interface Person { id: number; fullName: string; email: string; avatarUrl: string | null; isActive: boolean; isBot: boolean; role: number }
+
+export interface State {
+  queueId: string
+  lastEventId: number
+  selfId: number
+  realmName: string
+  users: Map<number, Person>
+  subscriptions: Map<number, WireSubscription>
+  /** Unread message IDs and where each is. */
+  unread: Map<number, UnreadEntry>
+  mentions: Set<number>
+  userStatus: Map<number, UserStatus>
+  /** The newest presence timestamp and status per user. */
+  presence: Map<number, { status: string; timestamp: number }>
+  settings: Record<string, unknown>
+  /** visibility_policy per `streamId\0topic` (lowercased topic). */
+  userTopics: Map<string, number>
+  drafts: Map<number, WireDraft>
+  alertWords: string[]
+  /** Messages the app has fetched or received, by ID. */
+  messages: Map<number, Message>
+  /** Typing users per conversation key (see typingKey). */
+  typing: Map<string, Set<number>>
+  editLimitSeconds: number | null
+  deleteLimitSeconds: number | null
+  allowEditing: boolean
+}
+
+export const topicKey = (streamId: number, topic: string) => `${streamId}\0${topic.toLowerCase()}`
+
+export function personOf(user: WireUser): Person {
+  return { id: user.user_id, fullName: user.full_name, email: user.email, avatarUrl: user.avatar_url, isActive: user.is_active !== false, isBot: user.is_bot, role: user.role }
+}
+
+export function fromRegister(r: RegisterResponse): State {
+  const unread = new Map<number, UnreadEntry>()
+  for (const s of r.unread_msgs?.streams ?? []) for (const id of s.unread_message_ids) unread.set(id, { kind: 'stream', streamId: s.stream_id, topic: s.topic })
+  for (const p of r.unread_msgs?.pms ?? []) for (const id of p.unread_message_ids) unread.set(id, { kind: 'dm', key: dmKey([p.other_user_id], r.user_id) })
+  for (const h of r.unread_msgs?.huddles ?? []) {
+    const key = dmKey(h.user_ids_string.split(',').map(Number), r.user_id)
+    for (const id of h.unread_message_ids) unread.set(id, { kind: 'dm', key })
+  }
+  const presence = new Map<number, { status: string; timestamp: number }>()
+  for (const [id, value] of Object.entries(r.presences ?? {})) {
+    const newest =
+      'active_timestamp' in value && typeof value.active_timestamp === 'number'
+        ? value.active_timestamp >= (value.idle_timestamp as number)
+          ? { status: 'active', timestamp: value.active_timestamp }
+          : { status: 'idle', timestamp: value.idle_timestamp as number }
+        : newestPresence(value as Record<string, { status: string; timestamp: number }>)
+    if (newest) presence.set(Number(id), newest)
+  }
+  return {
+    queueId: r.queue_id,
+    lastEventId: r.last_event_id,
+    selfId: r.user_id,
+    realmName: r.realm_name ?? '',
+    users: new Map((r.realm_users ?? []).map((u) => [u.user_id, personOf(u)])),
+    subscriptions: new Map((r.subscriptions ?? []).map((s) => [s.stream_id, s])),
+    unread,
+    mentions: new Set(r.unread_msgs?.mentions ?? []),
+    userStatus: new Map(Object.entries(r.user_status ?? {}).map(([id, s]) => [Number(id), { ...s }])),
+    presence,
+    settings: { ...(r.user_settings ?? {}) },
+    userTopics: new Map((r.user_topics ?? []).filter((t) => t.visibility_policy !== 0).map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy])),
+    drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
+    alertWords: [...(r.alert_words ?? [])],
+    messages: new Map(),
+    typing: new Map(),
+    editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,
+    deleteLimitSeconds: r.realm_message_content_delete_limit_seconds ?? null,
+    allowEditing: r.realm_allow_message_editing ?? true,
+  }
+}
+
+export function newestPresence(clients: Record<string, { status: string; timestamp: number }>): { status: string; timestamp: number } | undefined {
+  let newest: { status: string; timestamp: number } | undefined
+  for (const p of Object.values(clients)) if (!newest || p.timestamp > newest.timestamp || (p.timestamp === newest.timestamp && p.status === 'active')) newest = { status: p.status, timestamp: p.timestamp }
+  return newest
+}
+
+export function messageOf(m: WireMessage): Message {
+  return {
+    id: m.id,
+    type: m.type,
+    stream_id: m.stream_id,
+    subject: m.subject,
+    sender_id: m.sender_id,
+    sender_full_name: m.sender_full_name,
+    sender_email: m.sender_email,
+    display_recipient: Array.isArray(m.display_recipient) ? m.display_recipient.map((r: { id: number; full_name: string; email: string }) => ({ id: r.id, full_name: r.full_name, email: r.email })) : m.display_recipient,
+    flags: [...m.flags],
+    content: m.content,
+    timestamp: m.timestamp,
+    reactions: (m.reactions as WireReaction[]).map((r) => ({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id })),
+    avatar_url: m.avatar_url,
+    last_edit_timestamp: m.last_edit_timestamp,
+    last_moved_timestamp: m.last_moved_timestamp,
+  }
+}
