@@ -24,13 +24,13 @@ t.test('two people in two browsers', async (t) => {
 
   t.test('a message sent in one browser arrives live in the other, with an unread count', async (t) => {
     await bob.page.click(`nav a[href="#channel/${general.id}"]`)
-    await ann.page.goto(`${origin}/#all`)
+    // Ann looks at another view: the message stays unread for her.
+    await ann.page.goto(`${origin}/#starred`)
     await ann.page.waitForSelector('nav#nav')
     await bob.page.fill('.compose input[list="topic-list"]', 'greetings')
     await bob.page.fill('.compose textarea', 'Hello from **Bob**')
     await bob.page.keyboard.press('Enter')
-    const arrived = ann.page.locator('.message .content strong', { hasText: 'Bob' })
-    await arrived.waitFor({ timeout: 10_000 })
+    await ann.page.locator(`nav a[href="#channel/${general.id}"] .count`).waitFor({ timeout: 10_000 })
     await bob.page.waitForFunction(() => (document.querySelector('.compose textarea') as HTMLTextAreaElement).value === '', undefined, { timeout: 10_000 })
     t.pass('the compose box is emptied after sending')
     // Ann's channel count: the message is unread until she sees it with the window focused.
@@ -41,8 +41,23 @@ t.test('two people in two browsers', async (t) => {
   t.test('reading the channel marks it read and the count goes away', async (t) => {
     await ann.page.bringToFront()
     await ann.page.click(`nav a[href="#channel/${general.id}"]`)
+    await ann.page.locator('.message .content strong', { hasText: 'Bob' }).waitFor({ timeout: 10_000 })
     await ann.page.locator(`nav a[href="#channel/${general.id}"] .count`).waitFor({ state: 'detached', timeout: 10_000 })
     t.pass('count cleared')
+  })
+
+  t.test('the screenshot for the documentation', async (t) => {
+    const say = async (from: typeof member, content: string) =>
+      expectSuccess(t, await as(app, from).post('/messages', { type: 'stream', to: general.id, topic: 'greetings', content })).id as number
+    await say(member, 'Morning! The **release notes** are ready for review.')
+    const id = await say(other, 'Thanks, reading them now:\n```\nnpm ci && npm start\n```')
+    expectSuccess(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'thumbs_up' }))
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/greetings`)
+    await ann.page.locator(`[data-id="${id}"] .reactions button`).waitFor()
+    const dir = path.join(ROOT, 'dist/screenshots')
+    mkdirSync(dir, { recursive: true })
+    await ann.page.screenshot({ path: path.join(dir, 'web-client.png') })
+    t.pass('written to dist/screenshots/web-client.png')
   })
 
   t.test('a reaction, an edit and a deletion reach the other browser', async (t) => {
@@ -72,6 +87,8 @@ t.test('two people in two browsers', async (t) => {
   })
 
   t.test('hostile HTML in a message, a name, a topic and a status is shown as text', async (t) => {
+    await ann.page.goto(`${origin}/#channel/${general.id}`)
+    await ann.page.waitForSelector('.message')
     const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
     expectSuccess(t, await as(app, other).patch('/settings', { full_name: 'Bob &amp; Co' }))
     expectSuccess(t, await as(app, other).post('/users/me/status', { status_text: '<i>x</i><script>window.__pwned=3</script>' }))
@@ -115,12 +132,18 @@ t.test('two people in two browsers', async (t) => {
     t.match(await link.getAttribute('href'), /\/user_uploads\//)
   })
 
-  t.test('scrolling up loads older messages until the first', async (t) => {
-    for (let i = 0; i < 260; i++) {
+  t.test('a view opens at the first unread; scrolling up loads older messages until the first', async (t) => {
+    for (let i = 0; i < 160; i++) {
       expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'history', content: `history ${i}` }))
     }
     await ann.page.goto(`${origin}/#channel/${general.id}/topic/history`)
-    await ann.page.locator('.message .content', { hasText: 'history 259' }).waitFor({ timeout: 10_000 })
+    await ann.page.locator('.message .content', { hasText: /^history 0$/ }).waitFor({ timeout: 10_000 })
+    t.pass('opened at the first unread message')
+    expectSuccess(t, await as(app, member).post('/mark_all_as_read'))
+    await ann.page.goto(`${origin}/#all`)
+    await ann.page.reload()
+    await ann.page.goto(`${origin}/#channel/${general.id}/topic/history`)
+    await ann.page.locator('.message .content', { hasText: 'history 159' }).waitFor({ timeout: 10_000 })
     const oldest = ann.page.locator('.message .content', { hasText: /^history 0$/ })
     // Scroll to the top on every animation frame until the first message is in the page.
     await ann.page.waitForFunction(
@@ -150,12 +173,22 @@ t.test('two people in two browsers', async (t) => {
     await ann.page.keyboard.press('Escape')
   })
 
-  t.test('the screenshot for the documentation', async (t) => {
-    await ann.page.goto(`${origin}/#channel/${general.id}/topic/greetings`)
-    await ann.page.waitForSelector('.message')
-    const dir = path.join(ROOT, 'dist/screenshots')
-    mkdirSync(dir, { recursive: true })
-    await ann.page.screenshot({ path: path.join(dir, 'web-client.png') })
-    t.pass('written to dist/screenshots/web-client.png')
+
+  t.test('on a 360 px wide screen the navigation is behind the menu button', async (t) => {
+    const phone = await openApp(t, browser, origin, member, { width: 360, height: 740 })
+    t.notOk(await phone.page.isVisible('nav#nav'), 'navigation hidden')
+    await phone.page.click('header button.menu')
+    await phone.page.click(`nav a[href="#channel/${general.id}"]`)
+    await phone.page.waitForSelector('.message')
+    t.notOk(await phone.page.isVisible('nav#nav'), 'navigation closes after choosing')
+    const width = await phone.page.evaluate(() => document.documentElement.scrollWidth)
+    t.ok(width <= 360, `no horizontal scrolling (${width} px)`)
+    t.same(await seriousViolations(phone.page), [], 'axe-core')
+    t.same(phone.errors, [])
+  })
+
+  t.test('no uncaught error in either page', async (t) => {
+    t.same(ann.errors, [])
+    t.same(bob.errors, [])
   })
 })

@@ -53,4 +53,9 @@ t.test('two nodes, two browsers', async (t) => {
     await ann.page.locator('header .connection.connected').waitFor({ timeout: 10_000 })
     t.pass('reconnected to the same queue, nothing lost')
   })
+
+  t.test('no uncaught error in either page', async (t) => {
+    t.same(ann.errors, [])
+    t.same(bob.errors, [])
+  })
 })
