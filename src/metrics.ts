@@ -1,21 +1,30 @@
 // Prometheus metrics of one node (one registry per app instance: tests build
 // several apps in one process). Hot paths only bump plain numbers or a
 // histogram; counts kept elsewhere (auth cache, queues, bus) and the database
-// reads (scheduled backlog, pool use) are taken when /metrics is scraped.
+// reads (backlogs, pool use) are taken when /metrics is scraped. The backlogs
+// are callbacks given by whoever builds the node (node-services.ts), so this
+// module depends on no worker.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Config } from './config.js'
-import type { PrismaClient } from './db/index.js'
 import type { Database } from './db/client.js'
 import type { UserDataCache } from './db/user-data-cache.js'
 import type { AuthCache } from './db/auth-cache.js'
 import type { BusItem, EventBus } from './events/bus.js'
 import type { EventQueues } from './events/queues/index.js'
-import { countDue } from './scheduler/delivery.js'
-import { countPendingMissedMessageEmails, countPendingPushNotifications } from './notifications/enqueue.js'
+
+/** Counts of stored work read at each scrape. */
+export interface BacklogGauges {
+  /** Scheduled messages due and neither sent nor failed. */
+  scheduledMessagesDue: () => Promise<number>
+  /** Missed-message emails stored and not yet sent. */
+  missedMessageEmailsPending: () => Promise<number>
+  /** Push notifications stored and not yet sent. */
+  pushNotificationsPending: () => Promise<number>
+}
 
 export interface MetricSources {
   config: Config
-  prisma: PrismaClient
+  backlogs: BacklogGauges
   database: Pick<Database, 'pool'>
   /** Errors of the backends' background work (Redis subscriptions, queue clean-up). */
   backendErrors: () => number
@@ -23,7 +32,6 @@ export interface MetricSources {
   authCache: AuthCache
   /** Any cache with the user-data cache's counters (db/user-data-cache.ts). */
   userDataCache: Pick<UserDataCache<unknown>, 'hits' | 'misses' | 'listenerErrors'>
-  now: () => Date
 }
 
 export class Metrics {
@@ -119,7 +127,7 @@ export class Metrics {
       help: 'Scheduled messages whose time has come and that are neither sent nor failed (the delivery backlog).',
       registers,
       async collect() {
-        this.set(await countDue(sources.prisma, sources.now()))
+        this.set(await sources.backlogs.scheduledMessagesDue())
       },
     })
     new Gauge({
@@ -127,7 +135,7 @@ export class Metrics {
       help: 'Missed-message email notifications stored and not yet sent (waiting for their batching period, claimed, or waiting to be retried).',
       registers,
       async collect() {
-        this.set(await countPendingMissedMessageEmails(sources.prisma))
+        this.set(await sources.backlogs.missedMessageEmailsPending())
       },
     })
     this.missedMessageEmailFailures = new Counter({
@@ -140,7 +148,7 @@ export class Metrics {
       help: 'Push notifications stored and not yet sent (due, claimed, or waiting to be retried).',
       registers,
       async collect() {
-        this.set(await countPendingPushNotifications(sources.prisma))
+        this.set(await sources.backlogs.pushNotificationsPending())
       },
     })
     this.pushNotificationFailures = new Counter({

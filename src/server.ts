@@ -1,7 +1,7 @@
 // Entry point: configuration, services, bootstrap, listen; drain and close on SIGTERM.
 import { mkdirSync } from 'node:fs'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { openServices } from './services.js'
+import { openServices } from './node-services.js'
 import { buildApp } from './app.js'
 import { pino } from 'pino'
 import { loggerOptions } from './http/observability.js'

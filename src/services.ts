@@ -1,84 +1,63 @@
-// Builds the shared services of a node from its configuration: the database
-// (PGlite or PostgreSQL) and the backends (backends/index.ts: in process or
-// Redis, Redis Cluster, Sentinel).
-import { randomUUID } from 'node:crypto'
+// What a node's code receives: the shared services of a node (built by
+// node-services.ts) and the context of one request or action. Types only, so
+// that every layer may name them.
+import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
-import type { Services } from './actions/context.js'
-import { openDatabase, type Database } from './db/client.js'
-import { createAuthCache } from './db/auth-cache.js'
-import { PresenceMirror } from './presence/mirror.js'
-import { createPresenceDirectory } from './queries/presence-directory.js'
-import { createOwnUserCache } from './queries/users.js'
-import { applyMigrations } from './db/migrate.js'
-import { eventQueuesFor } from './events/queues/index.js'
-import { createStorage } from './storage/file-storage.js'
-import { openBackends, type BackendLog, type Backends } from './backends/index.js'
-import { Metrics, countingBus } from './metrics.js'
+import type { PrismaClient, Realm, User } from './db/index.js'
+import type { EventBus } from './events/bus.js'
+import type { RateLimiter } from './ratelimit/limiter.js'
+import type { EventQueues } from './events/queues/index.js'
+import type { FileStorage } from './storage/file-storage.js'
+import type { PresenceStore } from './presence/store.js'
+import type { PresenceMirror } from './presence/mirror.js'
+import type { PresenceDirectory } from './queries/presence-directory.js'
+import type { AuthCache } from './db/auth-cache.js'
+import type { UserDataCache } from './db/user-data-cache.js'
+import type { OwnUserRows } from './queries/users.js'
+import type { Metrics } from './metrics.js'
 
-export interface NodeServices extends Services {
-  database: Database
-  close(): Promise<void>
+export interface Services {
+  prisma: PrismaClient
+  bus: EventBus
+  config: Config
+  nodeId: string
+  now: () => Date
+  limiter: RateLimiter
+  /** Event queues of this node: register, long-poll, delete, drain (HTTP layer only; actions publish through bus). */
+  events: EventQueues
+  /** Uploaded files (local disk or S3). */
+  storage: FileStorage
+  /** Users' presence (in-process or Redis, like the bus). */
+  presence: PresenceStore
+  /** This node's copy of the realms' presence rows, refreshed from `presence` on every read. */
+  presenceMirror: PresenceMirror
+  /** This node's cache of the users realm-wide presence lists (email, join date, listed). */
+  presenceDirectory: PresenceDirectory
+  /** This node's cache of the authentication lookups (HTTP layer only). */
+  authCache: AuthCache
+  /** This node's cache of GET /users/me's rows besides the user's own (HTTP layer only). */
+  userDataCache: UserDataCache<OwnUserRows>
+  /** This node's Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
+  metrics: Metrics
 }
 
-export interface OpenServicesOptions {
-  /** In-memory PGlite (tests). */
-  inMemory?: boolean
-  /** Migration progress. */
-  log?: (msg: string) => void
-  /** The application's logger, for the backends (Redis connection, background errors). */
-  backendLog?: BackendLog
+export interface RequestContext extends Services {
+  realm: Realm
+  log: FastifyBaseLogger
+  /** Sending client name (the `client` parameter or the User-Agent's first word). */
+  clientName: string
 }
 
-/** Services of one node over an already open database and backends; closing them leaves both open. */
-export function servicesOver(config: Config, database: Database, backends: Backends): Services & { database: Database } {
-  const nodeId = randomUUID()
-  const now = () => new Date()
-  const events = eventQueuesFor(backends.queues, config, nodeId, (error) => backends.reportError(error))
-  // Its invalidation listener starts with the first request and closes with the app (app.ts).
-  const authCache = createAuthCache(database)
-  // Its invalidation listener, too, starts with the first use and closes with the app.
-  const userDataCache = createOwnUserCache(database)
-  const metrics = new Metrics({ config, prisma: database.prisma, database, backendErrors: () => backends.errorCount(), events, authCache, userDataCache, now })
-  return {
-    database,
-    prisma: database.prisma,
-    // Publishes are counted; the queue store and presence below are the backends' own.
-    bus: countingBus(backends.bus, metrics),
-    config,
-    nodeId,
-    now,
-    limiter: backends.limiter,
-    events,
-    storage: createStorage(config),
-    presence: backends.presence,
-    presenceMirror: new PresenceMirror(backends.presence),
-    // Its invalidation listener, too, starts with the first use and closes with the app.
-    presenceDirectory: createPresenceDirectory(database),
-    authCache,
-    userDataCache,
-    metrics,
-  }
+export interface ActionContext extends RequestContext {
+  user: User
 }
 
-export async function openServices(config: Config, options: OpenServicesOptions = {}): Promise<NodeServices> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: options.inMemory })
-  try {
-    await applyMigrations(database, options.log)
-    await createStorage(config).check()
-    const backends = await openBackends(config, { log: options.backendLog })
-    const services = servicesOver(config, database, backends)
-    return {
-      ...services,
-      async close() {
-        await services.authCache.close()
-        await services.presenceDirectory.close()
-        await services.userDataCache.close()
-        await backends.close()
-        await database.close()
-      },
-    }
-  } catch (error) {
-    await database.close()
-    throw error
-  }
-}
+/**
+ * What code inside a transaction may use besides its `tx`: the context
+ * without the database client. Helpers called from an `inTransaction`
+ * callback take this (and `tx`), never the full context, so none of their
+ * queries can run outside the transaction: on PGlite's single connection
+ * such a query would wait for the transaction, which waits for it.
+ * (test/actions/transaction-scope.test.ts also checks the callbacks.)
+ */
+export type TxContext = Omit<ActionContext, 'prisma'>

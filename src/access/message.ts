@@ -1,6 +1,6 @@
 // Message lookups that throw `Invalid message(s)` when the user may not read
 // the message (upstream has_message_access).
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Message, Stream, Tx, User, UserMessage } from '../db/index.js'
 import { invalidMessage } from '../errors.js'
 import { isGuest } from '../domain/roles.js'

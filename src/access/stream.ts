@@ -1,6 +1,6 @@
 // Channel lookups that throw ApiError when the user may not see the channel.
 import type { Stream, Subscription, User } from '../db/index.js'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Tx } from '../db/index.js'
 import { idMatchingLower } from '../db/exact-match.js'
 import { invalidStreamId, streamIdNotFound, streamNameNotFound } from '../errors.js'

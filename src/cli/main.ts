@@ -1,5 +1,5 @@
 // `roost`: the admin command line. Same environment as the server (config.ts),
-// same database and event bus (services.ts): every change goes through the
+// same database and event bus (node-services.ts): every change goes through the
 // actions, so it is checked, written in one transaction and published to the
 // running cluster exactly as the API would. Exit codes: 0 done, 1 refused or
 // failed (the message says why), 2 bad usage.
@@ -21,7 +21,7 @@ import { CliError, findOrganization, findUser, operatorContext, readConfig, with
 import { maskSecrets } from './mask.js'
 import { redisTargetOf } from '../backends/redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
-import type { ActionContext } from '../actions/context.js'
+import type { ActionContext } from '../services.js'
 import type { User } from '../db/index.js'
 
 const ROLE_NAMES: Record<string, number> = {

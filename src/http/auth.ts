@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import type { Realm, User } from '../db/index.js'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import {
   accountDeactivatedAuth,
   basicAuthRequired,

@@ -5,7 +5,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { DestinationStream, LoggerOptions } from 'pino'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { LogLevel } from '../config.js'
 import { ApiError } from '../errors.js'
 

@@ -3,7 +3,7 @@
 // declared names (STYLE.md "Routes: thin and declarative").
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TObject, TSchema } from 'typebox'
-import type { ActionContext, RequestContext, Services } from '../actions/context.js'
+import type { ActionContext, RequestContext, Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
 import { paramParser } from './params.js'
 import { RATE_RULES } from '../ratelimit/limiter.js'

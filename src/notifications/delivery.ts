@@ -19,7 +19,7 @@
 // counted (roost_missed_message_email_failures_total). Nothing is dropped on
 // failure.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { mailerFor, noreplyAddress, type Mailer } from '../mail/outbox.js'

@@ -32,7 +32,7 @@
 // (upstream's is_push_notifiable). One missed_push_notification row per user
 // and message, due at once, when a push sender is configured;
 // notifications/push-delivery.ts sends it.
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { Prisma } from '../db/index.js'
 import { fastQuery } from '../db/fast-read.js'

@@ -3,7 +3,7 @@
 // nothing when the user was also mentioned personally; otherwise, of the
 // groups mentioned in the message (not silently) that have the user as a
 // member, directly or through subgroups, the one with the fewest members.
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 
 export interface MentionedGroup {
   id: number

@@ -31,7 +31,7 @@
 // failure its retry goes only to the targets that have not had it, so no
 // device gets the same notification twice.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { avatarUrl } from '../present/user.js'

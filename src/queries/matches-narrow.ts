@@ -5,7 +5,7 @@
 // highlighting (queries/narrow-sql.ts), so match_content is the rendered
 // content and match_subject the HTML-escaped topic, which is also what
 // upstream answers for narrows without a search term.
-import type { ActionContext } from '../actions/context.js'
+import type { ActionContext } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { escapeHtml } from '../domain/markdown.js'
 import { parseNarrow } from '../domain/narrow.js'

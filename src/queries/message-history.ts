@@ -6,7 +6,7 @@
 // prev_* fields and content_html_diff of what it changed. The first snapshot
 // is the message as sent (topic, content, rendered_content, timestamp,
 // user_id of the sender).
-import type { ActionContext } from '../actions/context.js'
+import type { ActionContext } from '../services.js'
 import { accessMessageById } from '../access/message.js'
 import { highlightHtmlDifferences } from '../domain/html-diff.js'
 import { editHistoryDisabled } from '../errors.js'

@@ -4,7 +4,7 @@
 // who turned send_read_receipts off, deactivated users, users who muted the
 // requester (their reading would reveal the mute) and users the requester
 // muted; it includes bots and historical copies. Ascending user IDs.
-import type { ActionContext } from '../actions/context.js'
+import type { ActionContext } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
 import { FLAG_BITS } from '../domain/flags.js'

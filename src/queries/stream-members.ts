@@ -2,7 +2,7 @@
 // (upstream get_subscribers_backend, get_subscription_backend).
 import { accessStreamById } from '../access/stream.js'
 import { accessUserById } from '../access/user.js'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
 
 /** The request's user, realm and database client (the channel and user lookups need all three). */

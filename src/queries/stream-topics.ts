@@ -5,7 +5,7 @@
 // is shared with subscribers (every public channel, private ones with
 // history_public_to_subscribers) that is every message of the channel;
 // otherwise only the messages the user received.
-import type { ActionContext } from '../actions/context.js'
+import type { ActionContext } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { accessStreamById } from '../access/stream.js'
 

@@ -17,7 +17,7 @@
 // scheduled_messages update (failed: true) and, except for deactivations, a
 // direct message from the notification bot, as upstream does.
 import type { FastifyBaseLogger } from 'fastify'
-import type { ActionContext, Services } from '../actions/context.js'
+import type { ActionContext, Services } from '../services.js'
 import type { PrismaClient, Realm, ScheduledMessage, Tx, User } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { ApiError } from '../errors.js'

@@ -3,7 +3,7 @@
 // path (actions/send-message.ts) inside the transaction that claimed the
 // scheduled row, so the message, its flags and the row's `delivered` mark
 // commit together, and no event leaves before the commit.
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Tx } from '../db/index.js'
 import { transactionAsClient } from '../db/transaction-client.js'
 import type { BusItem, EventBus } from '../events/bus.js'

@@ -5,7 +5,7 @@ import { buildTestApp } from '../support/app.js'
 import { busItemsDuring } from '../support/events.js'
 import { markAllAsRead, markUnreadAsRead } from '../../src/actions/mark-as-read.js'
 import { sendTo } from '../http/conversation-support.js'
-import type { ActionContext } from '../../src/actions/context.js'
+import type { ActionContext } from '../../src/services.js'
 import type { User } from '../../src/db/index.js'
 import { Prisma } from '../../src/db/index.js'
 

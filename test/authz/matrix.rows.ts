@@ -14,7 +14,7 @@
 //
 // Adding a route: add its key with at least one row; the test fails until then.
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../../src/actions/context.js'
+import type { Services } from '../../src/services.js'
 import type { User } from '../../src/db/index.js'
 import type { Route } from '../../src/http/route.js'
 import type { Fixture } from '../support/app.js'

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
-import type { Services } from '../../src/actions/context.js'
+import type { Services } from '../../src/services.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { busItemsDuring } from '../support/events.js'
 

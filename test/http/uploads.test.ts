@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildTestApp, type Fixture } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
-import type { Services } from '../../src/actions/context.js'
+import type { Services } from '../../src/services.js'
 import type { BusItem } from '../../src/events/bus.js'
 import type { User } from '../../src/db/index.js'
 

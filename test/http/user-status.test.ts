@@ -3,7 +3,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
-import type { Services } from '../../src/actions/context.js'
+import type { Services } from '../../src/services.js'
 import { busItemsDuring } from '../support/events.js'
 
 const published = async (services: Services, fn: () => Promise<unknown>): Promise<BusItem[]> => (await busItemsDuring(services, fn)).items

@@ -1,6 +1,6 @@
 // Server-rendered pages outside /api/v1 (links people open from mails).
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../../actions/context.js'
+import type { Services } from '../../services.js'
 import { registerJoinPages } from './join.js'
 import { registerLoginPages } from './login.js'
 

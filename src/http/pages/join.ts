@@ -6,7 +6,7 @@
 // Plain HTML, no script, so it works in any browser; served outside /api/v1
 // on the realm's host.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../../actions/context.js'
+import type { Services } from '../../services.js'
 import type { Realm } from '../../db/index.js'
 import { acceptInvitation, RegistrationError, registrationStateMessage } from '../../actions/accept-invitation.js'
 import { lookUpInviteKey, type InviteLookup } from '../../queries/invites.js'

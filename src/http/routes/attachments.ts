@@ -9,7 +9,7 @@ import { removeAttachment } from '../../actions/attachments.js'
 import { avatarRedirectUrl } from '../../queries/avatar-redirect.js'
 import { notLoggedIn } from '../../errors.js'
 import type { HandlerExtras } from '../route.js'
-import type { RequestContext } from '../../actions/context.js'
+import type { RequestContext } from '../../services.js'
 import type { User } from '../../db/index.js'
 
 async function redirectToAvatar(ctx: RequestContext & HandlerExtras & { user: User | undefined }, emailOrId: string, medium: boolean): Promise<void> {

@@ -9,7 +9,7 @@ import { accessAttachment, readTemporaryUpload, temporaryUploadUrl, uploadFile }
 import { fileNotFound } from '../../errors.js'
 import type { Attachment } from '../../db/index.js'
 import type { HandlerExtras } from '../route.js'
-import type { Services } from '../../actions/context.js'
+import type { Services } from '../../services.js'
 
 // Shown in the browser; everything else downloads (an uploaded HTML page must never render on our origin).
 const INLINE_TYPES = new Set([
