@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { openDatabase } from '../src/db/client.js'
 import { applyMigrations } from '../src/db/migrate.js'
 import { ROLE } from '../src/domain/roles.js'
-import { roleGroupName } from '../src/actions/user-rows.js'
+import { roleGroupName } from '../src/domain/system-groups.js'
 
 export interface BulkUser {
   id: number

@@ -5,7 +5,7 @@ import type { Stream, Subscription, Tx, User } from '../db/index.js'
 import { mustBeAdmin, groupSettingNotAllowed, invalidStreamId, invalidUserGroup } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
-import { SYSTEM_GROUPS } from '../actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 
 export interface AdministeredStream {
   stream: Stream

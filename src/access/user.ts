@@ -10,7 +10,8 @@ import {
   userDeactivated,
 } from '../errors.js'
 import { RATE_RULES, type RateLimiter } from '../ratelimit/limiter.js'
-import { SYSTEM_GROUPS, hashPassword, randomAlphanumeric, verifyPassword } from '../actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
+import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
 import { isGuest } from '../domain/roles.js'
 import { reachableUserIds } from '../domain/guest-access.js'
 import { canSeeDeliveryEmail } from '../present/user.js'

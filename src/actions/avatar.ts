@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto'
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { StoredFile } from '../storage/file-storage.js'
-import type { UploadedFile } from '../http/route.js'
+import type { UploadedFile } from '../storage/file-storage.js'
 import type { User } from '../db/index.js'
-import { avatarUrl } from '../present/user.js'
+import { avatarUrl, avatarUrlMedium } from '../present/user.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { isAdmin } from '../domain/roles.js'
 import { avatarChangesDisabled, exactlyOneAvatar, notAnImage, uploadTooLarge } from '../errors.js'
@@ -32,13 +32,6 @@ export function imageTypeOf(data: Buffer): string | undefined {
 }
 
 export const avatarStorageKey = (realmId: number, hash: string): string => `${realmId}/avatars/${hash}`
-
-/** `/user_avatars/{realm}/{hash}-medium.png?version=N`, or the external URL with upstream's 500-pixel size. */
-export function avatarUrlMedium(user: AvatarUser): string {
-  const url = avatarUrl(user)
-  if (user.avatarSource === 'U' && user.avatarHash) return url.replace(`/${user.avatarHash}.png?`, `/${user.avatarHash}-medium.png?`)
-  return url.replace('?d=identicon&', '?d=identicon&s=500&')
-}
 
 export function avatarPerson(user: AvatarUser): PersonUpdate {
   return {

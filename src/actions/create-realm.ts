@@ -3,7 +3,8 @@
 import type { Realm, Tx, User } from '../db/index.js'
 import type { Services } from './context.js'
 import { ROLE } from '../domain/roles.js'
-import { insertUser, SYSTEM_GROUPS } from './user-rows.js'
+import { insertUser } from './user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { renderPlainDescription } from './render-description.js'
 import { fakeEmailDomain } from '../present/realm.js'
 

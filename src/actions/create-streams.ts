@@ -18,7 +18,7 @@ import {
 import { hasPolicyPermission, isAdmin, isOwner } from '../domain/roles.js'
 import { codePointLength, MAX_STREAM_NAME_LENGTH } from '../domain/limits.js'
 import { getRecursiveGroupIds } from '../queries/group-membership.js'
-import { SYSTEM_GROUPS } from './user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { renderPlainDescription } from './render-description.js'
 
 /** Unicode noncharacters: U+FDD0–U+FDEF and the last two code points of every plane. */

@@ -8,19 +8,18 @@ import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { insertUser } from './user-rows.js'
 import { isAdmin, isGuest, ROLE } from '../domain/roles.js'
-import { checkRoleChange } from './update-user.js'
+import { checkFullName, checkRoleChange } from '../domain/user-rules.js'
+import { PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import {
   badNameOrUsername,
   emailInUse,
   emailNotAllowed,
-  invalidNameCharacters,
   mustBeAdmin,
-  nameTooLong,
-  nameTooShort,
   passwordTooWeak,
 } from '../errors.js'
 import { isValidEmail } from '../access/user.js'
-import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddEvent, realmUserAddPerson } from '../present/user.js'
+import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddPerson } from '../present/user.js'
+import { realmUserAddEvent } from '../events/schemas/index.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { usersAmongWhoCanAccess } from '../presence/audience.js'
 import type { Config } from '../config.js'
@@ -28,26 +27,12 @@ import { getStreamNotificationDefaults } from '../queries/user-settings.js'
 import { subscriptionAddEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
 import type { SubscriptionObject } from '../present/stream.js'
 
-export const MAX_NAME_LENGTH = 100
-export const MIN_NAME_LENGTH = 2
-export const PASSWORD_MIN_LENGTH = 6
-const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@']
-
 export interface CreateUserInput {
   email: string
   password: string
   fullName: string
   /** Default member; another role only from an owner (the admin CLI acts as one). */
   role?: number
-}
-
-/** Upstream check_full_name: trimmed, 2–100 characters, none of the mention/markup characters. */
-export function checkFullName(raw: string): string {
-  const name = raw.trim()
-  if (name.length > MAX_NAME_LENGTH) throw nameTooLong()
-  if (name.length < MIN_NAME_LENGTH) throw nameTooShort()
-  if (NAME_INVALID_CHARS.some((c) => name.includes(c))) throw invalidNameCharacters()
-  return name
 }
 
 async function checkEmailAllowed(tx: Tx, realm: Realm, email: string): Promise<void> {

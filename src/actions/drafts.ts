@@ -13,7 +13,8 @@ import {
   negativeTimestamp,
   topicHasNullBytes,
 } from '../errors.js'
-import { draftsAddEvent, draftsRemoveEvent, draftsUpdateEvent, presentDraft } from '../present/draft.js'
+import { presentDraft } from '../present/draft.js'
+import { draftsAddEvent, draftsRemoveEvent, draftsUpdateEvent } from '../events/schemas/index.js'
 import { draftsSynchronized } from '../queries/drafts.js'
 
 export interface DraftInput {

@@ -10,14 +10,13 @@
 // request fail with 502 (the local row stays, and the app registers again on
 // its next start), a bouncer's 4xx is answered with its message.
 import type { ActionContext } from './context.js'
+import { PUSH_KIND, type PushKind } from '../domain/push-kind.js'
 import { Prisma } from '../db/index.js'
 import { botRequestsNotAccepted, emptyOrInvalidLengthToken, invalidApnsToken, invalidAppId, pushBouncerUnavailable, pushTokenDoesNotExist, badRequest } from '../errors.js'
 import { BouncerError, bouncerRequest, realmUuid, userUuid } from '../notifications/push-bouncer.js'
 import { outboundClientFor } from '../outbound/index.js'
 import { lockUserForCap } from './push-cap.js'
 
-export const PUSH_KIND = { APNS: 1, FCM: 2 } as const
-export type PushKind = (typeof PUSH_KIND)[keyof typeof PUSH_KIND]
 export const MAX_PUSH_TOKEN_LENGTH = 4096
 export const MAX_APP_ID_LENGTH = 255
 /** Mobile devices (APNs and FCM tokens together) one user may have registered at once. */

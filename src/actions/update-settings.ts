@@ -6,19 +6,15 @@ import type { Prisma, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit, Services, TxContext } from './context.js'
 import { inTransaction, publishAll } from './context.js'
-import { hashPassword, randomAlphanumeric, verifyPassword } from './user-rows.js'
-import { checkFullName, PASSWORD_MIN_LENGTH } from './create-user.js'
+import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
+import { checkFullName } from '../domain/user-rules.js'
+import { PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { checkPasswordThrottled, isValidEmail } from '../access/user.js'
 import { isAdmin } from '../domain/roles.js'
 import { isLanguageCode, languageName } from '../domain/languages.js'
 import { isValidTimezone } from '../domain/timezones.js'
-import {
-  MAX_EMAIL_BATCHING_PERIOD_SECONDS,
-  SETTINGS_BY_NAME,
-  USER_SETTINGS,
-  userSettingsEvent,
-  type SettingValue,
-} from '../domain/settings.js'
+import { MAX_EMAIL_BATCHING_PERIOD_SECONDS, SETTINGS_BY_NAME, USER_SETTINGS } from '../domain/settings.js'
+import { userSettingsEvent, type SettingValue } from '../events/schemas/personal.js'
 import {
   botRequestsNotAccepted,
   emailChangesDisabled,

@@ -3,8 +3,9 @@
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import { botRequestsNotAccepted } from '../errors.js'
-import { parseStatusRequest, userStatusEvent, type StatusRequest } from '../domain/user-status.js'
-import { userSettingsEvent } from '../domain/settings.js'
+import { parseStatusRequest, type StatusRequest } from '../domain/user-status.js'
+import { userStatusEvent } from '../events/schemas/users.js'
+import { userSettingsEvent } from '../events/schemas/personal.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { applyPresenceEnabled } from './update-presence.js'
 

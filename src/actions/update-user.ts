@@ -5,16 +5,16 @@
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
-import { checkFullName } from './create-user.js'
-import { roleGroupName } from './user-rows.js'
+import { checkFullName, checkRoleChange } from '../domain/user-rules.js'
+import { roleGroupName } from '../domain/system-groups.js'
 import { writeProfileData, type ProfileValueInput } from './custom-profile-fields.js'
 import { accessUserById, accessibleUserIds } from '../access/user.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { activeUserIds } from '../queries/user-groups.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
-import { userGroupMembersEvent } from '../present/user-group.js'
-import { isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
-import { insufficientPermission, invalidRole, lastOwnerDemotion, mustBeAdmin, mustBeOwner } from '../errors.js'
+import { userGroupMembersEvent } from '../events/schemas/index.js'
+import { isAdmin, isOwner, ROLE } from '../domain/roles.js'
+import { insufficientPermission, lastOwnerDemotion } from '../errors.js'
 import { realmUserUpdateEvent } from '../events/schemas/index.js'
 
 export interface UpdateUserInput {
@@ -31,14 +31,6 @@ export interface UpdateUserInput {
 export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId' | 'isSystemBot'>): boolean {
   if (target.isSystemBot) return false
   return isAdmin(actor.role) || (target.botOwnerId !== null && target.botOwnerId === actor.id)
-}
-
-/** Throws unless `actor` may move `target` from its role to `role` (roles only up to the actor's own). */
-export function checkRoleChange(actor: Pick<User, 'role'>, target: Pick<User, 'role'>, role: number): void {
-  if (!isRole(role)) throw invalidRole()
-  if (role === target.role) return
-  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor.role)) throw mustBeOwner()
-  if (!isAdmin(actor.role)) throw mustBeAdmin()
 }
 
 /** Whether `target` is the realm's only active human owner (upstream check_last_owner). */

@@ -3,7 +3,7 @@
 // can read a message that links it (upstream's validate_attachment_request).
 import { randomBytes } from 'node:crypto'
 import type { Attachment, User } from '../db/index.js'
-import type { UploadedFile } from '../http/route.js'
+import type { UploadedFile } from '../storage/file-storage.js'
 import { inTransaction, type ActionContext } from './context.js'
 import { fileAccessDenied, fileNotFound, noFileUploaded, tooManyFilesUploaded, uploadTooLarge } from '../errors.js'
 import { isGuest } from '../domain/roles.js'

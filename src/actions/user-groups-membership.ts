@@ -4,7 +4,7 @@ import { inTransaction, type ActionContext } from './context.js'
 import { accessUserGroupForWrite, lockGroupGraph, requireGroupEditPermission } from './user-groups-access.js'
 import { checkGroupIds, checkUserIds } from './user-groups.js'
 import { alreadyGroupMember, alreadySubgroup, notGroupMember, notSubgroup, nothingToAddOrDelete, subgroupCycle } from '../errors.js'
-import { userGroupMembersEvent, userGroupSubgroupsEvent } from '../present/user-group.js'
+import { userGroupMembersEvent, userGroupSubgroupsEvent } from '../events/schemas/index.js'
 import { activeUserIds, getRecursiveSubgroupIds } from '../queries/user-groups.js'
 
 export interface AddDeleteInput {

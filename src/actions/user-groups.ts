@@ -2,7 +2,7 @@
 // active user of the realm by a user_group event.
 import type { Tx, UserGroup } from '../db/index.js'
 import { inTransaction, type ActionContext } from './context.js'
-import { SYSTEM_GROUPS } from './user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { accessUserGroupForWrite, lockGroupGraph, requireGroupEditPermission } from './user-groups-access.js'
 import {
   groupSettingNotAllowed,
@@ -17,7 +17,7 @@ import {
   userGroupNameEmpty,
   userGroupNameTooLong,
 } from '../errors.js'
-import { userGroupAddEvent, userGroupRemoveEvent, userGroupUpdateEvent } from '../present/user-group.js'
+import { userGroupAddEvent, userGroupRemoveEvent, userGroupUpdateEvent } from '../events/schemas/index.js'
 import { activeUserIds, defaultMentionGroupIds, getUserGroupDict, mentionGroupOf } from '../queries/user-groups.js'
 
 export const MAX_USER_GROUP_NAME_LENGTH = 100

@@ -1,35 +1,10 @@
 // Shared persistence for new users and bots: the user row, its settings row,
 // its role-group membership and its default subscriptions. Used by realm
 // creation, POST /users, bootstrap and (later) invitation acceptance.
-import { randomBytes } from 'node:crypto'
-import argon2 from 'argon2'
 import type { Realm, Tx, User } from '../db/index.js'
 import { ROLE } from '../domain/roles.js'
-
-const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-
-/** A random string over [A-Za-z0-9] (API keys are 32 characters). */
-export function randomAlphanumeric(length = 32): string {
-  const bytes = randomBytes(length * 2)
-  let out = ''
-  for (const byte of bytes) {
-    if (byte >= 248) continue // keep the distribution uniform (248 = 62 * 4)
-    out += KEY_ALPHABET[byte % 62]
-    if (out.length === length) return out
-  }
-  return out + randomAlphanumeric(length - out.length)
-}
-
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id })
-
-export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
-  if (!hash) return false
-  try {
-    return await argon2.verify(hash, password)
-  } catch {
-    return false
-  }
-}
+import { hashPassword, randomAlphanumeric } from '../domain/credentials.js'
+import { roleGroupName } from '../domain/system-groups.js'
 
 /** Colors given to new subscriptions, in turn. */
 export const STREAM_COLORS = [
@@ -38,33 +13,6 @@ export const STREAM_COLORS = [
   '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
 ]
 export const pickStreamColor = (index: number): string => STREAM_COLORS[index % STREAM_COLORS.length] as string
-
-export const SYSTEM_GROUPS = {
-  internet: 'role:internet',
-  everyone: 'role:everyone',
-  members: 'role:members',
-  fullMembers: 'role:fullmembers',
-  moderators: 'role:moderators',
-  administrators: 'role:administrators',
-  owners: 'role:owners',
-  nobody: 'role:nobody',
-} as const
-
-/** The system group a role belongs to directly (higher roles reach lower groups through subgroups). */
-export function roleGroupName(role: number): string {
-  switch (role) {
-    case ROLE.OWNER:
-      return SYSTEM_GROUPS.owners
-    case ROLE.ADMIN:
-      return SYSTEM_GROUPS.administrators
-    case ROLE.MODERATOR:
-      return SYSTEM_GROUPS.moderators
-    case ROLE.GUEST:
-      return SYSTEM_GROUPS.everyone
-    default:
-      return SYSTEM_GROUPS.fullMembers
-  }
-}
 
 export interface NewUserRow {
   email: string

@@ -3,8 +3,6 @@
 // value type, allowed values and the legacy event family it belonged to
 // before user_settings events existed (feature level 89). Pure data and checks.
 import type { UserSettings } from '../db/index.js'
-import type { WireEvent } from '../events/bus.js'
-import { updateDisplaySettingsEvent, updateGlobalNotificationsEvent, userSettingsEvent, type SettingValue } from '../events/schemas/personal.js'
 
 export type SettingKind = 'boolean' | 'integer' | 'string'
 export type LegacyFamily = 'display' | 'notification' | null
@@ -117,24 +115,4 @@ export const SETTINGS_BY_NAME: ReadonlyMap<string, SettingSpec> = new Map(USER_S
 export function legacyFamilyOf(name: string): LegacyFamily {
   if (name === 'timezone') return 'display'
   return SETTINGS_BY_NAME.get(name)?.legacy ?? null
-}
-
-// The builders of settings events live with the other event builders (events/schemas).
-export { userSettingsEvent, type SettingValue }
-
-/**
- * The deprecated update_display_settings / update_global_notifications event a
- * queue without user_settings_object receives for a modern settings event
- * (none for settings newer than feature level 89).
- */
-export function legacySettingsEvents(event: WireEvent, user: { email: string }): WireEvent[] {
-  if (event.type !== 'user_settings' || event.op !== 'update' || typeof event.property !== 'string') return []
-  const value = event.value as SettingValue
-  const family = legacyFamilyOf(event.property)
-  if (family === 'display') {
-    const languageName = typeof event.language_name === 'string' ? event.language_name : undefined
-    return [updateDisplaySettingsEvent(user.email, event.property, value, languageName)]
-  }
-  if (family === 'notification') return [updateGlobalNotificationsEvent(user.email, event.property, value)]
-  return []
 }

@@ -3,7 +3,6 @@
 // custom emoji and the service's extra emoji, and the wire form. Pure; the
 // same emoji check serves reactions.
 import { emojiCodeForName, isValidEmojiCode, SERVICE_EXTRA_EMOJI, type ReactionType } from './emoji.js'
-import { userStatusEvent as buildUserStatusEvent, type UserStatusEvent } from '../events/schemas/users.js'
 import {
   customEmojiDeactivated,
   emojiDoesNotExist,
@@ -127,13 +126,4 @@ export function presentUserStatus(status: StoredStatus | null, presenceEnabled: 
     out.reaction_type = status.reactionType
   }
   return out
-}
-
-/** The user_status event: only the keys the request passed (`emoji_*` together). */
-export function userStatusEvent(userId: number, change: StatusChange): UserStatusEvent {
-  return buildUserStatusEvent(userId, {
-    ...(change.away !== undefined ? { away: change.away } : {}),
-    ...(change.statusText !== undefined ? { status_text: change.statusText } : {}),
-    ...(change.emoji ? { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType } : {}),
-  })
 }

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TObject, TSchema } from 'typebox'
 import type { ActionContext, RequestContext, Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
+import type { UploadedFile } from '../storage/file-storage.js'
 import { paramParser } from './params.js'
 import { RATE_RULES } from '../ratelimit/limiter.js'
 import { rateLimited } from '../errors.js'
@@ -15,13 +16,6 @@ import { authenticateJson, sessionServes } from './json-auth.js'
 /** user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
 export type AuthMode = 'user' | 'none' | 'optional' | 'public'
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
-
-export interface UploadedFile {
-  fieldName: string
-  fileName: string
-  contentType: string
-  data: Buffer
-}
 
 type ContextFor<A extends AuthMode> = A extends 'user'
   ? ActionContext & HandlerExtras

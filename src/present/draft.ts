@@ -21,5 +21,3 @@ export function presentDraft(draft: Draft): DraftDict {
     timestamp: Math.floor(draft.lastEditTime.getTime() / 1000),
   }
 }
-
-export { draftsAddEvent, draftsRemoveEvent, draftsUpdateEvent } from '../events/schemas/index.js'

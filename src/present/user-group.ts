@@ -29,5 +29,3 @@ export function presentUserGroup(group: UserGroup, parts: GroupParts): UserGroup
     can_mention_group: parts.canMentionGroupId,
   }
 }
-
-export { userGroupAddEvent, userGroupMembersEvent, userGroupRemoveEvent, userGroupSubgroupsEvent, userGroupUpdateEvent } from '../events/schemas/index.js'

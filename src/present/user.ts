@@ -111,6 +111,13 @@ export function avatarUrl(user: Pick<User, 'avatarSource' | 'avatarHash' | 'avat
   return gravatarUrl(user.deliveryEmail, user.avatarVersion)
 }
 
+/** `/user_avatars/{realm}/{hash}-medium.png?version=N`, or the external URL with upstream's 500-pixel size. */
+export function avatarUrlMedium(user: Pick<User, 'avatarSource' | 'avatarHash' | 'avatarVersion' | 'deliveryEmail' | 'realmId'>): string {
+  const url = avatarUrl(user)
+  if (user.avatarSource === 'U' && user.avatarHash) return url.replace(`/${user.avatarHash}.png?`, `/${user.avatarHash}-medium.png?`)
+  return url.replace('?d=identicon&', '?d=identicon&s=500&')
+}
+
 /** Upstream's ISO form: microsecond-free, with an explicit UTC offset. */
 export function isoDate(date: Date): string {
   const iso = date.toISOString()
@@ -162,8 +169,6 @@ export function presentUser(user: PresentableUser, viewer: Viewer | null, option
 export function realmUserAddPerson(user: PresentableUser, viewer: Viewer | null, realm: PresentUserOptions['realm']): UserDict {
   return presentUser(user, viewer, { clientExtavatar: false, includeCustomProfileFields: true, profileData: {}, realm })
 }
-
-export { realmUserAddEvent } from '../events/schemas/index.js'
 
 /** Upstream's name and picture for users a restricted guest may not access. */
 export const INACCESSIBLE_USER_NAME = 'Unknown user'

@@ -7,7 +7,7 @@
 import type { PrismaClient, Realm, User } from '../db/index.js'
 import { accessibleUserIds, accessUserByEmail } from '../access/user.js'
 import { avatarUrl, gravatarUrl, INACCESSIBLE_USER_AVATAR_URL } from '../present/user.js'
-import { avatarUrlMedium } from '../actions/avatar.js'
+import { avatarUrlMedium } from '../present/user.js'
 import { ApiError } from '../errors.js'
 
 export interface AvatarLookupContext {

@@ -1,7 +1,7 @@
 // Reads of user groups: the realm's list, a group's members and subgroups
 // (direct or through nested subgroups, by a recursive CTE).
 import { Prisma, type PrismaClient, type Tx, type UserGroup } from '../db/index.js'
-import { SYSTEM_GROUPS } from '../actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { presentUserGroup, type UserGroupDict } from '../present/user-group.js'
 
 type Db = PrismaClient | Tx

@@ -4,6 +4,14 @@ import type { Config } from '../config.js'
 import { LocalFileStorage } from './local-storage.js'
 import { S3FileStorage } from './s3-storage.js'
 
+/** A file of a multipart request, read into memory (the HTTP layer bounds its size). */
+export interface UploadedFile {
+  fieldName: string
+  fileName: string
+  contentType: string
+  data: Buffer
+}
+
 export interface StoredFile {
   data: Buffer
   contentType: string

@@ -5,7 +5,7 @@ import { bootstrapRealm } from '../../src/actions/bootstrap-realm.js'
 import { servicesOver } from '../../src/node-services.js'
 import { memoryBackends } from '../../src/backends/index.js'
 import { loadConfig } from '../../src/config.js'
-import { verifyPassword } from '../../src/actions/user-rows.js'
+import { verifyPassword } from '../../src/domain/credentials.js'
 import { migratedPGlite } from '../support/pglite-image.js'
 import { throwawayDatabase, type Teardown } from '../support/throwaway-db.js'
 

@@ -8,7 +8,8 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { countStatements, countingDatabase } from '../support/statements.js'
-import { pickStreamColor, SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
+import { pickStreamColor } from '../../src/actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../../src/domain/system-groups.js'
 import { ROLE } from '../../src/domain/roles.js'
 
 t.test('POST /users runs no more statements in a realm of 1,000 users than in one of 10', async (t) => {

@@ -9,7 +9,7 @@ import { applyCookies, cookieHeader } from '../support/browser.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/services.js'
 import { readOutbox } from '../../src/mail/outbox.js'
-import { verifyPassword } from '../../src/actions/user-rows.js'
+import { verifyPassword } from '../../src/domain/credentials.js'
 import { busItemsDuring } from '../support/events.js'
 
 /** Items published while `fn` runs (the bus delivers on a microtask). */

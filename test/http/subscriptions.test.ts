@@ -5,7 +5,7 @@ import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/services.js'
 import { ROLE } from '../../src/domain/roles.js'
-import { SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../../src/domain/system-groups.js'
 import { busItemsDuring } from '../support/events.js'
 
 /** Records every bus item published while `fn` runs (subscription and stream events only). */

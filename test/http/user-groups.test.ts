@@ -5,7 +5,7 @@ import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/services.js'
 import type { BusItem } from '../../src/events/bus.js'
 import type { User } from '../../src/db/index.js'
-import { SYSTEM_GROUPS } from '../../src/actions/user-rows.js'
+import { SYSTEM_GROUPS } from '../../src/domain/system-groups.js'
 import { POLICY } from '../../src/domain/roles.js'
 import { busItemsDuring } from '../support/events.js'
 

@@ -22,7 +22,7 @@
 //   user_list_incomplete do not receive it.
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
-import { legacySettingsEvents } from '../../domain/settings.js'
+import { legacySettingsEvents } from './legacy-settings.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
 import {
   isInheritedProperty,

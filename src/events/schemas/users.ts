@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox'
 import type { UserDict } from '../../present/user.js'
 import type { UserGroupDict } from '../../present/user-group.js'
 import type { FieldDict } from '../../queries/custom-profile-fields.js'
+import type { StatusChange } from '../../domain/user-status.js'
 import { INACCESSIBLE_USER_FIELD } from './internal.js'
 import { CustomProfileFieldDict, eventObject, Nullable, UserDict as UserDictSchema, UserGroupDict as UserGroupDictSchema } from './common.js'
 
@@ -73,10 +74,12 @@ export const UserStatusEventSchema = eventObject({
 })
 export type UserStatusEvent = Static<typeof UserStatusEventSchema>
 /** Only the keys the request passed (`emoji_*` all three together). */
-export const userStatusEvent = (userId: number, change: Omit<UserStatusEvent, 'type' | 'user_id'>): UserStatusEvent => ({
+export const userStatusEvent = (userId: number, change: StatusChange): UserStatusEvent => ({
   type: 'user_status',
   user_id: userId,
-  ...change,
+  ...(change.away !== undefined ? { away: change.away } : {}),
+  ...(change.statusText !== undefined ? { status_text: change.statusText } : {}),
+  ...(change.emoji ? { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType } : {}),
 })
 
 const LegacyPresence = Type.Object(

@@ -4,7 +4,8 @@
 // endpoint, upstream has none).
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { addPushDevice, PUSH_KIND, removePushDevice } from '../../actions/push-devices.js'
+import { addPushDevice, removePushDevice } from '../../actions/push-devices.js'
+import { PUSH_KIND } from '../../domain/push-kind.js'
 import { addWebPushSubscription, removeWebPushSubscription } from '../../actions/web-push-subscriptions.js'
 
 export const routes = [

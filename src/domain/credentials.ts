@@ -1,0 +1,31 @@
+// Passwords and API keys: the minimum length of a password, its argon2id hash
+// and check (CPU work, no I/O), and random keys over [A-Za-z0-9].
+import { randomBytes } from 'node:crypto'
+import argon2 from 'argon2'
+
+export const PASSWORD_MIN_LENGTH = 6
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A random string over [A-Za-z0-9] (API keys are 32 characters). */
+export function randomAlphanumeric(length = 32): string {
+  const bytes = randomBytes(length * 2)
+  let out = ''
+  for (const byte of bytes) {
+    if (byte >= 248) continue // keep the distribution uniform (248 = 62 * 4)
+    out += KEY_ALPHABET[byte % 62]
+    if (out.length === length) return out
+  }
+  return out + randomAlphanumeric(length - out.length)
+}
+
+export const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id })
+
+export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  if (!hash) return false
+  try {
+    return await argon2.verify(hash, password)
+  } catch {
+    return false
+  }
+}
