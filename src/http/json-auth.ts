@@ -6,7 +6,7 @@
 // outside the API (uploads, avatars) take the session too, for GETs without
 // an Authorization header.
 import type { FastifyRequest } from 'fastify'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
 import { sessionRequired } from '../errors.js'
 import { realmForRequest, requireRealm } from './auth.js'

@@ -5,7 +5,7 @@
 // realm's own origin). Upstream's names and answers throughout.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseCookie, stringifySetCookie } from 'cookie'
-import type { Services } from '../actions/context.js'
+import type { Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
 import { csrfFailed } from '../errors.js'
 import { cutoffs, endWebSession, hashSessionToken, LAST_SEEN_RESOLUTION_MS, SESSION_TOKEN_PATTERN, touchWebSession, type StartedWebSession } from '../actions/web-sessions.js'

@@ -8,7 +8,7 @@
 // POST /accounts/logout (form or fetch, CSRF-checked) ends the session.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../../actions/context.js'
+import type { Services } from '../../services.js'
 import type { Realm } from '../../db/index.js'
 import { accessUserByPassword } from '../../access/user.js'
 import { endWebSession, SESSION_TOKEN_PATTERN, startWebSession } from '../../actions/web-sessions.js'
