@@ -2,6 +2,10 @@
 // The long run of the route fuzzer (test/support/fuzz.ts): N generated
 // requests (default 20,000) against an in-process app on PGlite (or on
 // ROOST_TEST_DATABASE_URL), printing every 5xx or broken envelope it finds.
+// Of every chunk, seven tenths are requests of any shape to every route and
+// three tenths well-formed requests to the routes taking JSON, with boundary
+// and out-of-range integers, huge floats and NUL bytes inside their arrays
+// and objects (narrows, recipients, drafts, group-setting values).
 //   npm run fuzz -- [requests] [seed]
 // Needs `npm run build` first (npm run fuzz does it). Exit status 1 when anything was found.
 import fc from 'fast-check'
@@ -11,7 +15,9 @@ const seed = Number(process.argv[3] ?? Date.now() % 2 ** 31)
 // The support modules import tap (for the test database's teardown); its 30 s
 // default timeout would end a long run midway.
 process.env.TAP_TIMEOUT = '0'
-const { describeRequest, requestArb, sendFuzzRequest, stillServing } = await import('../dist/test/support/fuzz.js')
+const { describeRequest, requestArb, sendFuzzRequest, stillServing, takesJson } = await import('../dist/test/support/fuzz.js')
+const { allRoutes } = await import('../dist/src/http/routes/index.js')
+const jsonRoutes = allRoutes.filter(takesJson)
 const { fuzzTarget } = await import('../dist/test/support/fuzz-app.js')
 
 let teardowns = []
@@ -34,7 +40,12 @@ for (let start = 0; start < runs; start += CHUNK) {
     target = await fuzzTarget({ teardown: (fn) => teardowns.push(fn) })
   }
   const { app, ctx } = target
-  const batch = fc.sample(requestArb(ctx), { seed: seed + start, numRuns: Math.min(CHUNK, runs - start) })
+  const size = Math.min(CHUNK, runs - start)
+  const nested = Math.round(size * 0.3)
+  const batch = [
+    ...fc.sample(requestArb(ctx), { seed: seed + start, numRuns: size - nested }),
+    ...fc.sample(requestArb(ctx, jsonRoutes, { wellFormed: true }), { seed: seed + start + 1, numRuns: nested }),
+  ]
   for (const request of batch) {
     const outcome = await sendFuzzRequest(app, request)
     done++

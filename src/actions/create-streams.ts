@@ -17,6 +17,7 @@ import {
 } from '../errors.js'
 import { hasPolicyPermission, isAdmin, isOwner } from '../domain/roles.js'
 import { codePointLength, MAX_STREAM_NAME_LENGTH } from '../domain/limits.js'
+import { inInt32Range } from '../domain/int-range.js'
 import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { renderPlainDescription } from './render-description.js'
@@ -47,6 +48,7 @@ const RETENTION_SPECIAL: Record<string, number | null> = { realm_default: null, 
 
 /** "realm_default" → null (inherit), "unlimited" → -1, a positive integer → itself. */
 export function parseMessageRetentionDays(value: string | number): number | null {
+  const given = value
   if (typeof value === 'string') {
     if (value in RETENTION_SPECIAL) return RETENTION_SPECIAL[value] as number | null
     let decoded: unknown = value
@@ -59,7 +61,7 @@ export function parseMessageRetentionDays(value: string | number): number | null
     if (typeof decoded !== 'number') throw badValueFor('message_retention_days', value)
     value = decoded
   }
-  if (!Number.isInteger(value) || value <= 0) throw badValueFor('message_retention_days', value)
+  if (!Number.isInteger(value) || value <= 0 || !inInt32Range(value)) throw badValueFor('message_retention_days', given)
   return value
 }
 

@@ -22,6 +22,7 @@ import { normalizeTopic } from '../domain/topics.js'
 import { findStreamByName } from '../access/stream.js'
 import { MAX_USERS_PER_REQUEST } from '../domain/limits.js'
 import { tooManyItems } from '../errors.js'
+import { checkDecodedScalar } from '../domain/int-range.js'
 
 export type MessageType = 'direct' | 'private' | 'channel' | 'stream'
 
@@ -40,11 +41,14 @@ function parseJsonOr(s: string): unknown {
 /** `to` of a channel message: an id, a name, or a one-element JSON list of either. */
 function channelIndicator(to: string): number | string {
   let data = parseJsonOr(to)
+  let path = 'to'
   if (Array.isArray(data)) {
     if (data.length > 1) throw cannotSendToMultipleChannels()
     if (data.length === 0) throw missingChannel()
     data = data[0]
+    path = 'to[0]'
   }
+  checkDecodedScalar(path, data)
   if (typeof data === 'number' && Number.isInteger(data)) return data
   if (typeof data === 'string') return data
   throw badRequest('Invalid data type for channel')
@@ -57,6 +61,7 @@ function privateRecipients(to: string): number[] | string[] {
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients')
   if (data.length > MAX_USERS_PER_REQUEST) throw tooManyItems('to', MAX_USERS_PER_REQUEST)
   if (data.length === 0) return []
+  data.forEach((d, i) => checkDecodedScalar(`to[${i}]`, d))
   if (typeof data[0] === 'string') {
     if (!data.every((d): d is string => typeof d === 'string')) {
       throw badRequest('Recipient lists may contain emails or user IDs, but not both.')

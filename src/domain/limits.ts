@@ -62,3 +62,6 @@ export const MAX_USERS_PER_REQUEST = 1000
 export const MAX_DRAFTS_PER_REQUEST = 100
 /** Small lists: custom profile fields (`order`, `profile_data`, `data`), event types, narrow terms. */
 export const MAX_SMALL_LIST = 100
+
+/** The latest UNIX timestamp a client-supplied time (a draft's `timestamp`) may name: the end of year 9999, as far as calendars in clients reach. */
+export const MAX_CLIENT_TIMESTAMP_SECONDS = 253_402_300_799

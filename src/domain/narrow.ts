@@ -3,6 +3,7 @@
 
 import { ApiError, tooManyItems } from '../errors.js'
 import { MAX_SMALL_LIST } from './limits.js'
+import { inInt32Range } from './int-range.js'
 import { FLAG_BITS, MENTION_MASK } from './flags.js'
 import { isResolved } from './topics.js'
 
@@ -117,7 +118,7 @@ export function parseNarrowTerm(raw: unknown): NarrowTerm {
     case 'id':
     case 'near':
     case 'with':
-      if (!/^\d+$/.test(String(operand))) throw badNarrow('Invalid message ID')
+      if (!/^\d+$/.test(String(operand)) || !inInt32Range(Number(operand))) throw badNarrow('Invalid message ID')
       operand = Number(operand)
       break
     default:

@@ -3,6 +3,7 @@
 import { Type, type TSchema, type TOptional } from 'typebox'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { ApiError, badRequest, confusingParameters, invalidJson, missingArgument, tooManyItems } from '../errors.js'
+import { INT32_MAX, INT32_MIN } from '../domain/int-range.js'
 
 /** Every parsing mark below starts with this; the OpenAPI description leaves them out. */
 export const PARSING_MARK_PREFIX = 'x-roost-'
@@ -44,8 +45,7 @@ export function optional<T extends TSchema>(schema: T, options: { default?: unkn
 type Raw = Record<string, unknown>
 
 /** PostgreSQL `integer`: the range of every ID column and of most integer columns. */
-export const INT32_MIN = -(2 ** 31)
-export const INT32_MAX = 2 ** 31 - 1
+export { INT32_MAX, INT32_MIN }
 /** JSON nesting a parameter may have (narrows and drafts need 3; upstream sets no limit, but deep values cost recursion). */
 export const MAX_JSON_DEPTH = 32
 
@@ -55,15 +55,42 @@ function isIdName(name: string): boolean {
 }
 
 /**
+ * A JSON value of no declared shape (`Type.Unknown()`: narrows, custom
+ * profile field data) as validated: every number anywhere inside it within
+ * the 32-bit range, so that an operand such as `{"operator":"id","operand":2147483648}`
+ * is refused here, naming its path, before any code reads it.
+ */
+const BOUNDED_JSON_REF = '#/$defs/roostBoundedJson'
+const BOUNDED_JSON = {
+  if: { type: 'number' },
+  then: { minimum: INT32_MIN, maximum: INT32_MAX },
+  else: {
+    if: { type: 'array' },
+    then: { items: { $ref: BOUNDED_JSON_REF } },
+    else: { if: { type: 'object' }, then: { additionalProperties: { $ref: BOUNDED_JSON_REF } } },
+  },
+}
+
+/** Keywords that give a schema a shape; a schema with none of them (`Type.Unknown()`) accepts any value. */
+const SHAPE_KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', 'not', 'const', 'enum', '$ref', 'properties', 'items', 'if']
+
+function isUnshaped(s: Record<string | symbol, unknown>): boolean {
+  return SHAPE_KEYWORDS.every((k) => s[k] === undefined)
+}
+
+/**
  * The schema as validated: every integer without declared bounds gets the
  * 32-bit range of the columns it is compared with (and, in ID parameters, a
- * minimum of 1), so no value outside them reaches a query. A route that needs
- * another range declares `minimum`/`maximum` itself.
+ * minimum of 1), every other number a finite range (JSON's `1e400` decodes
+ * to Infinity), and every value of no declared shape the range for each
+ * number inside it (BOUNDED_JSON), so no value outside them reaches a query.
+ * A route that needs another range declares `minimum`/`maximum` itself.
  */
 function hardened(schema: unknown, id: boolean): unknown {
   if (Array.isArray(schema)) return schema.map((s) => hardened(s, id))
   if (schema === null || typeof schema !== 'object') return schema
   const s = schema as Record<string | symbol, unknown>
+  if (isUnshaped(s)) return { ...s, $ref: BOUNDED_JSON_REF }
   const out: Record<string | symbol, unknown> = { ...s }
   for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', 'not', 'prefixItems']) {
     if (s[key] !== undefined && typeof s[key] === 'object') out[key] = hardened(s[key], id)
@@ -74,11 +101,18 @@ function hardened(schema: unknown, id: boolean): unknown {
       out[key] = Object.fromEntries(Object.entries(props).map(([name, sub]) => [name, hardened(sub, isIdName(name))]))
     }
   }
-  if (s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer'))) {
-    if (s.minimum === undefined && s.exclusiveMinimum === undefined) out.minimum = id ? 1 : INT32_MIN
-    if (s.maximum === undefined && s.exclusiveMaximum === undefined) out.maximum = INT32_MAX
+  const types = Array.isArray(s.type) ? (s.type as unknown[]) : [s.type]
+  if (types.includes('integer') || types.includes('number')) {
+    const integer = types.includes('integer')
+    if (s.minimum === undefined && s.exclusiveMinimum === undefined) out.minimum = !integer ? -Number.MAX_VALUE : id ? 1 : INT32_MIN
+    if (s.maximum === undefined && s.exclusiveMaximum === undefined) out.maximum = integer ? INT32_MAX : Number.MAX_VALUE
   }
   return out
+}
+
+/** The top-level schema of a route's parameters, hardened, with the definitions its references use. */
+function validatedSchema(params: Record<string, TSchema>): object {
+  return { ...(hardened(Type.Object(params), false) as object), $defs: { roostBoundedJson: BOUNDED_JSON } }
 }
 
 /**
@@ -142,6 +176,8 @@ export interface ParamParser {
   accepts(name: string, options?: ParseOptions): boolean
   parse(raw: Raw, options?: ParseOptions): Record<string, unknown>
 }
+
+const RANGE_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
 
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false })
 
@@ -271,7 +307,7 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
   const idStrings = Object.entries(params)
     .filter(([name, schema]) => isIdName(name) && schemaAt(schema).type === 'string')
     .map(([name]) => name)
-  const validate: ValidateFunction = ajv.compile(hardened(Type.Object(params), false) as object)
+  const validate: ValidateFunction = ajv.compile(validatedSchema(params))
 
   const accepts = (name: string, options: ParseOptions = {}): boolean =>
     declared.has(name) && (options.upstreamNames !== false || !upstreamAliases.has(name))
@@ -318,7 +354,9 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
         const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
         // An over-long array is named as such even inside a union (principals: IDs or emails).
         const tooLong = errors.find((e) => e.keyword === 'maxItems')
-        const first = tooLong ?? union ?? errors[0]
+        // So is a number out of range (a recipient of 2147483648 in `to`, an ID or a list of IDs).
+        const outOfRange = errors.find((e) => RANGE_KEYWORDS.includes(e.keyword))
+        const first = tooLong ?? outOfRange ?? union ?? errors[0]
         throw first ? errorFor(first) : badRequest('Invalid request')
       }
       return input

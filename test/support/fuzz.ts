@@ -78,6 +78,53 @@ function deepJson(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth)
 }
 
+/**
+ * Numbers JavaScript cannot write into JSON as such (1e400 would become
+ * `null`, 9007199254740993 would lose its last digit): generated as a marked
+ * string and spliced into the JSON text as a bare number by `toJson`.
+ */
+const RAW_NUMBER_MARK = '\u0001raw-number:'
+const RAW_NUMBERS = ['1e400', '-1e400', '1e21', '-1e21', '9007199254740993', '-9007199254740993', '2147483648', '-2147483649', '1e308', '4.9e-324', '-0', '0.5']
+const rawNumber = fc.constantFrom(...RAW_NUMBERS).map((n) => `${RAW_NUMBER_MARK}${n}`)
+
+/** JSON.stringify, with the marked raw numbers written as numbers. */
+export function toJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null'
+  return text.includes('\\u0001raw-number:') ? text.replace(/"\\u0001raw-number:([^"]+)"/g, '$1') : text
+}
+
+/** A scalar parameter's text: a marked raw number as its digits, other strings as they are, anything else as JSON. */
+function scalarText(value: unknown): string {
+  if (typeof value !== 'string') return toJson(value)
+  return value.startsWith(RAW_NUMBER_MARK) ? value.slice(RAW_NUMBER_MARK.length) : value
+}
+
+/** Values meant to break what reads inside a JSON parameter: boundary and out-of-range integers, huge floats, NUL bytes. */
+const nestedNasty: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...BOUNDARY_INTS) },
+  { weight: 4, arbitrary: rawNumber },
+  { weight: 2, arbitrary: fc.constantFrom('a\u0000b', '\u0000', '2147483648', '-1', '1e400', '') },
+  { weight: 1, arbitrary: fc.constantFrom(null, true, 1.5, [], {}) },
+)
+
+/** A nested value: a nasty scalar, or a short list of them (a `dm` operand, a recipient list). */
+const nestedValue: fc.Arbitrary<unknown> = fc.oneof({ weight: 3, arbitrary: nestedNasty }, { weight: 1, arbitrary: fc.array(nestedNasty, { minLength: 1, maxLength: 3 }) })
+
+/** Operators whose operand may be a number (or a list of numbers), then the rest. */
+const NUMERIC_OPERATORS = ['channel', 'stream', 'sender', 'dm', 'pm-with', 'dm-including', 'group-pm-with', 'id', 'near', 'with']
+const OTHER_OPERATORS = ['topic', 'is', 'has', 'in', 'search', 'channels']
+const narrowOperator = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...NUMERIC_OPERATORS) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_OPERATORS) })
+
+/** A narrow-shaped list whose operands (and at times operators and `negated`) are nested nasty values. */
+const nastyNarrow: fc.Arbitrary<unknown> = fc.array(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.record({ operator: narrowOperator, operand: nestedValue, negated: fc.option(fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: nestedNasty }), { nil: undefined }) }) },
+    { weight: 1, arbitrary: fc.tuple(narrowOperator, nestedValue) },
+    { weight: 1, arbitrary: fc.record({ operator: nestedNasty, operand: nestedNasty }) },
+  ).map((term) => (term && typeof term === 'object' && !Array.isArray(term) ? Object.fromEntries(Object.entries(term).filter(([, v]) => v !== undefined)) : term)),
+  { minLength: 1, maxLength: 2 },
+)
+
 /** A JSON value of any shape (for wrong-type and nesting cases). */
 const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, true, false, 0, -1, 2 ** 31, 1.5, '', 'x', [], {}, [[]], [null], { '': null }),
@@ -97,9 +144,16 @@ function structured(schema: Schema, ctx: FuzzContext, depth = 0): fc.Arbitrary<u
   if (schema.const !== undefined) right = fc.constant(schema.const)
   else if (Array.isArray(members) && members.length > 0) right = fc.oneof(...members.map((m) => structured(m, ctx, depth + 1)))
   else if (schema.type === 'integer' || schema.type === 'number') {
-    right = fc.oneof(idArb(ctx), fc.double(), fc.constant(1e300))
+    right = fc.oneof(idArb(ctx), fc.double(), fc.constant(1e300), rawNumber)
   } else if (schema.type === 'boolean') right = fc.boolean()
-  else if (schema.type === 'string') right = fc.oneof(nastyString, fc.constantFrom('general', 'design', 'secret', 'read', 'starred', 'add', 'remove', 'newest', 'oldest', 'first_unread', 'stream', 'private', 'channel'))
+  else if (schema.type === 'string') {
+    // Many string parameters hold JSON an action decodes (`to`, message_retention_days): nested nasty values in them too.
+    right = fc.oneof(
+      { weight: 4, arbitrary: nastyString },
+      { weight: 2, arbitrary: fc.constantFrom('general', 'design', 'secret', 'read', 'starred', 'add', 'remove', 'newest', 'oldest', 'first_unread', 'stream', 'private', 'channel') },
+      { weight: 1, arbitrary: (depth === 0 ? nestedValue.map(toJson) : nestedNasty) },
+    )
+  }
   else if (schema.type === 'null') right = fc.constant(null)
   else if (schema.type === 'array') {
     const items = (schema.items ?? {}) as Schema
@@ -115,7 +169,10 @@ function structured(schema: Schema, ctx: FuzzContext, depth = 0): fc.Arbitrary<u
       for (const [k, v] of Object.entries(known)) if (v !== undefined) out[k] = v
       return out
     })
-  } else right = anyJson
+  } else {
+    // No declared shape (a narrow, custom profile field data): shaped values with nasty numbers and strings inside.
+    right = fc.oneof({ weight: 3, arbitrary: nastyNarrow }, { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), nestedValue, { maxKeys: 3 }) }, { weight: 1, arbitrary: anyJson })
+  }
   return fc.oneof({ weight: 5, arbitrary: right }, { weight: 1, arbitrary: wrong })
 }
 
@@ -124,17 +181,56 @@ function wireValue(schema: Schema, ctx: FuzzContext): fc.Arbitrary<unknown> {
   const isJson = schema['x-roost-json'] === true
   if (isJson) {
     return fc.oneof(
-      { weight: 6, arbitrary: structured(schema, ctx).map((v) => JSON.stringify(v) ?? 'null') },
+      { weight: 6, arbitrary: structured(schema, ctx).map(toJson) },
       { weight: 1, arbitrary: fc.constantFrom('[1,', '{"a":', '["\\ud800"]', '["a\\u0000b"]', '[1e400]', '[-1]', '[0]', `[${2 ** 31}]`, '[[["x"]]]', '') },
       { weight: 1, arbitrary: fc.integer({ min: 20, max: 20_000 }).map(deepJson) },
       { weight: 1, arbitrary: nastyString },
     )
   }
   return fc.oneof(
-    { weight: 4, arbitrary: structured(schema, ctx).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')) },
+    { weight: 4, arbitrary: structured(schema, ctx).map(scalarText) },
     { weight: 3, arbitrary: nastyString },
     { weight: 1, arbitrary: fc.constantFrom(...BOUNDARY_INTS.map(String), '1e400', '1.5', ' 7 ', '+1', '00012') },
   )
+}
+
+/** String parameters whose text an action decodes as JSON (a message's `to`, a channel's retention). */
+export const JSON_TEXT_PARAMS: ReadonlySet<string> = new Set(['to', 'message_retention_days'])
+
+/** Whether a route takes JSON: a json() parameter or one of JSON_TEXT_PARAMS. */
+export function takesJson(route: Route): boolean {
+  return Object.entries(route.params).some(([name, schema]) => (schema as Schema)['x-roost-json'] === true || JSON_TEXT_PARAMS.has(name))
+}
+
+/** A parameter for a well-formed request: JSON ones right-shaped with nasty values inside, the rest plausible. */
+function nestedWireValue(name: string, schema: Schema, ctx: FuzzContext): fc.Arbitrary<unknown> {
+  if (schema['x-roost-json'] === true) return structured(schema, ctx).map(toJson)
+  if (JSON_TEXT_PARAMS.has(name)) return fc.oneof({ weight: 1, arbitrary: saneScalar(schema, ctx, name) }, { weight: 2, arbitrary: nestedValue.map(toJson) })
+  return saneScalar(schema, ctx, name)
+}
+
+/** Plausible values of string parameters by name (the rest get common words). */
+const WORDS_BY_NAME: Record<string, string[]> = {
+  anchor: ['newest', 'oldest', 'first_unread'],
+  type: ['stream', 'private', 'direct', 'channel'],
+  op: ['add', 'remove', 'start', 'stop'],
+  flag: ['read', 'starred'],
+  to: ['general', 'design'],
+  topic: ['fuzz', 'other'],
+  content: ['hello', '@**Mia Member** hi'],
+}
+
+/** A plausible value of a scalar parameter, as text: its default, a fixture ID, a boolean, a word it takes. */
+function saneScalar(schema: Schema, ctx: FuzzContext, name = ''): fc.Arbitrary<string> {
+  if (schema.const !== undefined) return fc.constant(String(schema.const))
+  if (schema.default !== undefined && typeof schema.default !== 'object') return fc.constant(String(schema.default))
+  const words = WORDS_BY_NAME[name]
+  if (words) return fc.constantFrom(...words)
+  const members = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
+  if (Array.isArray(members) && members.length > 0) return fc.oneof(...members.map((m) => saneScalar(m, ctx, name)))
+  if (schema.type === 'integer' || schema.type === 'number') return fc.constantFrom(...ctx.ids, 0, 1).map(String)
+  if (schema.type === 'boolean') return fc.boolean().map(String)
+  return fc.constantFrom('general', 'newest', 'oldest', 'first_unread', 'stream', 'private', 'channel', 'direct', 'add', 'remove', 'read', 'starred', 'fuzz', 'x')
 }
 
 /** encodeURIComponent, except that a lone surrogate becomes the (invalid) UTF-8 of one. */
@@ -176,23 +272,38 @@ const fileArb = fc.option(
   { nil: undefined },
 )
 
+export interface RequestArbOptions {
+  /**
+   * Requests that pass the outer checks (credentials of a fixture user, a
+   * readable body encoding, parameters mostly present), so that the values
+   * inside JSON parameters reach the code that reads them.
+   */
+  wellFormed?: boolean
+}
+
 /** One request to one route of the table. */
-export function requestArb(ctx: FuzzContext, routes: Route[] = allRoutes): fc.Arbitrary<FuzzRequest> {
+export function requestArb(ctx: FuzzContext, routes: Route[] = allRoutes, options: RequestArbOptions = {}): fc.Arbitrary<FuzzRequest> {
+  const wellFormed = options.wellFormed === true
+  const userAuth = fc.nat({ max: ctx.users.length - 1 }).map((i) => ({ kind: 'user' as const, i }))
   return fc.constantFrom(...routes).chain((route) => {
     const declared = Object.entries(route.params as Record<string, Schema>)
     const pathNames = new Set([...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string))
     if (route.url.includes('*')) pathNames.add('*')
     const bodyParams = declared.filter(([name]) => !pathNames.has(name))
-    const pathArbs = Object.fromEntries([...pathNames].map((name) => [name, pathValue(route.params[name] as Schema | undefined, ctx)]))
-    const paramArbs = Object.fromEntries(bodyParams.map(([name, schema]) => [name, fc.option(wireValue(schema, ctx), { nil: undefined, freq: 3 })]))
+    const pathArbs = Object.fromEntries(
+      [...pathNames].map((name) => [name, wellFormed ? fc.constantFrom(...ctx.ids.map(String)) : pathValue(route.params[name] as Schema | undefined, ctx)]),
+    )
+    const paramArbs = Object.fromEntries(bodyParams.map(([name, schema]) => [name, fc.option(wellFormed ? nestedWireValue(name, schema, ctx) : wireValue(schema, ctx), { nil: undefined, freq: wellFormed ? 8 : 3 })]))
     return fc.record({
       path: fc.record(pathArbs),
       params: fc.record(paramArbs),
-      unknown: UNKNOWN_PARAMS,
-      duplicate: fc.boolean(),
-      encoding: fc.constantFrom<Encoding>('query', 'form', 'form', 'multipart', 'multipart-broken', 'json', 'unknown-type', 'garbage'),
-      auth: fc.oneof(
-        { weight: 6, arbitrary: fc.nat({ max: ctx.users.length - 1 }).map((i) => ({ kind: 'user' as const, i })) },
+      unknown: wellFormed ? fc.constant({}) : UNKNOWN_PARAMS,
+      duplicate: wellFormed ? fc.constant(false) : fc.boolean(),
+      encoding: wellFormed
+        ? fc.constantFrom<Encoding>(...(route.method === 'GET' ? (['query'] as const) : (['query', 'form', 'multipart', 'json'] as const)))
+        : fc.constantFrom<Encoding>('query', 'form', 'form', 'multipart', 'multipart-broken', 'json', 'unknown-type', 'garbage'),
+      auth: wellFormed ? userAuth : fc.oneof(
+        { weight: 6, arbitrary: userAuth },
         { weight: 1, arbitrary: fc.constant({ kind: 'none' as const, i: 0 }) },
         { weight: 1, arbitrary: fc.constantFrom('Basic', 'Basic !!!', 'Bearer x', 'Basic ' + Buffer.from('a:b').toString('base64'), 'Basic ' + 'QQ=='.repeat(500)).map((h) => ({ kind: 'junk' as const, i: 0, header: h })) },
       ),

@@ -5,7 +5,7 @@ import { json } from '../params.js'
 import { createDrafts, deleteDraft, editDraft } from '../../actions/drafts.js'
 import { getDrafts, draftsSynchronized } from '../../queries/drafts.js'
 import { draftsSyncDisabled } from '../../errors.js'
-import { MAX_DRAFTS_PER_REQUEST, MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
+import { MAX_CLIENT_TIMESTAMP_SECONDS, MAX_DRAFTS_PER_REQUEST, MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
 
 const draftSchema = Type.Object(
   {
@@ -13,7 +13,7 @@ const draftSchema = Type.Object(
     to: Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST }),
     topic: Type.String(),
     content: Type.String(),
-    timestamp: Type.Optional(Type.Number()),
+    timestamp: Type.Optional(Type.Number({ maximum: MAX_CLIENT_TIMESTAMP_SECONDS })),
   },
   { additionalProperties: false },
 )
