@@ -197,17 +197,34 @@ async function emitPersonUpdates(
   }
 }
 
+/** The shape of the keys updateSettings issues (24 lowercase letters and digits); anything else is no key at all. */
+const EMAIL_CHANGE_KEY = /^[a-z0-9]{24}$/
+
 /**
  * GET /accounts/confirm_new_email/{key}: the link in the confirmation mail.
  * Changes the real address (and the API email when it is the real one) and
- * tells those who can see each of them.
+ * tells those who can see each of them. A link works only on the host of the
+ * organization that issued it (`hostRealmId`), only while the account still
+ * has the address it was requested from, and only while it is the user's
+ * newest request: any later email change or newer request voids it.
  */
-export async function confirmEmailChange(services: Services, key: string): Promise<{ user: User; realm: Realm; newEmail: string }> {
+export async function confirmEmailChange(services: Services, key: string, hostRealmId: number | undefined): Promise<{ user: User; realm: Realm; newEmail: string }> {
   const now = services.now()
+  if (hostRealmId === undefined || !EMAIL_CHANGE_KEY.test(key)) throw invalidConfirmationKey()
   const request = await services.prisma.emailChangeRequest.findUnique({ where: { key }, include: { user: { include: { realm: true } } } })
-  if (!request || request.usedAt !== null || request.expiresAt <= now || !request.user.isActive || request.user.realm.deactivated) {
+  if (
+    !request ||
+    request.usedAt !== null ||
+    request.expiresAt <= now ||
+    request.user.realmId !== hostRealmId ||
+    request.oldEmail !== request.user.deliveryEmail ||
+    !request.user.isActive ||
+    request.user.realm.deactivated
+  ) {
     throw invalidConfirmationKey()
   }
+  const newer = await services.prisma.emailChangeRequest.findFirst({ where: { userId: request.userId, id: { gt: request.id } }, select: { id: true } })
+  if (newer) throw invalidConfirmationKey()
   const { user: target, ...req } = request
   const { realm, ...user } = target
   const emitted: Parameters<typeof publishAll>[1] = []

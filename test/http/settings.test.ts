@@ -188,6 +188,7 @@ t.test('PATCH /settings', async (t) => {
     const link = /(http:\/\/\S+\/accounts\/confirm_new_email\/(\w+))/.exec(mail ?? '')
     t.ok(link)
     const path = new URL(link?.[1] ?? 'http://x/').pathname
+    const host = fx.host
     const items = await published(services, async () => {
       const res = await app.inject({ method: 'GET', url: path, headers: { host: fx.host } })
       t.equal(res.statusCode, 303, 'the browser is logged in and sent to the app')
@@ -201,8 +202,8 @@ t.test('PATCH /settings', async (t) => {
     t.ok(items.some((i) => i.event.type === 'realm_user' && (i.event.person as { new_email?: string }).new_email === newEmail))
     t.ok(items.some((i) => i.userIds.includes(member.id) && (i.event.person as { delivery_email?: string }).delivery_email === newEmail))
     // The link works once.
-    t.equal((await app.inject({ method: 'GET', url: path })).statusCode, 404)
-    t.equal((await app.inject({ method: 'GET', url: '/accounts/confirm_new_email/nosuchkey' })).statusCode, 404)
+    t.equal((await app.inject({ method: 'GET', url: path, headers: { host } })).statusCode, 404)
+    t.equal((await app.inject({ method: 'GET', url: '/accounts/confirm_new_email/nosuchkey', headers: { host } })).statusCode, 404)
   })
 
   t.test('refuses an email address in use, an invalid one, or a change the realm disables', async (t) => {

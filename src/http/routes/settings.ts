@@ -4,6 +4,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { FastifyInstance } from 'fastify'
 import { route } from '../route.js'
+import { realmForRequest } from '../auth.js'
 import { optional } from '../params.js'
 import type { Services } from '../../services.js'
 import { confirmEmailChange, updateSettings } from '../../actions/update-settings.js'
@@ -69,7 +70,8 @@ export function registerAccountPages(app: FastifyInstance, services: Services): 
   app.get<{ Params: { key: string } }>('/accounts/confirm_new_email/:key', async (request, reply) => {
     reply.type('text/html; charset=utf-8')
     try {
-      const { user } = await confirmEmailChange(services, request.params.key)
+      const hostRealm = await realmForRequest(services, request)
+      const { user } = await confirmEmailChange(services, request.params.key, hostRealm?.id)
       // The link came by mail to the new address: the browser that opens it is logged in and sent to the app.
       setSessionCookies(services, reply, await startWebSession(services, user.id))
       return reply.code(303).header('location', '/').header('cache-control', 'no-store').send()
