@@ -149,6 +149,8 @@ export const recipientDeactivated = (email: string) => badRequest(`'${email}' is
 export const notAuthorizedToSendToChannel = (name: string) => badRequest(`Not authorized to send to channel '${name}'`)
 export const renderedContentTooLarge = (maxBytes: number) =>
   badRequest(`Unable to render message: its rendered content would exceed ${maxBytes} bytes`)
+export const matchesTooLarge = (maxBytes: number) =>
+  badRequest(`The matching messages exceed ${maxBytes} bytes; ask about fewer messages in msg_ids`)
 export const tooManyMessagesRequested = (max: number) => badRequest(`Too many messages requested (maximum ${max}).`)
 export const invalidAnchor = () => badRequest('Invalid anchor')
 

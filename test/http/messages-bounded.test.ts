@@ -7,7 +7,7 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
-import { expectSuccess, type Body } from '../support/expect.js'
+import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import { MAX_MESSAGES_RESPONSE_BYTES, MAX_RENDERED_CONTENT_BYTES } from '../../src/domain/limits.js'
 import { boundWindow } from '../../src/queries/messages.js'
 
@@ -112,6 +112,13 @@ t.test('GET /messages over a channel of large messages', async (t) => {
     const body = await read({ anchor: 'newest', num_before: 1000, num_after: 0, apply_markdown: false })
     t.same(ids(body), sent)
     t.equal(body.found_oldest, true)
+  })
+
+  t.test('GET /messages/matches_narrow refuses an answer past the budget, and answers within it', async (t) => {
+    const res = await as(app, member).get('/messages/matches_narrow', { msg_ids: sent, narrow })
+    expectError(t, res, { code: 'BAD_REQUEST', status: 400, msg: `The matching messages exceed ${MAX_MESSAGES_RESPONSE_BYTES} bytes; ask about fewer messages in msg_ids` })
+    const few = expectSuccess(t, await as(app, member).get('/messages/matches_narrow', { msg_ids: sent.slice(0, 10), narrow })).messages
+    t.same(Object.keys(few).map(Number), sent.slice(0, 10))
   })
 
   t.test('a search narrow counts match_content too, and still pages through everything', async (t) => {
