@@ -111,6 +111,11 @@ function clientNameOf(request: FastifyRequest, raw: Record<string, unknown>): st
   return lastAgent.name
 }
 
+/** A browser session's client, as upstream names its web app's: 'website' unless the `client` parameter says otherwise. */
+function sessionClientName(raw: Record<string, unknown>): string {
+  return typeof raw.client === 'string' && raw.client ? raw.client : 'website'
+}
+
 /** Counts the request against its user's (or address's) limit; only called with rate limiting on. */
 async function applyRateLimit(services: Services, request: FastifyRequest, reply: FastifyReply, user: User | undefined): Promise<void> {
   const decision = user
@@ -200,7 +205,7 @@ export function route<P extends Record<string, TSchema>, A extends AuthMode = 'u
         realm: realmAndUser.realm,
         user,
         log: user ? lazyChildLogger(request.log, { user_id: user.id, realm: realmAndUser.realm?.stringId }) : request.log,
-        clientName: clientNameOf(request, raw),
+        clientName: via === 'session' ? sessionClientName(raw) : clientNameOf(request, raw),
         files,
         request,
         reply,

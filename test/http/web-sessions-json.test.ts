@@ -61,6 +61,8 @@ t.test('/json with a browser session', async (t) => {
     const sent = expectSuccess(t, await json(app, fx, session, 'POST', '/messages', { type: 'stream', to: fx.streams.general.id, topic: 'from the browser', content: 'hello' }))
     const message = await services.prisma.message.findUniqueOrThrow({ where: { id: sent.id as number } })
     t.equal(message.senderId, member.id)
+    const own = await services.prisma.userMessage.findUniqueOrThrow({ where: { userId_messageId: { userId: member.id, messageId: sent.id as number } } })
+    t.equal(own.flags & 1, 1, "the session's client is upstream's 'website': a message sent there is read by its sender")
   })
 
   t.test('last_seen is written at most about once a minute', async (t) => {
