@@ -34,6 +34,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'EVENT_QUEUE_TIMEOUT_SECONDS', default: '`600`', meaning: 'an event queue not polled for this long is garbage-collected' },
   { name: 'HEARTBEAT_INTERVAL_SECONDS', default: '`60`', meaning: 'an idle long-poll is answered with a `heartbeat` event after this long; proxy read timeouts must exceed it' },
   { name: 'EVENT_QUEUE_MAX_EVENTS', default: '`10000`', meaning: 'unacknowledged events a queue may hold; past it the queue is dropped (`BAD_EVENT_QUEUE_ID`)' },
+  { name: 'EVENT_QUEUE_MAX_BYTES', default: '`16777216` (16 MiB)', meaning: 'unacknowledged bytes of event JSON a queue may hold (1 MiB to 2,147,483,647); past it the queue is dropped (`BAD_EVENT_QUEUE_ID`); see [limits.md](limits.md#event-queues)' },
   { name: 'EVENT_QUEUES_PER_USER', default: '`50`', meaning: 'live event queues per user (1–10,000); registering another drops the user\'s oldest queue' },
   { name: 'MAX_FILE_UPLOAD_SIZE', default: '`25`', meaning: 'upload limit in MiB' },
   { name: 'INVITATION_LINK_VALIDITY_MINUTES', default: '`14400`', meaning: 'default invitation expiry (10 days)' },
