@@ -20,9 +20,9 @@ export class CliError extends Error {
 
 export const CLI_CLIENT = 'roost-cli'
 
-export function readConfig(): Config {
+export function readConfig(env: Record<string, string | undefined>): Config {
   try {
-    return loadConfig()
+    return loadConfig(env)
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`)
     throw error
@@ -30,8 +30,7 @@ export function readConfig(): Config {
 }
 
 /** Runs fn with the node's services; closes them (and frees DATA_DIR) afterwards. */
-export async function withServices<T>(fn: (services: NodeServices) => Promise<T>, options: { log?: (msg: string) => void } = {}): Promise<T> {
-  const config = readConfig()
+export async function withServices<T>(config: Config, fn: (services: NodeServices) => Promise<T>, options: { log?: (msg: string) => void } = {}): Promise<T> {
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'admin command')
   try {
     let services: NodeServices
@@ -51,17 +50,20 @@ export async function withServices<T>(fn: (services: NodeServices) => Promise<T>
   }
 }
 
-const logger: FastifyBaseLogger = pino({ level: process.env.LOG_LEVEL ?? 'warn' }, pino.destination(2))
-
 /**
  * The context actions run in for an organization: the operator acts with an
  * owner's rights, in the name of the organization's Notification Bot (never
  * written back: only this in-memory copy has the owner role), so every
  * change takes the same checks, transaction and events as through the API.
  */
-export async function operatorContext(services: NodeServices, realm: Realm): Promise<ActionContext> {
+export async function operatorContext(
+  services: NodeServices,
+  realm: Realm,
+  io: { env: Record<string, string | undefined>; stderr: { write(text: string): unknown } },
+): Promise<ActionContext> {
   if (realm.notificationBotId === null) throw new CliError(`the organization '${realm.name}' has no Notification Bot`)
   const bot: User = await services.prisma.user.findUniqueOrThrow({ where: { id: realm.notificationBotId } })
+  const logger: FastifyBaseLogger = pino({ level: io.env.LOG_LEVEL ?? 'warn' }, { write: (line: string) => void io.stderr.write(line) })
   return { ...services, realm, user: { ...bot, role: ROLE.OWNER }, log: logger.child({ realm_id: realm.id }), clientName: CLI_CLIENT }
 }
 

@@ -1,7 +1,9 @@
-// The admin CLI as a real process on a throwaway PostgreSQL database and a
-// Redis key prefix of its own, next to a Roost app over the same database and
-// Redis: what each command prints, its exit code, and what it changed as the
-// API (and a live event queue) sees it.
+// The admin CLI's commands (run in this process, as bin/roost.js runs them:
+// test/cli/run.ts) on a throwaway PostgreSQL database and a Redis key prefix
+// of their own, next to a Roost app over the same database and Redis: what
+// each command prints, its exit code, and what it changed as the API (and a
+// live event queue) sees it. The real binary as a process:
+// test/cli/embedded.test.ts.
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'

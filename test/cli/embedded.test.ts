@@ -1,6 +1,8 @@
 // The admin CLI on an embedded DATA_DIR (PGlite): it creates the root
 // organization and people there, and it refuses to open the database while
-// a server (or another command) holds DATA_DIR/roost.pid.
+// a server (or another command) holds DATA_DIR/roost.pid. The commands run in
+// this process (test/cli/run.ts), except one that runs the real binary
+// (bin/roost.js) as a process: its standard input, output and exit code.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -16,7 +18,7 @@ import { testConfig } from '../support/config.js'
 import { anon, as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { startServer } from '../e2e/start-server.js'
-import { printed, runCli } from './run.js'
+import { printed, runCli, spawnCli } from './run.js'
 
 t.setTimeout(900_000)
 
@@ -30,17 +32,19 @@ t.test('roost admin commands on an embedded DATA_DIR', async (t) => {
   t.equal(created.code, 0, created.stderr)
   t.match(created.stdout, "created the organization 'Home' at http://localhost:9991")
   const password = printed(created.stdout, 'owner password')
-  const user = await runCli(['user', 'create', '--email', 'kid@home.example.com', '--name', 'Kid', '--role', 'guest', '--password-stdin'], env, 'kid-password-1')
+  const user = await spawnCli(['user', 'create', '--email', 'kid@home.example.com', '--name', 'Kid', '--role', 'guest', '--password-stdin'], env, 'kid-password-1')
   t.equal(user.code, 0, user.stderr)
-  t.notMatch(user.stdout, 'password:')
+  t.match(user.stdout, /^created kid@home\.example\.com \(user ID \d+, guest\) in 'Home'\nAPI key: {2}[A-Za-z0-9]{32}\n$/)
   t.notOk(existsSync(pidFile), 'each command frees DATA_DIR when it ends')
 
   t.test('refuses while a live process holds DATA_DIR, takes over a stale lock', async (t) => {
-    writeFileSync(pidFile, `${process.pid}\nserver\n`)
+    // The commands run in this process: the live holder is its parent (a file naming this process is its own).
+    const holder = process.ppid
+    writeFileSync(pidFile, `${holder}\nserver\n`)
     const refused = await runCli(['org', 'list'], env)
     t.equal(refused.code, 1)
-    t.match(refused.stderr, `is in use by a Roost server (process ${process.pid}); stop it first`)
-    t.equal(readFileSync(pidFile, 'utf8'), `${process.pid}\nserver\n`, 'the holder keeps its lock')
+    t.match(refused.stderr, `is in use by a Roost server (process ${holder}); stop it first`)
+    t.equal(readFileSync(pidFile, 'utf8'), `${holder}\nserver\n`, 'the holder keeps its lock')
     const gone = spawnSync(process.execPath, ['-e', '0']).pid
     writeFileSync(pidFile, `${gone}\nserver\n`)
     const listed = await runCli(['org', 'list'], env)

@@ -1,11 +1,13 @@
-// Runs the compiled admin CLI as a real process: `node dist/src/cli/main.js …`
+// Runs an admin CLI command in this process (src/cli/program.ts runRoost)
 // with the given environment (nothing inherited that selects a database,
-// Redis or DATA_DIR), optionally feeding standard input.
+// Redis or DATA_DIR), optionally feeding standard input, and collects what it
+// prints. spawnCli runs the real binary (bin/roost.js) as a process instead.
 import { spawn } from 'node:child_process'
 import path from 'node:path'
+import { runRoost } from '../../src/cli/program.js'
 import { ROOT } from '../support/root.js'
 
-export const CLI_ENTRY = path.join(ROOT, 'dist/src/cli/main.js')
+export const CLI_BINARY = path.join(ROOT, 'bin/roost.js')
 
 export interface CliResult {
   code: number | null
@@ -15,11 +17,27 @@ export interface CliResult {
 
 const SELECTING = ['DATABASE_URL', 'REDIS_URL', 'REDIS_PREFIX', 'DATA_DIR', 'EXTERNAL_URL', 'S3_ENDPOINT', 'SMTP_URL', 'BOOTSTRAP_OWNER_EMAIL', 'BOOTSTRAP_OWNER_PASSWORD']
 
-export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+function environment(env: Record<string, string>): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env }
   for (const name of SELECTING) delete base[name]
+  return { ...base, ...env }
+}
+
+export async function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runRoost(args, {
+    env: environment(env),
+    stdin: [input ?? ''],
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  })
+  return { code, stdout, stderr }
+}
+
+export function spawnCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI_BINARY, ...args], { cwd: ROOT, env: environment(env), stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
