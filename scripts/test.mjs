@@ -2,13 +2,13 @@
 // The runner behind `npm test` (which builds first). Runs the compiled tests
 // under dist/test with tap, in phases:
 //
-//   unit      every test except test/cluster, test/failure, test/e2e and
-//             test/authz, on in-memory PGlite
+//   unit      every test except test/cluster, test/failure, test/e2e,
+//             test/topology, test/browser and test/authz, on in-memory PGlite
 //   postgres  on PostgreSQL (ROOST_TEST_DATABASE_URL, a fresh roost_test
-//             database): those of the unit phase that use the test database,
-//             i.e. import test/support/app.js (the API tests), again; and the
-//             authorization matrix (test/authz), which runs only here: it
-//             checks the routes' rules, which do not depend on the database
+//             database): the SQL-sensitive files of the unit phase again
+//             (SQL_SENSITIVE below), and the authorization matrix (test/authz),
+//             which runs only here: it checks the routes' rules, which do not
+//             depend on the database
 //   cluster   test/cluster: several nodes sharing PostgreSQL and Redis
 //   failure   test/failure: three server processes on a PostgreSQL and a Redis
 //             the tests start, stop, kill and slow down themselves (one file
@@ -21,13 +21,24 @@
 //   browser   test/browser: the web app in Debian's Chromium (playwright-core)
 //             against Roost nodes the tests start (one browser and one server
 //             per file; one file at a time)
-//   sentinel  test/cluster again, its nodes reaching Redis through Sentinel
-//             (a master, a replica and three Sentinels started for the phase
-//             by scripts/redis-topology.mjs)
-//   redis-cluster  test/cluster on a Redis Cluster of 3 masters + 3 replicas
+//   sentinel  the files of test/cluster that depend on Redis routing
+//             (REDIS_ROUTING below) again, their nodes reaching Redis through
+//             Sentinel (a master, a replica and three Sentinels started for
+//             the phase by scripts/redis-topology.mjs)
+//   redis-cluster  the same files on a Redis Cluster of 3 masters + 3 replicas
 //             (started for the phase by scripts/redis-topology.mjs)
 //
 //   node scripts/test.mjs [phase …]      (default: all, in that order)
+//   node scripts/test.mjs --list [phase …]   the files of each phase, and why
+//                                         a file runs in a second phase
+//
+// Which files run twice is decided per file, in the two tables below, each
+// entry with its reason; a test file that uses the database and is in
+// neither SQL_SENSITIVE nor SQL_ONCE runs once (unit phase), unless its
+// source shows an SQL signal (SQL_SIGNAL: raw SQL, transactions, a database
+// of its own): then it runs on PostgreSQL too, and the runner asks for it to
+// be classified. Every test/cluster file must be in REDIS_ROUTING or
+// REDIS_INDEPENDENT. A table entry naming no test file is an error.
 //
 // Only tests whose TypeScript source still exists are run, so a stale file
 // left in dist/ by a deleted test never runs. Every phase runs even when an
@@ -60,14 +71,91 @@ const isFailure = under('failure')
 const isAuthz = under('authz')
 const isTopology = under('topology')
 const isBrowser = under('browser')
-const usesDatabase = (rel) => /support\/app\.js['"]/.test(readFileSync(path.join(root, 'test', rel), 'utf8'))
+const source = (rel) => readFileSync(path.join(root, 'test', rel), 'utf8')
+const usesDatabase = (rel) => /support\/app\.js['"]/.test(source(rel))
+
+/**
+ * Files of the unit phase that run on PostgreSQL too: they exercise what can
+ * behave differently on PGlite (one connection in this process) and on
+ * PostgreSQL (a server, many connections, the pg driver's own decoding):
+ * raw and prepared statements, plans, locking, transactions and snapshots,
+ * LISTEN/NOTIFY, concurrent requests. Route tests that only pass through the
+ * same code paths run once, on PGlite.
+ */
+const SQL_SENSITIVE = {
+  'db/fast-query.test.ts': "named statements through the pg driver; a plan PostgreSQL refuses after a migration (0A000)",
+  'db/flag-sql.test.ts': "PostgreSQL's generic plans must use the partial indexes",
+  'db/hot-queries.test.ts': 'hot-path lookups through the pg driver return what Prisma returns',
+  'db/message-reads.test.ts': "GET /messages' named statements: generic plans (pg_prepared_statements)",
+  'db/send-queries.test.ts': "the send statements through the pg driver return what Prisma returns",
+  'events/register-race.test.ts': 'the repeatable-read snapshot and transaction IDs of POST /register',
+  'http/auth-cache.test.ts': 'the authentication cache emptied by NOTIFY; transactions',
+  'http/register-core.test.ts': "the register state in one statement's snapshot and in a repeatable-read transaction",
+  'http/messages-get.test.ts': "every narrow's statement through the pg driver (fastQuery) and its plan",
+  'http/limits.test.ts': 'concurrent role changes (locking); bounded work per request',
+  'http/user-groups.test.ts': 'concurrent subgroup additions (row locks against a cycle)',
+  'notifications/missed-message-emails.test.ts': "the email loop's claims (FOR UPDATE SKIP LOCKED, leases)",
+  'notifications/push-notifications.test.ts': "the push loop's claims (FOR UPDATE SKIP LOCKED, leases)",
+  'notifications/notification-metrics.test.ts': 'gauges counted over a database of its own (ownDatabase)',
+  'scheduler/due-probe.test.ts': "the loops' idle probe and claims: statements and transactions",
+}
+
+/** Files with an SQL signal that still run once (unit phase, PGlite), and why. */
+const SQL_ONCE = {
+  'http/set-based.test.ts': 'counts statements, which are the same on both drivers (support/statements.ts); pg_notify only empties a cache',
+  'notifications/push-apns.test.ts': "the APNs transport; raw SQL only makes rows due (the claims: push-notifications)",
+  'notifications/push-bouncer.test.ts': "the bouncer transport; raw SQL only makes rows due (the claims: push-notifications)",
+  'notifications/push-fcm.test.ts': "the FCM transport; raw SQL only makes rows due (the claims: push-notifications)",
+}
+
+/** A sign in a test's source that it may be SQL-sensitive (see SQL_SENSITIVE). */
+const SQL_SIGNAL = /\$queryRaw|\$executeRaw|\$transaction|FOR UPDATE|SKIP LOCKED|ownDatabase|twoNodesOwnConnections|TEST_DATABASE_URL/
+
+/** test/cluster files that run again on Sentinel and on a Redis Cluster: what they check travels through Redis (keys, slots, pub/sub, failover). */
+const REDIS_ROUTING = {
+  'cluster/acknowledgements.test.ts': 'queue pruning in Redis and the pub/sub message to the nodes watching the queue',
+  'cluster/event-queues.test.ts': "queues in Redis served by any node; the bus's pub/sub",
+  'cluster/event-system.test.ts': 'register, poll and produce on different nodes; heartbeats and garbage collection of Redis queues',
+  'cluster/presence-copies.test.ts': 'presence rows read from Redis on every request',
+  'cluster/register-consistency.test.ts': "events through the bus into Redis queues against the register snapshot",
+}
+
+/** test/cluster files that run once (cluster phase, one Redis): what they check travels through PostgreSQL. */
+const REDIS_INDEPENDENT = {
+  'cluster/auth-cache.test.ts': "the authentication cache across nodes: PostgreSQL's NOTIFY",
+  'cluster/missed-message-emails.test.ts': 'exactly-once emails: claims and leases in PostgreSQL',
+  'cluster/push-notifications.test.ts': 'exactly-once pushes: claims and leases in PostgreSQL',
+  'cluster/scheduled-delivery.test.ts': 'exactly-once delivery: claims in PostgreSQL',
+  'cluster/user-data-cache.test.ts': "the user-data cache across nodes: PostgreSQL's NOTIFY",
+}
+
+const problems = []
+for (const [name, table] of Object.entries({ SQL_SENSITIVE, SQL_ONCE, REDIS_ROUTING, REDIS_INDEPENDENT })) {
+  for (const rel of Object.keys(table)) if (!all.includes(rel)) problems.push(`${name} names test/${rel}, which does not exist`)
+}
+for (const rel of all.filter(isCluster)) {
+  if (!(rel in REDIS_ROUTING) && !(rel in REDIS_INDEPENDENT)) problems.push(`test/${rel}: add it to REDIS_ROUTING or REDIS_INDEPENDENT in scripts/test.mjs`)
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`test: ${problem}`)
+  process.exit(2)
+}
+const unclassified = []
+/** Why a unit-phase file runs on PostgreSQL too, or undefined. */
+function onPostgres(rel) {
+  if (rel in SQL_SENSITIVE) return SQL_SENSITIVE[rel]
+  if (rel in SQL_ONCE || !usesDatabase(rel) || !SQL_SIGNAL.test(source(rel))) return undefined
+  unclassified.push(rel)
+  return 'not classified yet: it shows an SQL signal'
+}
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const clusterDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {})
+const unitFiles = all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f))
 const phases = {
-  unit: { files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f)), env: withoutDb },
+  unit: { files: unitFiles, env: withoutDb },
   postgres: {
-    files: all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isTopology(f) && !isBrowser(f) && (usesDatabase(f) || isAuthz(f))),
+    files: all.filter((f) => isAuthz(f) || (unitFiles.includes(f) && onPostgres(f) !== undefined)),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
   },
@@ -91,8 +179,8 @@ const phases = {
     tapArgs: ['--jobs=1', '--timeout=600'],
     before: clusterDb,
   },
-  sentinel: { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
-  'redis-cluster': { files: all.filter(isCluster), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
+  sentinel: { files: all.filter((f) => f in REDIS_ROUTING), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
+  'redis-cluster': { files: all.filter((f) => f in REDIS_ROUTING), env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
 }
 
 /** Starts scripts/redis-topology.mjs; resolves with its environment for the tests and a stop function. */
@@ -137,7 +225,8 @@ function run(command, args, env, onLine) {
   })
 }
 
-const requested = process.argv.slice(2)
+const listing = process.argv[2] === '--list'
+const requested = process.argv.slice(listing ? 3 : 2)
 for (const name of requested) {
   if (!(name in phases)) {
     console.error(`test: unknown phase '${name}' (phases: ${Object.keys(phases).join(', ')})`)
@@ -145,6 +234,16 @@ for (const name of requested) {
   }
 }
 const selected = requested.length > 0 ? requested : Object.keys(phases).filter((name) => !phases[name].optional)
+for (const rel of unclassified) console.error(`test: test/${rel} shows an SQL signal: it runs on PostgreSQL too until it is added to SQL_SENSITIVE or SQL_ONCE in scripts/test.mjs`)
+if (listing) {
+  const why = (name, rel) =>
+    name === 'postgres' && !isAuthz(rel) ? `  (${onPostgres(rel)})` : name === 'sentinel' || name === 'redis-cluster' ? `  (${REDIS_ROUTING[rel]})` : ''
+  for (const name of selected) {
+    console.log(`${name}: ${phases[name].files.length} file(s)`)
+    for (const rel of phases[name].files) console.log(`  ${rel}${why(name, rel)}`)
+  }
+  process.exit(0)
+}
 const tap = path.join(root, 'node_modules/.bin/tap')
 const totals = { pass: 0, fail: 0 }
 const failedPhases = []
