@@ -49,12 +49,12 @@ function parseRole(raw: string): number {
 /** What a command reads and writes instead of the process's own environment and streams. */
 export interface CliIo {
   env: Record<string, string | undefined>
-  stdin: AsyncIterable<Buffer | string>
+  stdin: AsyncIterable<Buffer | string> | Iterable<Buffer | string>
   stdout: { write(text: string): unknown }
   stderr: { write(text: string): unknown }
 }
 
-async function readAll(input: AsyncIterable<Buffer | string>): Promise<string> {
+async function readAll(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
