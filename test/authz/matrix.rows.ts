@@ -759,11 +759,12 @@ export const MATRIX: Record<string, Row[]> = {
   'DELETE /users/me/android_gcm_reg_id': [
     { target: 'own', request: () => ({ path: '/users/me/android_gcm_reg_id', params: { token: 'never-registered-token' } }), allow: NOBODY, deny: bad('Token does not exist'), denyFor: { bot: NOT_FOR_BOTS } },
   ],
-  // Roost's browser Web Push registration, like the mobile ones.
+  // Roost's browser Web Push registration, like the mobile ones (a public
+  // address literal: the endpoint must pass the outbound policy without DNS).
   'POST /users/me/webpush_subscription': [
     {
       target: 'own',
-      request: () => ({ path: '/users/me/webpush_subscription', params: { endpoint: 'https://push.example.com/matrix', p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } }),
+      request: () => ({ path: '/users/me/webpush_subscription', params: { endpoint: 'https://8.8.8.8/matrix', p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } }),
       allow: HUMANS,
       denyFor: { bot: NOT_FOR_BOTS },
     },
