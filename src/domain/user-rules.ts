@@ -7,12 +7,20 @@ export const MAX_NAME_LENGTH = 100
 export const MIN_NAME_LENGTH = 2
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@']
 
+/**
+ * Characters of Unicode's "Other" categories (C0 and C1 controls with DEL and
+ * NEL, format characters such as U+200E, surrogates, private use,
+ * unassigned) and the line and paragraph separators U+2028/U+2029: refused in
+ * names, as upstream refuses category C.
+ */
+const UNPRINTABLE = /[\p{C}\u2028\u2029]/u
+
 /** Upstream check_full_name: trimmed, 2–100 characters, none of the mention/markup characters. */
 export function checkFullName(raw: string): string {
   const name = raw.trim()
   if (name.length > MAX_NAME_LENGTH) throw nameTooLong()
   if (name.length < MIN_NAME_LENGTH) throw nameTooShort()
-  if (NAME_INVALID_CHARS.some((c) => name.includes(c))) throw invalidNameCharacters()
+  if (NAME_INVALID_CHARS.some((c) => name.includes(c)) || UNPRINTABLE.test(name)) throw invalidNameCharacters()
   return name
 }
 

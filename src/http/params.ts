@@ -167,6 +167,8 @@ function inspectValue(param: string, value: unknown, fromJson: boolean): void {
 export interface ParseOptions {
   /** Accept upstream's names of renamed parameters (UPSTREAM_NAMES); default true. */
   upstreamNames?: boolean
+  /** Names that came from the URL path: an integer there is digits only, no spaces or sign but `-` (`/streams/%201` is no channel). */
+  pathNames?: ReadonlySet<string>
 }
 
 export interface ParamParser {
@@ -338,7 +340,11 @@ export function paramParser(params: Record<string, TSchema>): ParamParser {
           inspectValue(name, input[name], true)
         } else {
           inspectValue(name, value, false)
-          input[name] = coerceScalar(name, kinds.get(name) ?? 'other', value)
+          const kind = kinds.get(name) ?? 'other'
+          if (kind === 'integer' && options.pathNames?.has(name) && typeof value === 'string' && !/^-?\d+$/.test(value)) {
+            throw badRequest(`${name} is not an integer`)
+          }
+          input[name] = coerceScalar(name, kind, value)
         }
       }
       for (const name of idStrings) {
