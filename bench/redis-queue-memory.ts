@@ -10,7 +10,7 @@
 // Env: BENCH_USERS (default 2000). Scenarios: 1 and 3 queues per user; 1 and 10 events.
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { RedisConnection } from '../src/backends/redis-connection.js'
+import { RedisConnection } from '../src/redis-connection.js'
 import { RedisQueueStore } from '../src/events/queues/redis-store.js'
 import { EventQueues, type QueueDescriptor } from '../src/events/queues/index.js'
 import type { ChatEvent } from '../src/events/bus.js'

@@ -15,9 +15,9 @@ import { MemoryPresenceStore, type PresenceStore } from '../presence/store.js'
 import { RedisPresenceStore } from '../presence/redis-store.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from '../ratelimit/limiter.js'
 import { RedisRateLimiter } from '../ratelimit/redis-limiter.js'
-import { RedisConnection, redisTargetOf, type RedisTarget } from './redis-connection.js'
+import { RedisConnection, redisTargetOf, type RedisTarget } from '../redis-connection.js'
 
-export { RedisStartupError } from './redis-connection.js'
+export { RedisStartupError } from '../redis-connection.js'
 
 export interface Backends {
   /** Publishing appends to the target queues first, then tells every node's subscribers. */

@@ -5,7 +5,7 @@
 // node of the cluster. The bus carries items only: the queue store's fan-out
 // runs before the publish (backends/index.ts puts the two together).
 import type { BusItem, EventBus } from './bus.js'
-import type { RedisClient, RedisConnection } from '../backends/redis-connection.js'
+import type { RedisClient, RedisConnection } from '../redis-connection.js'
 
 export class RedisEventBus implements EventBus {
   private readonly listeners = new Set<(item: BusItem) => void>()

@@ -6,7 +6,7 @@
 // without reading the whole hash (changedSince). Each write is one Lua call,
 // so concurrent reports from several nodes serialize; the hash tag keeps a
 // realm's keys in one slot of a Redis Cluster.
-import type { RedisClient } from '../backends/redis-connection.js'
+import type { RedisClient } from '../redis-connection.js'
 import { PRESENCE_UPDATE_MIN_FREQ_SECONDS, type PresenceChanges, type PresenceReport, type PresenceRow, type PresenceStatus, type PresenceStore } from './store.js'
 
 const PARSE = `

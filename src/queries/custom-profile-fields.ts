@@ -2,6 +2,7 @@
 // /realm/profile_fields, register keys `custom_profile_fields` and
 // `custom_profile_field_types`, the custom_profile_fields event).
 import type { CustomProfileField, PrismaClient, Tx } from '../db/index.js'
+import type { FieldDict } from '../present/custom-profile-field.js'
 
 export const FIELD_TYPE = {
   SHORT_TEXT: 1,
@@ -30,16 +31,7 @@ export function customProfileFieldTypes(): Record<string, { id: number; name: st
   return Object.fromEntries(Object.entries(FIELD_TYPE).map(([key, id]) => [key, { id, name: TYPE_NAMES[key as keyof typeof FIELD_TYPE] }]))
 }
 
-export interface FieldDict {
-  id: number
-  type: number
-  order: number
-  name: string
-  hint: string
-  field_data: string
-  display_in_profile_summary?: true
-  required: boolean
-}
+export type { FieldDict } from '../present/custom-profile-field.js'
 
 export function presentField(field: CustomProfileField): FieldDict {
   return {

@@ -5,16 +5,9 @@
 // the files its owner was given; it does no I/O.)
 import type { PrismaClient, ScheduledMessage, Tx } from '../db/index.js'
 
-export interface ScheduledMessageDict {
-  scheduled_message_id: number
-  type: 'stream' | 'private'
-  to: number | number[]
-  topic?: string
-  content: string
-  rendered_content: string
-  scheduled_delivery_timestamp: number
-  failed: boolean
-}
+import type { ScheduledMessageDict } from '../present/scheduled-message.js'
+
+export type { ScheduledMessageDict }
 
 export function presentScheduledMessage(row: ScheduledMessage): ScheduledMessageDict {
   const common = {

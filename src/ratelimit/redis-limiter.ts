@@ -4,7 +4,7 @@
 // keys are in one slot.
 import type { RateDecision, RateLimiter, RateRule } from './limiter.js'
 import { decide } from './limiter.js'
-import type { RedisClient } from '../backends/redis-connection.js'
+import type { RedisClient } from '../redis-connection.js'
 
 // KEYS: one list per rule. ARGV: now, then (windowMs, maxCalls) per rule.
 // Returns each list's timestamps (oldest first) as read before appending,

@@ -6,7 +6,7 @@ import type { Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { BusItem, EventBus } from '../../src/events/bus.js'
 import { RedisEventBus } from '../../src/events/redis-bus.js'
-import { RedisConnection, type RedisTarget } from '../../src/backends/redis-connection.js'
+import { RedisConnection, type RedisTarget } from '../../src/redis-connection.js'
 
 export interface BusHarness {
   /** The buses of two nodes on one backend (in process: the same bus). */

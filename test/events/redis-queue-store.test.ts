@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { Redis } from 'ioredis'
-import { RedisConnection } from '../../src/backends/redis-connection.js'
+import { RedisConnection } from '../../src/redis-connection.js'
 import { RedisQueueStore } from '../../src/events/queues/redis-store.js'
 import { EventQueues } from '../../src/events/queues/index.js'
 import type { QueueDescriptor, QueuedEvent } from '../../src/events/queues/index.js'

@@ -5,7 +5,7 @@
 // pub/sub works there too).
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { RedisConnection, type RedisClient } from '../../src/backends/redis-connection.js'
+import { RedisConnection, type RedisClient } from '../../src/redis-connection.js'
 import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import { WakeSender } from '../../src/events/queues/wake-sender.js'
 import type { WakeSignal } from '../../src/events/queues/types.js'

@@ -4,7 +4,7 @@ import type { Test } from 'tap'
 import { randomInt, randomUUID } from 'node:crypto'
 import { PRESENCE_UPDATE_MIN_FREQ_SECONDS, type PresenceStore } from '../../src/presence/store.js'
 import { RedisPresenceStore } from '../../src/presence/redis-store.js'
-import { RedisConnection, type RedisTarget } from '../../src/backends/redis-connection.js'
+import { RedisConnection, type RedisTarget } from '../../src/redis-connection.js'
 
 export interface PresenceHarness {
   /** Two nodes' stores over the same backend (the same object in process). */

@@ -4,7 +4,7 @@ import type { Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { RateLimiter } from '../../src/ratelimit/limiter.js'
 import { RedisRateLimiter } from '../../src/ratelimit/redis-limiter.js'
-import { RedisConnection, type RedisTarget } from '../../src/backends/redis-connection.js'
+import { RedisConnection, type RedisTarget } from '../../src/redis-connection.js'
 
 const rules = [{ windowSeconds: 10, maxCalls: 3 }]
 

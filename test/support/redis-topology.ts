@@ -15,7 +15,7 @@ import { Redis } from 'ioredis'
 import { exited, freePort, redisPing, removeDir, tempDir, track, waitUntil } from '../failure/processes.js'
 import type { Tap } from './app.js'
 import type { HostPort, RedisAuth } from '../../src/config.js'
-import type { RedisTarget } from '../../src/backends/redis-connection.js'
+import type { RedisTarget } from '../../src/redis-connection.js'
 
 const HOST = '127.0.0.1'
 const READY_TIMEOUT_MS = 60_000

@@ -6,7 +6,7 @@
 // plain PUBLISH (older servers).
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { RedisConnection } from '../../src/backends/redis-connection.js'
+import { RedisConnection } from '../../src/redis-connection.js'
 import { RedisQueueStore } from '../../src/events/queues/redis-store.js'
 import { queueStoreContract } from '../events/queue-store.contract.js'
 import { startRedisCluster } from '../support/redis-topology.js'

@@ -14,7 +14,7 @@ import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { redisCall, replicaCaughtUp, startRedisCluster, type RedisClusterTopology } from '../support/redis-topology.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
-import { RedisConnection } from '../../src/backends/redis-connection.js'
+import { RedisConnection } from '../../src/redis-connection.js'
 import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import { twoAppsOnCluster } from './two-nodes.js'
 

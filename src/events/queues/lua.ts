@@ -50,7 +50,7 @@
 // (WakingScript; the sender is wake-sender.ts). Every poll reads Redis on a
 // cluster, so a wake-up arriving after the reply changes no answer.
 import { createHash } from 'node:crypto'
-import type { RedisClient } from '../../backends/redis-connection.js'
+import type { RedisClient } from '../../redis-connection.js'
 
 export class LuaScript {
   readonly sha: string

@@ -5,7 +5,7 @@
 // Cluster that knows SPUBLISH) each node's channel is a shard channel:
 // SSUBSCRIBEd on the master owning its slot, through ioredis's sharded
 // subscribers (one connection per master).
-import { subscriberOf, watchShardedSubscribers, watchSubscriptionMoves, type RedisClient } from '../../backends/redis-connection.js'
+import { subscriberOf, watchShardedSubscribers, watchSubscriptionMoves, type RedisClient } from '../../redis-connection.js'
 import { KnownStates } from './known-states.js'
 import type { WireEvent } from '../bus.js'
 import type { QueuedEvent, WakeSignal } from './types.js'

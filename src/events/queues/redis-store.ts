@@ -16,7 +16,7 @@
 // commands that span queues or users are split per slot: the index reads,
 // the descriptor reads and the APPEND chunks. On one server everything is one
 // group, so a fan-out costs one SUNION and one APPEND per 25 queues.
-import type { RedisClient } from '../../backends/redis-connection.js'
+import type { RedisClient } from '../../redis-connection.js'
 import { DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
 import { eventsFanOut } from './filter.js'

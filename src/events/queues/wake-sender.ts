@@ -16,7 +16,7 @@
 // listening node lost its subscription with it and has every held poll read
 // its queue once it has subscribed again (redis-signals.ts); a poll still
 // waiting wakes at its heartbeat at the latest.
-import type { RedisClient } from '../../backends/redis-connection.js'
+import type { RedisClient } from '../../redis-connection.js'
 import type { WakeRoute } from './lua.js'
 
 /** Later attempts at a message that could not be sent: after these delays (ms). */

@@ -2,7 +2,7 @@
 // user_topic, muted_topics, drafts, scheduled_messages.
 import { Type, type Static } from 'typebox'
 import type { DraftDict } from '../../present/draft.js'
-import type { ScheduledMessageDict } from '../../queries/scheduled-messages.js'
+import type { ScheduledMessageDict } from '../../present/scheduled-message.js'
 import { INHERITING_STREAMS_FIELD } from './internal.js'
 import { DraftDict as DraftDictSchema, eventObject, ScheduledMessageDict as ScheduledMessageDictSchema } from './common.js'
 

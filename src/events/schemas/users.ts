@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox'
 import type { UserDict } from '../../present/user.js'
 import type { UserGroupDict } from '../../present/user-group.js'
-import type { FieldDict } from '../../queries/custom-profile-fields.js'
+import type { FieldDict } from '../../present/custom-profile-field.js'
 import type { StatusChange } from '../../domain/user-status.js'
 import { INACCESSIBLE_USER_FIELD } from './internal.js'
 import { CustomProfileFieldDict, eventObject, Nullable, UserDict as UserDictSchema, UserGroupDict as UserGroupDictSchema } from './common.js'

@@ -9,8 +9,8 @@
 // connections reconnect on their own (redis-options.ts).
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
-import type { Config, HostPort, RedisAuth } from '../config.js'
-import { REDIS_OPTIONS, REDIS_RECONNECT_MAX_MS } from '../redis-options.js'
+import type { Config, HostPort, RedisAuth } from './config.js'
+import { REDIS_OPTIONS, REDIS_RECONNECT_MAX_MS } from './redis-options.js'
 
 /** A connection for commands: one server (also through Sentinel) or a cluster. */
 export type RedisClient = Redis | Cluster
