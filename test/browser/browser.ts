@@ -3,9 +3,12 @@
 // context of their own (own cookies, own storage).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { createServer, type AddressInfo } from 'node:net'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import type { Test } from 'tap'
 import type { User } from '../../src/db/index.js'
+import type { Services } from '../../src/services.js'
+import { hashPassword } from '../../src/domain/credentials.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
@@ -28,32 +31,45 @@ export async function launchBrowser(t: Test): Promise<Browser> {
   return browser
 }
 
+/** A TCP port free on 127.0.0.1 now, so a server can be told its own address (EXTERNAL_URL) before it listens. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Gives `user` a password (the fixture's people have none) and returns it. */
+export async function givePassword(services: Services, user: Pick<User, 'id'>): Promise<string> {
+  const password = `browser-${user.id}-password`
+  await services.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password) } })
+  return password
+}
+
 /**
- * Opens the app at `origin` as `user` in a new context. The browser
- * session's login page is another module's: until a session exists for
- * the user the test authenticates the context's /json calls itself
- * (loginAs below), never through the shipped app.
+ * Opens the app at `origin` as `user` in a new context, logging in through
+ * the real login page (`/login`: the session and CSRF cookies, then the
+ * redirect to the app), as a person would.
  */
-export async function openApp(t: Test, browser: Browser, origin: string, user: Pick<User, 'deliveryEmail' | 'apiKey'>, viewport = { width: 1200, height: 800 }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openApp(t: Test, browser: Browser, origin: string, user: Pick<User, 'deliveryEmail'>, password: string, viewport = { width: 1200, height: 800 }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport })
   t.teardown(() => context.close().catch(() => undefined))
-  await loginAs(context, origin, user)
   const page = await context.newPage()
   const errors: string[] = []
   // Uncaught errors of the page: each test file asserts at its end that there were none.
   page.on('pageerror', (e) => errors.push(String(e)))
-  await page.goto(`${origin}/`)
-  await page.waitForSelector('nav#nav', { state: 'attached' })
+  await logIn(page, origin, user, password)
   return { context, page, errors }
 }
 
-/** /json/* answered by /api/v1/* with the user's credentials (test-only stand-in for the session cookie). */
-export async function loginAs(context: BrowserContext, origin: string, user: Pick<User, 'deliveryEmail' | 'apiKey'>): Promise<void> {
-  const authorization = `Basic ${Buffer.from(`${user.deliveryEmail}:${user.apiKey}`).toString('base64')}`
-  await context.route(`${origin}/json/**`, (route) => {
-    const url = route.request().url().replace(`${origin}/json/`, `${origin}/api/v1/`)
-    return route.continue({ url, headers: { ...route.request().headers(), authorization } })
-  })
+/** Fills and submits the login page, then waits for the app's navigation. */
+export async function logIn(page: Page, origin: string, user: Pick<User, 'deliveryEmail'>, password: string): Promise<void> {
+  await page.goto(`${origin}/login`)
+  await page.fill('#username', user.deliveryEmail)
+  await page.fill('#password', password)
+  await Promise.all([page.waitForURL(`${origin}/`), page.click('#submit')])
+  await page.waitForSelector('nav#nav', { state: 'attached' })
 }
 
 const require = createRequire(import.meta.url)

@@ -2,25 +2,27 @@
 // counts move, edits, reactions and deletions propagate, search, hostile
 // content stays text, keyboard use, axe-core on every view, the screenshot.
 import t from 'tap'
-import type { AddressInfo } from 'node:net'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
-import { launchBrowser, openApp, seriousViolations } from './browser.js'
+import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
 
 t.test('two people in two browsers', async (t) => {
-  const { app, fx } = await buildTestApp(t)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const origin = `http://${fx.host}:${(app.server.address() as AddressInfo).port}`
+  // The server must know its own address: the login's CSRF check compares the browser's Origin with EXTERNAL_URL.
+  const port = await freePort()
+  const { app, fx, services } = await buildTestApp(t, { config: { externalUrl: `http://localhost:${port}` } })
+  await app.listen({ port, host: '127.0.0.1' })
+  const origin = `http://${fx.host}:${port}`
   const member = await fx.user('member')
   const other = await fx.user('otherMember')
+  const memberPassword = await givePassword(services, member)
   const general = fx.streams.general
   const browser = await launchBrowser(t)
-  const ann = await openApp(t, browser, origin, member)
-  const bob = await openApp(t, browser, origin, other)
+  const ann = await openApp(t, browser, origin, member, memberPassword)
+  const bob = await openApp(t, browser, origin, other, await givePassword(services, other))
 
   t.test('a message sent in one browser arrives live in the other, with an unread count', async (t) => {
     await bob.page.click(`nav a[href="#channel/${general.id}"]`)
@@ -175,7 +177,7 @@ t.test('two people in two browsers', async (t) => {
 
 
   t.test('on a 360 px wide screen the navigation is behind the menu button', async (t) => {
-    const phone = await openApp(t, browser, origin, member, { width: 360, height: 740 })
+    const phone = await openApp(t, browser, origin, member, memberPassword, { width: 360, height: 740 })
     t.notOk(await phone.page.isVisible('nav#nav'), 'navigation hidden')
     await phone.page.click('header button.menu')
     await phone.page.click(`nav a[href="#channel/${general.id}"]`)

@@ -9,29 +9,30 @@ import { openDatabase } from '../../src/db/client.js'
 import { applyMigrations } from '../../src/db/migrate.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
-import { launchBrowser, openApp } from './browser.js'
+import { freePort, givePassword, launchBrowser, openApp } from './browser.js'
 
 // scripts/test.mjs sets it for the browser phase (the other browser files run on embedded PGlite).
 const DATABASE_URL = process.env.ROOST_BROWSER_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/roost_test'
 
 t.test('two nodes, two browsers', async (t) => {
   const redisPrefix = `test:${randomUUID()}`
+  // Each node is told its own address: the login's CSRF check compares the browser's Origin with EXTERNAL_URL.
   const node = async (port: number, fixture?: TestApp['fx']): Promise<TestApp & { origin: string }> => {
     const database = await openDatabase({ databaseUrl: DATABASE_URL })
     await applyMigrations(database)
     t.teardown(() => database.close())
-    const built = await buildTestApp(t, { bus: 'redis', redisPrefix, database, fixture, config: { databaseUrl: DATABASE_URL } })
+    const built = await buildTestApp(t, { bus: 'redis', redisPrefix, database, fixture, config: { databaseUrl: DATABASE_URL, externalUrl: `http://localhost:${port}` } })
     await built.app.listen({ port, host: '127.0.0.1' })
-    return { ...built, origin: `http://${built.fx.host}:${(built.app.server.address() as AddressInfo).port}` }
+    return { ...built, origin: `http://${built.fx.host}:${port}` }
   }
-  const a = await node(0)
-  const b = await node(0, a.fx)
+  const a = await node(await freePort())
+  const b = await node(await freePort(), a.fx)
   const member = await a.fx.user('member')
   const other = await a.fx.user('otherMember')
   const general = a.fx.streams.general
   const browser = await launchBrowser(t)
-  const ann = await openApp(t, browser, a.origin, member)
-  const bob = await openApp(t, browser, b.origin, other)
+  const ann = await openApp(t, browser, a.origin, member, await givePassword(a.services, member))
+  const bob = await openApp(t, browser, b.origin, other, await givePassword(a.services, other))
 
   t.test('sent in the browser on node B, shown live in the browser on node A', async (t) => {
     await ann.page.click(`nav a[href="#channel/${general.id}"]`)
