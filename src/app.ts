@@ -15,6 +15,7 @@ import type { HttpMethod, Route } from './http/route.js'
 import { lazyChildLogger } from './http/lazy-logger.js'
 import { installObservability, registerMetricsRoute } from './http/observability.js'
 import { RunningHandlers } from './http/running-handlers.js'
+import { BROWSER_REFERRER_POLICY } from './http/session-auth.js'
 import { serializeReply } from './http/reply-serializer.js'
 import { registerWebApp } from './http/web-app.js'
 
@@ -135,7 +136,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
       // their own with the browser security headers (CSP, frame and sniffing
       // protection); the JSON API is left as it was.
       await forms.register(async (pages) => {
-        await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } } })
+        await pages.register(helmet, { contentSecurityPolicy: { directives: { 'form-action': ["'self'"] } }, referrerPolicy: BROWSER_REFERRER_POLICY })
         registerAccountPages(pages, services)
         registerPages(pages, services)
       })

@@ -77,6 +77,14 @@ function originOf(url: string): string | undefined {
  * origin, and `token` (the X-CSRFToken header, or a form's field) equals the
  * session's. Django's reasons, in Django's order.
  */
+/**
+ * The Referrer-Policy of every page a browser posts from (the login page, the
+ * app): `same-origin`, as upstream's. Under helmet's default `no-referrer` a
+ * browser sends `Origin: null` with a same-origin form post or fetch, which
+ * checkCsrf rightly refuses.
+ */
+export const BROWSER_REFERRER_POLICY = { policy: 'same-origin' } as const
+
 export function checkCsrf(services: Services, request: FastifyRequest, realm: Realm, expected: string, token: unknown): void {
   const own = originOf(realmUrl(realm, services.config.externalUrl))
   const origin = request.headers.origin

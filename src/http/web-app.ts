@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import helmet from '@fastify/helmet'
 import { markRequestsRead } from './error-handler.js'
+import { BROWSER_REFERRER_POLICY } from './session-auth.js'
 
 /** dist/web, next to dist/src where this file is compiled to. */
 export const WEB_APP_DIR = fileURLToPath(new URL('../../web/', import.meta.url))
@@ -42,7 +43,7 @@ export async function registerWebApp(app: FastifyInstance, dir: string = WEB_APP
   const html = readFileSync(indexFile)
   await app.register(async (scope) => {
     markRequestsRead(scope)
-    await scope.register(helmet, { contentSecurityPolicy: { useDefaults: false, directives: WEB_APP_CSP } })
+    await scope.register(helmet, { contentSecurityPolicy: { useDefaults: false, directives: WEB_APP_CSP }, referrerPolicy: BROWSER_REFERRER_POLICY })
     scope.get('/', async (_request, reply) =>
       reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html),
     )
