@@ -98,6 +98,19 @@ function compileOrProblem(pattern: string): RE2JS {
   }
 }
 
+/**
+ * Whether a URL template can only expand to an http(s) URL or a path on this
+ * server: it must start, literally and case-insensitively, with `http:`,
+ * `https:` or `/`, so neither a scheme such as `javascript:` nor a template
+ * variable can choose the scheme. Leading whitespace and control characters
+ * are skipped first, as browsers skip them when parsing a link.
+ */
+export function hasAllowedScheme(urlTemplate: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  const start = urlTemplate.replace(/^[\u0000-\u0020\u007f-\u009f]+/, '')
+  return /^(?:https?:|\/)/i.test(start)
+}
+
 /** Throws LinkifierProblem unless the pair is a valid linkifier (upstream's messages). */
 export function validateLinkifier({ pattern, urlTemplate }: Linkifier): void {
   if (pattern.length > MAX_LINKIFIER_PATTERN_LENGTH) throw new LinkifierProblem('pattern', `pattern is too long (limit: ${MAX_LINKIFIER_PATTERN_LENGTH} characters)`)
@@ -112,7 +125,7 @@ export function validateLinkifier({ pattern, urlTemplate }: Linkifier): void {
     if (groups.has(reserved)) throw new LinkifierProblem('pattern', `Bad regular expression: the group name '${reserved}' is reserved`)
   }
   const variables = urlTemplateVariables(urlTemplate)
-  if (variables === null) throw new LinkifierProblem('url_template', 'Invalid URL template.')
+  if (variables === null || !hasAllowedScheme(urlTemplate)) throw new LinkifierProblem('url_template', 'Invalid URL template.')
   const used = new Set(variables)
   const missingInPattern = [...used].filter((v) => !groups.has(v)).sort()
   if (missingInPattern.length > 0) {

@@ -70,11 +70,39 @@ t.test('realm linkifiers', async (t) => {
     expectSuccess(t, await as(app, admin).delete(`/realm/filters/${body.id}`))
   })
 
-  t.test('unsafe URL schemes are not linked', async (t) => {
-    const body = expectSuccess(t, await as(app, admin).post('/realm/filters', { pattern: 'JS-(?P<n>[0-9]+)', url_template: 'javascript:alert({n})' }))
+  t.test('URL templates other than http(s) or a path are refused, on add and on change', async (t) => {
+    const refused = [
+      'javascript:alert({n})',
+      'JavaScript:alert({n})',
+      'vbscript:msgbox({n})',
+      'file:///etc/{n}',
+      'data:text/html,{n}',
+      ' javascript:alert({n})',
+      '\u0001javascript:alert({n})',
+      '{n}:alert(1)',
+      'example.com/{n}',
+    ]
+    for (const url_template of refused) {
+      const added = expectError(t, await as(app, admin).post('/realm/filters', { pattern: 'JS-(?P<n>[0-9]+)', url_template }), { code: 'BAD_REQUEST', msg: 'Invalid URL template.' })
+      t.same(added.errors, { url_template: ['Invalid URL template.'] }, url_template)
+      const changed = expectError(t, await as(app, admin).patch(`/realm/filters/${issueId}`, { pattern: 'JS-(?P<n>[0-9]+)', url_template }), { code: 'BAD_REQUEST', msg: 'Invalid URL template.' })
+      t.same(changed.errors, { url_template: ['Invalid URL template.'] }, url_template)
+    }
+    t.same(
+      expectSuccess(t, await as(app, member).get('/realm/linkifiers')).linkifiers.map((l: Body) => l.url_template),
+      ['https://github.com/zulip/zulip/issues/{id}'],
+    )
+    for (const url_template of ['HTTPS://x.example/{n}', 'http://x.example/{n}', '/#narrow/id/{n}']) {
+      const body = expectSuccess(t, await as(app, admin).post('/realm/filters', { pattern: 'OK-(?P<n>[0-9]+)', url_template }))
+      expectSuccess(t, await as(app, admin).delete(`/realm/filters/${body.id}`))
+    }
+  })
+
+  t.test('a stored linkifier with an unsafe scheme is still not linked', async (t) => {
+    const row = await services.prisma.realmLinkifier.create({ data: { realmId: fx.realm.id, pattern: 'JS-(?P<n>[0-9]+)', urlTemplate: 'javascript:alert({n})', order: 50 } })
     const sent = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'general', topic: 'xss', content: 'JS-1' }))
     t.equal((await services.prisma.message.findUniqueOrThrow({ where: { id: sent.id } })).renderedContent, '<p>JS-1</p>')
-    expectSuccess(t, await as(app, admin).delete(`/realm/filters/${body.id}`))
+    await services.prisma.realmLinkifier.delete({ where: { id: row.id } })
   })
 
   t.test('PATCH changes one, DELETE removes one', async (t) => {
