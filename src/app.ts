@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, markRequestR
 import { allRoutes } from './http/routes/index.js'
 import { registerPages } from './http/pages/index.js'
 import { registerAccountPages } from './http/routes/settings.js'
+import { refuseRepeatedHost } from './http/host-header.js'
 import { buildOpenApi } from './http/openapi.js'
 import type { HttpMethod, Route } from './http/route.js'
 import { lazyChildLogger } from './http/lazy-logger.js'
@@ -60,6 +61,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   app.setReplySerializer(serializeReply as (payload: unknown) => string)
   installErrorHandling(app)
   installObservability(app, services)
+  refuseRepeatedHost(app)
   app.decorateRequest('roostSessionId', null)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
   app.addHook('preClose', async () => services.events.drain())

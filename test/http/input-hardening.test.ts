@@ -157,6 +157,29 @@ t.test('bodies and URLs Fastify or Node reject answer in the envelope', async (t
     t.match(raw, /^HTTP\/1\.1 431 /)
     t.same(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { result: 'error', msg: 'Request header fields too large', code: 'BAD_REQUEST' })
   })
+
+  t.test('a request with more than one Host header is a 400, whatever their case or order', async (t) => {
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : 0
+    const auth = basicAuth(member.deliveryEmail, member.apiKey)
+    const send = (hostLines: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`GET /api/v1/users/me HTTP/1.1\r\n${hostLines}Authorization: ${auth}\r\nConnection: close\r\n\r\n`)
+        })
+        let data = ''
+        socket.on('data', (chunk) => (data += chunk.toString()))
+        socket.on('close', () => resolve(data))
+        socket.on('error', (error) => (data ? resolve(data) : reject(error)))
+      })
+    const single = await send(`Host: ${fx.host}\r\n`)
+    t.match(single, /^HTTP\/1\.1 200 /)
+    for (const lines of [`Host: ${fx.host}\r\nHost: ${fx.host}\r\n`, `Host: ${fx.host}\r\nhOST: elsewhere.example\r\n`, `host: elsewhere.example\r\nHost: ${fx.host}\r\n`]) {
+      const raw = await send(lines)
+      t.match(raw, /^HTTP\/1\.1 400 /, lines)
+      t.same(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), { result: 'error', msg: 'More than one Host header', code: 'BAD_REQUEST' })
+    }
+  })
 })
 
 t.test('uploads', async (t) => {
