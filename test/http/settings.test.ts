@@ -1,13 +1,14 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildTestApp } from '../support/app.js'
+import { buildTestApp, makeFixture } from '../support/app.js'
 import { as } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
 import { applyCookies, cookieHeader } from '../support/browser.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
 import type { Services } from '../../src/services.js'
+import type { User } from '../../src/db/index.js'
 import { readOutbox } from '../../src/mail/outbox.js'
 import { verifyPassword } from '../../src/domain/credentials.js'
 import { busItemsDuring } from '../support/events.js'
@@ -204,6 +205,57 @@ t.test('PATCH /settings', async (t) => {
     // The link works once.
     t.equal((await app.inject({ method: 'GET', url: path, headers: { host } })).statusCode, 404)
     t.equal((await app.inject({ method: 'GET', url: '/accounts/confirm_new_email/nosuchkey', headers: { host } })).statusCode, 404)
+  })
+
+  /** Asks for `member`'s address to become `newEmail`; the path of the link in the confirmation mail. */
+  const requestEmailChange = async (t: Test, member: User, newEmail: string): Promise<string> => {
+    expectSuccess(t, await as(app, member).patch('/settings', { email: newEmail }))
+    const mail = (await readOutbox(dataDir)).find((m) => m.includes(`To: ${newEmail}`))
+    const link = /http:\/\/\S+(\/accounts\/confirm_new_email\/\w+)/.exec(mail ?? '')
+    t.ok(link, `a confirmation mail to ${newEmail}`)
+    return link?.[1] ?? '/accounts/confirm_new_email/missing'
+  }
+  const openLink = (path: string, host: string) => app.inject({ method: 'GET', url: path, headers: { host } })
+
+  t.test("an email-change link works only on the issuing organization's host", async (t) => {
+    const other = await makeFixture(services)
+    const member = await fx.newUser()
+    const newEmail = `host-bound-${member.id}@elsewhere.example.org`
+    const path = await requestEmailChange(t, member, newEmail)
+    const elsewhere = await openLink(path, other.host)
+    t.equal(elsewhere.statusCode, 404, "another organization's host gets the error page")
+    t.match(elsewhere.headers['content-type'], /^text\/html/)
+    t.notOk(elsewhere.headers['set-cookie'], 'and no session')
+    t.equal((await fx.refresh(member)).deliveryEmail, member.deliveryEmail, 'the address is unchanged')
+    t.equal((await openLink(path, fx.host)).statusCode, 303, 'the link still works on its own host')
+    t.equal((await fx.refresh(member)).deliveryEmail, newEmail)
+  })
+
+  t.test('an older pending link is void once a newer change is requested', async (t) => {
+    const member = await fx.newUser()
+    const first = await requestEmailChange(t, member, `first-${member.id}@elsewhere.example.org`)
+    const second = await requestEmailChange(t, member, `second-${member.id}@elsewhere.example.org`)
+    t.equal((await openLink(first, fx.host)).statusCode, 404)
+    t.equal((await fx.refresh(member)).deliveryEmail, member.deliveryEmail, 'the address is unchanged')
+    t.equal((await openLink(second, fx.host)).statusCode, 303)
+    t.equal((await fx.refresh(member)).deliveryEmail, `second-${member.id}@elsewhere.example.org`)
+  })
+
+  t.test('an older pending link is void once a change was confirmed', async (t) => {
+    const member = await fx.newUser()
+    const first = await requestEmailChange(t, member, `early-${member.id}@elsewhere.example.org`)
+    const second = await requestEmailChange(t, member, `late-${member.id}@elsewhere.example.org`)
+    t.equal((await openLink(second, fx.host)).statusCode, 303)
+    t.equal((await openLink(first, fx.host)).statusCode, 404)
+    t.equal((await fx.refresh(member)).deliveryEmail, `late-${member.id}@elsewhere.example.org`, 'the confirmed address stays')
+  })
+
+  t.test('a link is void once the address it was requested from changed another way', async (t) => {
+    const member = await fx.newUser()
+    const path = await requestEmailChange(t, member, `pending-${member.id}@elsewhere.example.org`)
+    await services.prisma.user.update({ where: { id: member.id }, data: { deliveryEmail: `changed-${member.id}@elsewhere.example.org` } })
+    t.equal((await openLink(path, fx.host)).statusCode, 404)
+    t.equal((await fx.refresh(member)).deliveryEmail, `changed-${member.id}@elsewhere.example.org`)
   })
 
   t.test('refuses an email address in use, an invalid one, or a change the realm disables', async (t) => {
