@@ -1,5 +1,5 @@
 // User lookups that throw ApiError when the requester may not see the user.
-import type { PrismaClient, Realm, Tx, User } from '../db/index.js'
+import { Prisma, type PrismaClient, type Realm, type Tx, type User } from '../db/index.js'
 import {
   authenticationFailed,
   invalidEmailAddress,
@@ -51,7 +51,7 @@ export async function guestsAreRestricted(db: Db, realm: Pick<Realm, 'canAccessA
  * "everyone" or "members" upstream); see domain/guest-access.ts for the rule.
  */
 export async function accessibleUserIds(ctx: UserQueryContext): Promise<Set<number> | undefined> {
-  if (!isGuest(ctx.user.role) || !(await guestsAreRestricted(ctx.prisma, ctx.realm))) return undefined
+  if (!(await isRestrictedGuest(ctx.prisma, ctx.realm, ctx.user))) return undefined
   const mine = await ctx.prisma.subscription.findMany({ where: { userId: ctx.user.id, active: true }, select: { streamId: true } })
   const peers = await ctx.prisma.subscription.findMany({
     where: { streamId: { in: mine.map((s) => s.streamId) }, active: true },
@@ -67,6 +67,37 @@ export async function accessibleUserIds(ctx: UserQueryContext): Promise<Set<numb
     dmPartners: dms.flatMap((m) => m.dmUserIds),
     botIds: bots.map((b) => b.id),
   })
+}
+
+/** Whether `viewer` is a guest the realm keeps from some users. */
+export async function isRestrictedGuest(db: Db, realm: Pick<Realm, 'canAccessAllUsersGroupId'>, viewer: Pick<User, 'role'>): Promise<boolean> {
+  return isGuest(viewer.role) && (await guestsAreRestricted(db, realm))
+}
+
+/**
+ * A condition true when the user whose ID is `userId` (a column) is one the
+ * restricted guest `guestId` may access, for filtering inside one statement:
+ * the same rule as accessibleUserIds (domain/guest-access.ts).
+ */
+export function guestMayAccessSql(realmId: number, guestId: number, userId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    ${userId} = ${guestId}
+    OR EXISTS (SELECT 1 FROM user_profile b WHERE b.id = ${userId} AND b.realm_id = ${realmId} AND b.is_bot)
+    OR EXISTS (
+      SELECT 1 FROM subscription mine JOIN subscription peer ON peer.stream_id = mine.stream_id
+      WHERE mine.user_id = ${guestId} AND mine.active AND peer.user_id = ${userId} AND peer.active)
+    OR EXISTS (
+      SELECT 1 FROM message dm
+      WHERE dm.realm_id = ${realmId} AND dm.dm_user_ids @> ARRAY[${guestId}::int, ${userId}::int]))`
+}
+
+/** Of `userIds`, those `viewer` may access, in one statement; all of them when the viewer is not a restricted guest. */
+export async function accessibleAmong(db: Db, realm: Realm, viewer: Pick<User, 'id' | 'role'>, userIds: readonly number[]): Promise<Set<number>> {
+  if (userIds.length === 0 || !(await isRestrictedGuest(db, realm, viewer))) return new Set(userIds)
+  const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
+    SELECT u.id FROM unnest(${[...new Set(userIds)]}::int[]) AS u(id)
+    WHERE ${guestMayAccessSql(realm.id, viewer.id, Prisma.raw('u.id'))}`)
+  return new Set(rows.map((r) => r.id))
 }
 
 /** A user of the requester's realm (active or not, bots included); `No such user` otherwise. */

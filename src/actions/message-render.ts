@@ -18,6 +18,7 @@ import {
 import { canAccessStreamContent } from '../domain/stream-access.js'
 import { compileLinkifier, type CompiledLinkifier, type Linkifier } from '../domain/linkifiers.js'
 import { realmUrl } from '../present/realm.js'
+import { accessibleAmong } from '../access/user.js'
 
 type Db = PrismaClient | Tx
 
@@ -40,9 +41,11 @@ export async function loadRenderContext(
           SELECT id, full_name FROM user_profile
           WHERE realm_id = ${realm.id} AND is_active
             AND (lower(full_name) = ANY(${lowerNames}::text[]) OR id = ANY(${c.userIds}::int[]))`
+  // A restricted guest's mention of a user it may not access stays literal, as an unknown user's does.
+  const accessible = await accessibleAmong(db, realm, sender, users.map((u) => u.id))
   const usersByName = new Map<string, MentionableUser[]>()
   const usersById = new Map<number, MentionableUser>()
-  for (const u of users) {
+  for (const u of users.filter((row) => accessible.has(row.id))) {
     const m: MentionableUser = { id: u.id, fullName: u.full_name }
     usersById.set(m.id, m)
     const key = m.fullName.toLowerCase()
