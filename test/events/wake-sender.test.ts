@@ -70,7 +70,7 @@ t.test('a joined message on a shard channel is read as its parts: each part with
   const signalled: WakeSignal[] = []
   await signals.listen('n1', channel, (signal) => signalled.push(signal))
   const known = signals.knownBy('n1')!
-  for (const queueId of ['q1', 'q2']) known.settle(known.ticket(queueId), { issued: 4, pruned: 4, events: [], aliveUntil: Date.now() + 60_000 })
+  for (const queueId of ['q1', 'q2']) known.settle(known.ticket(queueId), { issued: 4, pruned: 4, events: [], aliveUntil: Date.now() + 60_000 }, [])
   // Two scripts' messages: both call their first variant "1", with different events.
   const first = ['v 1', '{"type":"alert_words","alert_words":["one"]}', 'e q1 5 1', '@1'].join('\n')
   const second = ['v 1', '{"type":"alert_words","alert_words":["two"]}', 'e q2 5 1', '@1'].join('\n')

@@ -232,7 +232,12 @@ function deliver(known: KnownStates, message: string, onSignal: (signal: WakeSig
       // Resolved now: a later part of the message may define its own variants under the same numbers.
       const jsons = lines.slice(i + 1, i + 1 + n).map((ref) => variants.get(ref.slice(1)) ?? '{}')
       i += n
-      known.appended(queueId, firstId, n, () => jsons.map((json, k) => queued(json, firstId + k)))
+      known.appended(
+        queueId,
+        firstId,
+        jsons.map((json) => json.length),
+        () => jsons.map((json, k) => queued(json, firstId + k)),
+      )
       onSignal({ kind: 'wake', queueId })
     } else if (line.startsWith('w ')) {
       const queueId = line.slice(2)

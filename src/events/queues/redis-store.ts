@@ -293,9 +293,11 @@ export class RedisQueueStore implements QueueStore {
     switch (reply[0]) {
       case 'ok': {
         this.extendIndexes(desc, started)
-        const events = eventsFromPairs(reply[1] as string[])
+        const pairs = reply[1] as string[]
+        const events = eventsFromPairs(pairs)
         if (ticket && known) {
-          known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: aliveUntil(desc, started) })
+          const sizes = events.map((_e, i) => (pairs[2 * i + 1] as string).length)
+          known.settle(ticket, { issued: Number(reply[2]), pruned: lastEventId, events: [...events], aliveUntil: aliveUntil(desc, started) }, sizes)
         }
         return { kind: 'ok', events }
       }
@@ -311,8 +313,9 @@ export class RedisQueueStore implements QueueStore {
 
   /** This node's own readers learn of its appends at once; other nodes by their message. */
   private appendedHere(queueId: string, firstId: number, serialized: string[], queued: QueuedEventMaker): void {
+    const sizes = serialized.map((json) => json.length)
     for (const known of this.signals.allKnown()) {
-      known.appended(queueId, firstId, serialized.length, () => serialized.map((json, i) => queued(json, firstId + i)))
+      known.appended(queueId, firstId, sizes, () => serialized.map((json, i) => queued(json, firstId + i)))
     }
   }
 
