@@ -18,6 +18,8 @@
 // an exponential backoff (capped), the lease released, the failure logged and
 // counted (roost_missed_message_email_failures_total). Nothing is dropped on
 // failure.
+import { accessibleAmong } from '../access/user.js'
+import { INACCESSIBLE_USER_NAME } from '../present/user.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../services.js'
 import { Prisma } from '../db/index.js'
@@ -145,6 +147,8 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
     const key = conversationKey({ ...locationOf(byId.get(r.message_id)!) })
     groups.set(key, [...(groups.get(key) ?? []), r])
   }
+  // A restricted guest sees "Unknown user" for senders it may not access, as in its user list.
+  const knownSenders = await accessibleAmong(services.prisma, user.realm, user, messages.map((m) => m.sender_id))
   const base = realmUrl(user.realm, services.config.externalUrl)
   const realmNameInSubject = await includeRealmNameInSubject(services, user.settings.realmNameInEmailNotificationsPolicy, user.deliveryEmail)
   const unsubscribeUrl = `${base}${unsubscribePath(unsubscribeToken(user))}`
@@ -165,7 +169,7 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
       stream: first.stream_id === null ? null : { id: first.stream_id, name: first.stream_name ?? '' },
       topic: first.topic,
       dmOthers,
-      messages: msgs.map((m) => ({ id: m.id, senderId: m.sender_id, senderName: m.sender_name, content: m.content, renderedContent: m.rendered_content })),
+      messages: msgs.map((m) => ({ id: m.id, senderId: m.sender_id, senderName: knownSenders.has(m.sender_id) ? m.sender_name : INACCESSIBLE_USER_NAME, content: m.content, renderedContent: m.rendered_content })),
       includeContent: user.settings.messageContentInEmailNotifications && user.realm.messageContentAllowedInEmailNotifications,
       realmNameInSubject,
       // Over all the email's messages: a personal mention anywhere names no group; else the smallest mentioned group of the user (upstream's get_mentioned_user_group).

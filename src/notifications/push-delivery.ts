@@ -30,11 +30,12 @@
 // A row remembers the targets it reached (delivered_to): after a partial
 // failure its retry goes only to the targets that have not had it, so no
 // device gets the same notification twice.
+import { accessibleAmong } from '../access/user.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
-import { avatarUrl } from '../present/user.js'
+import { avatarUrl, INACCESSIBLE_USER_NAME } from '../present/user.js'
 import { realmUrl } from '../present/realm.js'
 import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
 import { anyDue } from '../scheduler/due-probe.js'
@@ -243,12 +244,14 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
   const um = await services.prisma.userMessage.findFirst({ where: { userId: row.user_id, messageId: row.message_id } })
   if (!message || !um || (um.flags & FLAG_BITS.read) !== 0) return settle(services, row.id)
   const group = row.trigger === 'mentioned' ? await mentionedUserGroup(services.prisma, row.user_id, message.renderedContent) : null
+  // A restricted guest sees "Unknown user" for a sender it may not access, as in its user list.
+  const senderKnown = (await accessibleAmong(services.prisma, user.realm, user, [message.senderId])).has(message.senderId)
   const payload = messagePushPayload({
     mentionedGroup: group,
     server,
     realm: { id: user.realm.id, name: user.realm.name, url },
     userId: user.id,
-    sender: { id: message.sender.id, email: message.sender.email, fullName: message.sender.fullName, avatarUrl: new URL(avatarUrl(message.sender), url).toString() },
+    sender: { id: message.sender.id, email: message.sender.email, fullName: senderKnown ? message.sender.fullName : INACCESSIBLE_USER_NAME, avatarUrl: new URL(avatarUrl(message.sender), url).toString() },
     message: {
       id: message.id,
       content: message.content,

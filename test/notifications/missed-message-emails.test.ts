@@ -340,4 +340,21 @@ t.test('missed-message emails', async (t) => {
     t.equal(await pending(bob.id), 0)
     t.equal(counted, 2)
   })
+
+  t.test('a restricted guest is not told the name of a sender it may not access', async (t) => {
+    const before = (await services.prisma.realm.findUniqueOrThrow({ where: { id: realmId } })).canAccessAllUsersGroupId
+    const members = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId, name: 'role:members' } })
+    await services.prisma.realm.update({ where: { id: realmId }, data: { canAccessAllUsersGroupId: members.id } })
+    t.teardown(() => services.prisma.realm.update({ where: { id: realmId }, data: { canAccessAllUsersGroupId: before } }))
+    const guest = await fx.newUser({ fullName: 'Gail Mail Guest', role: 600 })
+    const sender = await fx.newUser({ fullName: 'Secret Sender' })
+    await services.prisma.subscription.deleteMany({ where: { userId: { in: [guest.id, sender.id] } } })
+    expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.general.name }], principals: [guest.id] }))
+    await say(sender, 'hidden sender', `@**${guest.fullName}** hello`)
+    const [mail] = to(await flush(), guest)
+    t.ok(mail)
+    t.equal(mail?.from?.value[0]?.name, `Unknown user (${fx.realm.name})`)
+    t.match(mail?.text, 'Unknown user:')
+    t.notMatch(`${mail?.text} ${String(mail?.html)}`, 'Secret Sender')
+  })
 })

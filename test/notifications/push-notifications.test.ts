@@ -276,4 +276,21 @@ t.test('push notifications', async (t) => {
     t.ok(row && row.dueAt.getTime() > Date.now(), 'due again later')
     t.equal(await services.prisma.webPushSubscription.count({ where: { userId: bob.id } }), 1, 'not pruned')
   })
+
+  t.test('a restricted guest is not told the name of a sender it may not access', async (t) => {
+    const before = (await services.prisma.realm.findUniqueOrThrow({ where: { id: realmId } })).canAccessAllUsersGroupId
+    const members = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId, name: 'role:members' } })
+    await services.prisma.realm.update({ where: { id: realmId }, data: { canAccessAllUsersGroupId: members.id } })
+    t.teardown(() => services.prisma.realm.update({ where: { id: realmId }, data: { canAccessAllUsersGroupId: before } }))
+    const guest = await fx.newUser({ fullName: 'Gail Push Guest', role: 600 })
+    const sender = await fx.newUser({ fullName: 'Secret Pusher' })
+    await services.prisma.subscription.deleteMany({ where: { userId: { in: [guest.id, sender.id] } } })
+    expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.general.name }], principals: [guest.id] }))
+    const browser = peer.subscribe()
+    expectSuccess(t, await as(app, guest).post('/users/me/webpush_subscription', browser))
+    await say(sender, 'hidden pusher', `@**${guest.fullName}** hello`)
+    const [push] = (await flush()).filter((p) => p.endpoint === browser.endpoint)
+    t.match(push?.payload, { sender_id: sender.id, sender_full_name: 'Unknown user' })
+    t.notMatch(JSON.stringify(push?.payload), 'Secret Pusher')
+  })
 })
