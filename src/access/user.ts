@@ -12,7 +12,7 @@ import {
 import { RATE_RULES, type RateLimiter } from '../ratelimit/limiter.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
-import { isGuest } from '../domain/roles.js'
+import { isGuest, ROLE } from '../domain/roles.js'
 import { reachableUserIds } from '../domain/guest-access.js'
 import { canSeeDeliveryEmail } from '../present/user.js'
 import { idMatchingLower } from '../db/exact-match.js'
@@ -79,7 +79,7 @@ export async function isRestrictedGuest(db: Db, realm: Pick<Realm, 'canAccessAll
  * restricted guest `guestId` may access, for filtering inside one statement:
  * the same rule as accessibleUserIds (domain/guest-access.ts).
  */
-export function guestMayAccessSql(realmId: number, guestId: number, userId: Prisma.Sql): Prisma.Sql {
+export function guestMayAccessSql(realmId: number, guestId: number | Prisma.Sql, userId: number | Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(
     ${userId} = ${guestId}
     OR EXISTS (SELECT 1 FROM user_profile b WHERE b.id = ${userId} AND b.realm_id = ${realmId} AND b.is_bot)
@@ -89,6 +89,17 @@ export function guestMayAccessSql(realmId: number, guestId: number, userId: Pris
     OR EXISTS (
       SELECT 1 FROM message dm
       WHERE dm.realm_id = ${realmId} AND dm.dm_user_ids @> ARRAY[${guestId}::int, ${userId}::int]))`
+}
+
+/** Of `userIds`, those who may access `userId`: all but the restricted guests that may not, in one statement. */
+export async function usersWhoMayAccess(db: Db, realm: Realm, userIds: readonly number[], userId: number): Promise<number[]> {
+  if (userIds.length === 0 || !(await guestsAreRestricted(db, realm))) return [...userIds]
+  const blind = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
+    SELECT g.id FROM user_profile g
+    WHERE g.id = ANY(${[...new Set(userIds)]}::int[]) AND g.role = ${ROLE.GUEST}
+      AND NOT ${guestMayAccessSql(realm.id, Prisma.raw('g.id'), userId)}`)
+  const hidden = new Set(blind.map((r) => r.id))
+  return userIds.filter((id) => !hidden.has(id))
 }
 
 /** Of `userIds`, those `viewer` may access, in one statement; all of them when the viewer is not a restricted guest. */

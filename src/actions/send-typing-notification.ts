@@ -4,6 +4,7 @@
 import type { ActionContext } from './context.js'
 import { findDirectRecipients } from './message-recipients.js'
 import { accessStreamById } from '../access/stream.js'
+import { usersWhoMayAccess } from '../access/user.js'
 import { badRequest } from '../errors.js'
 import { normalizeTopic } from '../domain/topics.js'
 import { directTypingEvent, streamTypingEvent } from '../events/schemas/index.js'
@@ -15,12 +16,13 @@ export type TypingInput =
   | { kind: 'direct'; op: 'start' | 'stop'; to: number[] }
   | { kind: 'stream'; op: 'start' | 'stop'; streamId: number; topic: string }
 
+/** Of `userIds`, those who want typing events and may access the typist (restricted guests may not access everyone). */
 async function receivingTyping(ctx: ActionContext, userIds: number[]): Promise<number[]> {
   const rows = await ctx.prisma.userSettings.findMany({
     where: { userId: { in: userIds }, receivesTypingNotifications: true, user: { isActive: true } },
     select: { userId: true },
   })
-  return rows.map((r) => r.userId)
+  return usersWhoMayAccess(ctx.prisma, ctx.realm, rows.map((r) => r.userId), ctx.user.id)
 }
 
 export async function sendTypingNotification(ctx: ActionContext, input: TypingInput): Promise<void> {

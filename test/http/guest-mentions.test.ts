@@ -1,11 +1,14 @@
 // Restricted guests (can_access_all_users_group = members) learn no name of a
 // user they may not access: mentions render, are stored and are edited as
-// mentions of an unknown user, and read receipts leave such users out.
+// mentions of an unknown user, read receipts leave such users out and their
+// typing reaches no such guest.
 import t from 'tap'
 import type { User } from '../../src/db/index.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
+import { MODERN_CAPABILITIES } from '../support/events.js'
+import { eventsUntil, ofType, register, sentinel, sentinelArrived } from '../support/queues.js'
 
 async function restrictGuests(services: TestApp['services'], realmId: number): Promise<void> {
   const members = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId, name: 'role:members' } })
@@ -60,5 +63,16 @@ t.test('restricted guests and the names of users they may not access', async (t)
     const receipts = async (by: User) => expectSuccess(t, await as(app, by).get(`/messages/${id}/read_receipts`)).user_ids as number[]
     t.ok((await receipts(member)).includes(reader.id), 'a member sees the reader')
     t.notOk((await receipts(guest)).includes(reader.id), 'the guest does not')
+  })
+
+  t.test('typing from a user the guest may not access does not reach the guest', async (t) => {
+    const types = { event_types: ['typing', 'user_settings'] }
+    const guestQueue = await register(t, app, guest, MODERN_CAPABILITIES, types)
+    const memberQueue = await register(t, app, member, MODERN_CAPABILITIES, types)
+    expectSuccess(t, await as(app, hidden).post('/typing', { type: 'stream', op: 'start', stream_id: fx.streams.general.id, topic: 'hi' }))
+    await sentinel(t, app, guest, true)
+    await sentinel(t, app, member, true)
+    t.same(ofType(await eventsUntil(t, app, guestQueue, sentinelArrived), 'typing'), [], 'not to the guest')
+    t.equal(ofType(await eventsUntil(t, app, memberQueue, sentinelArrived), 'typing').length, 1, 'to a member')
   })
 })
