@@ -1,5 +1,5 @@
 // Typed calls to the API under /json with the session cookie: every unsafe
-// method carries X-CSRFToken (the csrftoken cookie). A 401 means the session
+// method carries X-CSRFToken (the csrftoken cookie). A 401 (or a CSRF refusal) means the session
 // ended: the app goes to /login (onSessionEnded). The API key is never used.
 
 export const API_BASE = '/json'
@@ -20,6 +20,15 @@ export type Params = Record<string, string | number | boolean | readonly unknown
 let sessionEnded: () => void = () => window.location.assign('/login')
 export function onSessionEnded(handler: () => void): void {
   sessionEnded = handler
+}
+
+/**
+ * Whether an answer means the browser has no session: 401, or a CSRF refusal
+ * (a browser without a session has no CSRF token either, and routes open to
+ * logged-out visitors, such as register, answer that first).
+ */
+export function sessionGone(status: number, code: unknown): boolean {
+  return status === 401 || (status === 403 && code === 'CSRF_FAILED')
 }
 
 export function csrfToken(): string {
@@ -53,7 +62,7 @@ export async function call<T = Record<string, unknown>>(method: 'GET' | 'POST' |
     signal: options.signal,
   })
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>
-  if (res.status === 401) sessionEnded()
+  if (sessionGone(res.status, body.code)) sessionEnded()
   if (!res.ok || body.result !== 'success') {
     throw new ApiError(res.status, String(body.code ?? 'NETWORK'), String(body.msg ?? res.statusText), body)
   }
@@ -74,7 +83,7 @@ export function upload(file: File, onProgress: (fraction: number) => void): Prom
       } catch {
         /* not JSON: reported below */
       }
-      if (xhr.status === 401) sessionEnded()
+      if (sessionGone(xhr.status, body.code)) sessionEnded()
       if (xhr.status >= 200 && xhr.status < 300 && body.result === 'success') resolve({ url: String(body.url), filename: String(body.filename ?? file.name) })
       else reject(new ApiError(xhr.status, String(body.code ?? 'NETWORK'), String(body.msg ?? xhr.statusText), body))
     }

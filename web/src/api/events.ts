@@ -5,7 +5,7 @@ import { apply } from '../model/apply.js'
 import { REGISTERED_EVENT_TYPES, type AppEvent } from '../model/events.js'
 import { fromRegister, type RegisterResponse } from '../model/state.js'
 import { store } from '../lib/store.js'
-import { ApiError, call } from './client.js'
+import { ApiError, call, sessionGone } from './client.js'
 
 const CAPABILITIES = {
   notification_settings_null: true,
@@ -63,7 +63,7 @@ export class EventPoller {
         })
         return
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401) throw error
+        if (error instanceof ApiError && sessionGone(error.status, error.code)) throw error
         store.change((s) => (s.connection = 'reconnecting'))
         await sleep(delay)
         delay = Math.min(delay * 2, 30_000)
@@ -94,7 +94,7 @@ export class EventPoller {
           this.onReregistered()
           continue
         }
-        if (error instanceof ApiError && error.status === 401) return
+        if (error instanceof ApiError && sessionGone(error.status, error.code)) return
         store.change((s) => (s.connection = 'reconnecting'))
         await sleep(delay * (0.75 + Math.random() / 2))
         delay = Math.min(delay * 2, 30_000)
