@@ -60,7 +60,7 @@ t.test('the authentication cache on the node that changes a user or realm', asyn
     const mail = (await readOutbox(dataDir)).find((m) => m.includes(`To: ${newEmail}`))
     const link = /http:\/\/\S+(\/accounts\/confirm_new_email\/\w+)/.exec(mail ?? '')
     t.ok(link, 'a confirmation link was mailed')
-    t.equal((await app.inject({ method: 'GET', url: link?.[1] ?? '/' })).statusCode, 303)
+    t.equal((await app.inject({ method: 'GET', url: link?.[1] ?? '/', headers: { host: fx.host } })).statusCode, 303)
     expectError(t, await me(user), { code: 'UNAUTHORIZED', status: 401, msg: 'Invalid API key' })
     t.equal(expectSuccess(t, await me({ deliveryEmail: newEmail, apiKey: user.apiKey })).delivery_email, newEmail)
   })
