@@ -5,6 +5,7 @@ import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import { invalidAttachment } from '../errors.js'
 import { uploadSpaceUsed } from '../queries/attachments.js'
+import { attachmentRemoveEvent } from '../events/schemas/index.js'
 
 export async function removeAttachment(ctx: ActionContext, attachmentId: number): Promise<void> {
   const attachment = await ctx.prisma.attachment.findFirst({ where: { id: attachmentId, ownerId: ctx.user.id, realmId: ctx.realm.id } })
@@ -13,9 +14,6 @@ export async function removeAttachment(ctx: ActionContext, attachmentId: number)
   await inTransaction(ctx, async (tx, emit) => {
     const { count } = await tx.attachment.deleteMany({ where: { id: attachment.id } })
     if (count === 0) return
-    emit(
-      { type: 'attachment', op: 'remove', attachment: { id: attachment.id }, upload_space_used: await uploadSpaceUsed(tx, ctx.realm.id) },
-      [ctx.user.id],
-    )
+    emit(attachmentRemoveEvent(attachment.id, await uploadSpaceUsed(tx, ctx.realm.id)), [ctx.user.id])
   })
 }

@@ -5,19 +5,21 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Realm, Tx } from '../db/index.js'
 import { notifyUserDataChanged } from '../db/send-queries.js'
-import type { BusItem, ChatEvent } from '../events/bus.js'
+import type { BusItem } from '../events/bus.js'
+import type { BuiltEvent } from '../events/schemas/index.js'
 import type { Services } from '../services.js'
 
 export type { ActionContext, RequestContext, Services, TxContext } from '../services.js'
 
+/** An event to publish, made by its builder in events/schemas (an object literal does not type-check here). */
 export interface Emission {
-  event: ChatEvent
+  event: BuiltEvent
   userIds: number[]
   perUser?: Record<number, Record<string, unknown>>
   publicStreamId?: number
 }
 
-export type Emit = (event: ChatEvent, userIds: number[], extra?: Omit<Emission, 'event' | 'userIds'>) => void
+export type Emit = (event: BuiltEvent, userIds: number[], extra?: Omit<Emission, 'event' | 'userIds'>) => void
 
 /** The current transaction's ID; its events carry it so register can tell what its snapshot already contains. */
 export async function transactionId(tx: Tx): Promise<string> {

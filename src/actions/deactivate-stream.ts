@@ -11,6 +11,7 @@ import { accessStreamForUpdate, streamAudience, type AudienceUser } from '../acc
 import { isAdmin, isGuest } from '../domain/roles.js'
 import { MAX_STREAM_NAME_LENGTH } from '../domain/limits.js'
 import { presentStream } from '../present/stream.js'
+import { streamDeleteEvent, subscriptionPeerEvent, subscriptionRemoveEvent } from '../events/schemas/index.js'
 import { emitDefaultStreams, setDefaultStream } from './default-streams.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
 
@@ -38,12 +39,12 @@ export async function deactivateStream(ctx: ActionContext, streamId: number): Pr
     const active = new Set(users.map((u) => u.id))
     const activeRemoved = removedIds.filter((id) => active.has(id))
     if (activeRemoved.length > 0) {
-      emit({ type: 'subscription', op: 'remove', subscriptions: [{ name: stream.name, stream_id: stream.id }] }, activeRemoved)
+      emit(subscriptionRemoveEvent([stream]), activeRemoved)
       const gone = new Set(activeRemoved)
       const peers = users
         .filter((u) => !gone.has(u.id) && (stream.inviteOnly ? isAdmin(u.role) : stream.isWebPublic || !isGuest(u.role)))
         .map((u) => u.id)
-      emit({ type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: activeRemoved }, peers)
+      emit(subscriptionPeerEvent('peer_remove', [stream.id], activeRemoved), peers)
       await emitGuestAccessChanges(tx, emit, {
         realm: ctx.realm,
         change: { op: 'remove', streamsByUser: new Map(activeRemoved.map((id) => [id, [stream.id]])) },
@@ -51,6 +52,6 @@ export async function deactivateStream(ctx: ActionContext, streamId: number): Pr
         subscribersAfter: new Map([[stream.id, []]]),
       })
     }
-    emit({ type: 'stream', op: 'delete', streams: [presentStream(stream)] }, audience)
+    emit(streamDeleteEvent([presentStream(stream)]), audience)
   })
 }

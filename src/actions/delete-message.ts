@@ -11,7 +11,7 @@ import { accessMessageById } from '../access/message.js'
 import { checkDelete } from '../domain/message-edit.js'
 import { messageAlreadyDeleted } from '../errors.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
-import { deletePrivateMessageEvent, deleteStreamMessagesEvent, type ChatEvent } from '../events/schemas/index.js'
+import { deletePrivateMessageEvent, deleteStreamMessagesEvent, type BuiltEvent } from '../events/schemas/index.js'
 import { emitFirstMessageIdChange } from './first-message-id.js'
 import { queuePushRemovalsForDeletion } from '../notifications/enqueue.js'
 
@@ -44,7 +44,7 @@ export async function deleteMessages(ctx: Services & { realm: Realm }, messages:
 }
 
 async function deletionEvents(tx: Tx, messages: readonly Message[], actingUserId: number | null) {
-  const out: { event: ChatEvent; userIds: number[] }[] = []
+  const out: { event: BuiltEvent; userIds: number[] }[] = []
   const withActor = (ids: Iterable<number>): number[] => {
     const set = new Set(ids)
     if (actingUserId !== null) set.add(actingUserId)

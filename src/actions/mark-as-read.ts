@@ -11,7 +11,7 @@
 // MARK_ALL_TIMEOUT_MS and answers complete: false without an event (the
 // client repeats the request). The other forms send the IDs they changed,
 // one event per batch, `all: false`.
-import { updateMessageFlagsEvent, type UpdateMessageFlagsEvent } from '../events/schemas/index.js'
+import { updateMessageFlagsEvent, type Built, type UpdateMessageFlagsEvent } from '../events/schemas/index.js'
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import { Prisma, type Tx } from '../db/index.js'
@@ -28,7 +28,7 @@ export const MARK_ALL_TIMEOUT_MS = 50_000
 
 const READ = FLAG_BITS.read
 
-export function readEvent(messages: number[], all: boolean): UpdateMessageFlagsEvent {
+export function readEvent(messages: number[], all: boolean): Built<UpdateMessageFlagsEvent> {
   return updateMessageFlagsEvent('add', 'read', messages, { all })
 }
 

@@ -11,7 +11,7 @@ import { HISTORICAL_FLAGS } from '../domain/flags.js'
 import { checkEmoji, emojiForName } from '../domain/user-status.js'
 import { reactionAlreadyExists, reactionDoesNotExist, reactionNeedsEmoji } from '../errors.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
-import { reactionEvent as buildReactionEvent, type ChatEvent } from '../events/schemas/index.js'
+import { reactionEvent as buildReactionEvent, type BuiltEvent } from '../events/schemas/index.js'
 
 export interface AddReactionInput {
   messageId: number
@@ -27,7 +27,7 @@ export interface RemoveReactionInput {
   reactionType: string
 }
 
-function reactionEvent(ctx: ActionContext, op: 'add' | 'remove', messageId: number, r: { emojiName: string; emojiCode: string; reactionType: string }): ChatEvent {
+function reactionEvent(ctx: ActionContext, op: 'add' | 'remove', messageId: number, r: { emojiName: string; emojiCode: string; reactionType: string }): BuiltEvent {
   return buildReactionEvent(op, ctx.user, messageId, r)
 }
 
@@ -35,7 +35,7 @@ async function realmEmoji(ctx: ActionContext) {
   return ctx.prisma.realmEmoji.findMany({ where: { realmId: ctx.realm.id }, select: { id: true, name: true, deactivated: true } })
 }
 
-async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<ChatEvent>): Promise<void> {
+async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<BuiltEvent>): Promise<void> {
   await inTransaction(ctx, async (tx, emit) => {
     const event = await change(tx)
     const { userIds } = audienceOf(await messageAudience(tx, message.id, stream))

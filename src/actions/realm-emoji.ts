@@ -12,6 +12,7 @@ import { hasPolicyPermission, isAdmin, isGuest } from '../domain/roles.js'
 import { emojiCodeForName } from '../domain/emoji.js'
 import { imageTypeOf } from './avatar.js'
 import { activeUserIds } from '../queries/user-groups.js'
+import { realmEmojiUpdateEvent } from '../events/schemas/index.js'
 import { getRealmEmoji, realmEmojiPath, realmEmojiStillPath } from '../queries/realm-emoji.js'
 import { firstFramePng, UndecodableImage } from '../storage/still-image.js'
 import {
@@ -73,7 +74,7 @@ async function stillOf(data: Buffer): Promise<Buffer> {
 }
 
 async function notifyRealmEmoji(ctx: TxContext, tx: Tx, emit: Emit): Promise<void> {
-  emit({ type: 'realm_emoji', op: 'update', realm_emoji: await getRealmEmoji(tx, ctx.realm.id) }, await activeUserIds(tx, ctx.realm.id))
+  emit(realmEmojiUpdateEvent(await getRealmEmoji(tx, ctx.realm.id)), await activeUserIds(tx, ctx.realm.id))
 }
 
 export async function addRealmEmoji(ctx: ActionContext, rawName: string, files: UploadedFile[]): Promise<void> {

@@ -1,7 +1,7 @@
 // POST /typing: a `typing` event to the other participants of a direct
 // conversation, or to the subscribers of a channel topic (upstream
 // zerver/actions/typing.py). Nothing is stored.
-import type { ActionContext } from './context.js'
+import { publishAll, type ActionContext } from './context.js'
 import { findDirectRecipients } from './message-recipients.js'
 import { accessStreamById } from '../access/stream.js'
 import { usersWhoMayAccess } from '../access/user.js'
@@ -35,7 +35,7 @@ export async function sendTypingNotification(ctx: ActionContext, input: TypingIn
     const participants = [...new Map([ctx.user, ...users].map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id)
     const event = directTypingEvent(input.op, sender, participants.map((u) => ({ user_id: u.id, email: u.email })))
     const targets = await receivingTyping(ctx, participants.map((u) => u.id))
-    if (targets.length > 0) await ctx.bus.publish({ realmId: ctx.realm.id, userIds: targets, event, origin: ctx.nodeId })
+    await publishAll(ctx, [{ event, userIds: targets }])
     return
   }
   if (settings && !settings.sendStreamTypingNotifications) throw badRequest('User has disabled typing notifications for channel messages')
@@ -45,5 +45,5 @@ export async function sendTypingNotification(ctx: ActionContext, input: TypingIn
   if (subscribers.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return
   const event = streamTypingEvent(input.op, sender, stream.id, topic)
   const targets = await receivingTyping(ctx, subscribers.map((s) => s.userId))
-  if (targets.length > 0) await ctx.bus.publish({ realmId: ctx.realm.id, userIds: targets, event, origin: ctx.nodeId })
+  await publishAll(ctx, [{ event, userIds: targets }])
 }

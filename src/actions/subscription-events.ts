@@ -1,9 +1,8 @@
 // Event builders shared by subscribe and unsubscribe: who hears about peers
 // joining or leaving a channel (upstream §2 "subscription" peer_add/peer_remove).
 import type { Stream } from '../db/index.js'
-import type { ChatEvent } from '../events/bus.js'
 import { isAdmin, isGuest } from '../domain/roles.js'
-import { subscriptionPeerEvent } from '../events/schemas/index.js'
+import { subscriptionPeerEvent, type BuiltEvent } from '../events/schemas/index.js'
 
 export interface RealmUserInfo {
   id: number
@@ -17,7 +16,7 @@ export interface PeerChange {
 }
 
 export interface Addressed {
-  event: ChatEvent
+  event: BuiltEvent
   userIds: number[]
 }
 

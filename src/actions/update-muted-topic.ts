@@ -11,6 +11,7 @@ import type { Stream } from '../db/index.js'
 import { ApiError, incompatibleParameters, invalidStreamName, missingOneOf, topicNotMuted } from '../errors.js'
 import { accessStreamById, findStreamByName } from '../access/stream.js'
 import { fetchMutedTopics } from '../queries/user-topics.js'
+import { mutedTopicsEvent } from '../events/schemas/index.js'
 import { VISIBILITY_POLICY, saveTopicPolicy, userTopicEvent } from './set-topic-visibility.js'
 
 export interface UpdateMutedTopicInput {
@@ -53,7 +54,7 @@ export async function updateMutedTopic(ctx: ActionContext, input: UpdateMutedTop
   await inTransaction(ctx, async (tx, emit) => {
     const changed = await saveTopicPolicy(tx, { userId: ctx.user.id, streamId: stream.id, topic, policy, now })
     if (!changed) return
-    emit({ type: 'muted_topics', muted_topics: await fetchMutedTopics(tx, ctx.user.id) }, [ctx.user.id])
+    emit(mutedTopicsEvent(await fetchMutedTopics(tx, ctx.user.id)), [ctx.user.id])
     emit(userTopicEvent(stream.id, topic, policy, now), [ctx.user.id])
   })
 }

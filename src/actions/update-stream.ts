@@ -5,7 +5,7 @@
 // and all changes share one transaction; `stream` update events (and
 // create/delete for users who gain or lose sight of the channel) follow the
 // commit, then the Notification Bot posts its notices in "channel events".
-import { streamUpdateEvent } from '../events/schemas/index.js'
+import { streamCreateEvent, streamDeleteEvent, streamUpdateEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
 import type { Stream } from '../db/index.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
@@ -121,10 +121,7 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
     if (privacyAsked && (stream.inviteOnly !== inviteOnly || stream.isWebPublic !== isWebPublic || stream.historyPublicToSubscribers !== history)) {
       const created = emitVisibilityChanges(emit, { before: stream, after, users, subscribers })
       const others = audience.filter((id) => !created.has(id))
-      emit(
-        { type: 'stream', op: 'update', property: 'invite_only', value: inviteOnly, history_public_to_subscribers: history, is_web_public: isWebPublic, stream_id: stream.id, name: after.name },
-        others,
-      )
+      update('invite_only', inviteOnly, { history_public_to_subscribers: history, is_web_public: isWebPublic }, others)
       notices.push(privacyChangedNotice(actor, stream, after))
     }
     if (input.isDefaultStream !== undefined && (await setDefaultStream(tx, ctx.realm, after, input.isDefaultStream))) await emitDefaultStreams(tx, emit, ctx.realm)
@@ -137,7 +134,7 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
       notices.push(descriptionChangedNotice(actor, stream.description, after.description))
     }
     if (changes.name !== undefined) {
-      emit({ type: 'stream', op: 'update', property: 'name', value: after.name, stream_id: stream.id, name: stream.name }, audience)
+      emit(streamUpdateEvent(stream, 'name', after.name), audience)
       notices.push(renamedNotice(actor, stream.name, after.name))
     }
     if (changes.streamPostPolicy !== undefined && changes.streamPostPolicy !== stream.streamPostPolicy) {
@@ -169,11 +166,11 @@ function emitVisibilityChanges(emit: Emit, { before, after, users, subscribers }
   const gained = [...now].filter((id) => !was.has(id))
   const lost = [...was].filter((id) => !now.has(id))
   if (gained.length > 0) {
-    emit({ type: 'stream', op: 'create', streams: [presentStream(after)] }, gained)
+    emit(streamCreateEvent([presentStream(after)]), gained)
     if (subscribers.size > 0) {
-      emit({ type: 'subscription', op: 'peer_add', stream_ids: [after.id], user_ids: [...subscribers].sort((a, b) => a - b) }, gained)
+      emit(subscriptionPeerEvent('peer_add', [after.id], [...subscribers].sort((a, b) => a - b)), gained)
     }
   }
-  if (lost.length > 0) emit({ type: 'stream', op: 'delete', streams: [presentStream(before)] }, lost)
+  if (lost.length > 0) emit(streamDeleteEvent([presentStream(before)]), lost)
   return new Set(gained)
 }

@@ -7,9 +7,8 @@ import type { UploadedFile } from '../storage/file-storage.js'
 import { inTransaction, type ActionContext } from './context.js'
 import { fileAccessDenied, fileNotFound, noFileUploaded, tooManyFilesUploaded, uploadTooLarge } from '../errors.js'
 import { isGuest } from '../domain/roles.js'
-import type { ChatEvent } from '../events/bus.js'
 import { mintUploadToken, readUploadToken, UPLOAD_TOKEN_VALIDITY_SECONDS, verifyUploadToken } from '../domain/upload-token.js'
-import { attachmentEvent } from '../events/schemas/index.js'
+import { attachmentEvent, type BuiltEvent } from '../events/schemas/index.js'
 
 const MIB = 1024 * 1024
 
@@ -52,7 +51,7 @@ export interface UploadResult {
   attachment: Attachment
 }
 
-const attachmentAddEvent = (attachment: Attachment, uploadSpaceUsed: number): ChatEvent =>
+const attachmentAddEvent = (attachment: Attachment, uploadSpaceUsed: number): BuiltEvent =>
   attachmentEvent('add', {
     id: attachment.id,
     name: attachment.fileName,

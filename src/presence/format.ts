@@ -1,7 +1,6 @@
 // Presence rows → the API's modern and legacy presence entries and the
 // `presence` event (upstream-behaviour §2 presence, §10.2). Pure.
-import type { ChatEvent } from '../events/bus.js'
-import { presenceEvent as buildPresenceEvent } from '../events/schemas/index.js'
+import { presenceEvent as buildPresenceEvent, type BuiltEvent } from '../events/schemas/index.js'
 import type { PresenceRow } from './store.js'
 
 export const OFFLINE_THRESHOLD_SECS = 200
@@ -90,7 +89,7 @@ export function singleUserPresence(row: PresenceRow, now: number): { website: { 
 }
 
 /** The legacy `presence` event; queues with slim_presence drop `email` (events/queues/filter.ts). */
-export function presenceEvent(user: { id: number; email: string }, row: PresenceRow, serverTimestamp: number): ChatEvent {
+export function presenceEvent(user: { id: number; email: string }, row: PresenceRow, serverTimestamp: number): BuiltEvent {
   const { status, timestamp } = legacyStatus(row)
   return buildPresenceEvent(user, { website: { client: 'website', status, timestamp, pushable: false } }, serverTimestamp)
 }

@@ -23,6 +23,7 @@
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { legacySettingsEvents } from './legacy-settings.js'
+import { subscriptionUpdateEvent } from '../schemas/index.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
 import {
   isInheritedProperty,
@@ -110,7 +111,8 @@ function inheritedUpdates(event: WireEvent): WireEvent[] {
   const streamIds = event[INHERITING_STREAMS_FIELD]
   const inherited = typeof event.property === 'string' ? propertyInheritingFrom(event.property) : undefined
   if (!Array.isArray(streamIds) || inherited === undefined) return []
-  return streamIds.map((id) => ({ type: 'subscription', op: 'update', stream_id: id, property: inherited.property, value: event.value }))
+  // The user_settings event's value: a boolean global default (userSettingsEvent).
+  return (streamIds as number[]).map((id) => subscriptionUpdateEvent(id, inherited.property, event.value as boolean))
 }
 
 /** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */

@@ -1,5 +1,6 @@
 // Channel events: stream create/delete/update and subscription
 // add/remove/update/peer_add/peer_remove (upstream-behaviour §2 "subscription").
+import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StreamNotificationDefaults } from '../../domain/stream-notifications.js'
 import type { StreamObject, SubscriptionObject } from '../../present/stream.js'
@@ -34,15 +35,15 @@ export type StreamEvent =
       history_public_to_subscribers?: boolean
       is_web_public?: boolean
     }
-export const streamCreateEvent = (streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'create', streams })
-export const streamDeleteEvent = (streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'delete', streams })
+export const streamCreateEvent = builder((streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'create', streams }))
+export const streamDeleteEvent = builder((streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'delete', streams }))
 /** A property change; `extra` carries the companions upstream sends with some properties (rendered_description…). */
-export const streamUpdateEvent = (
+export const streamUpdateEvent = builder((
   stream: { id: number; name: string },
   property: string,
   value: boolean | number | string | null,
   extra: { rendered_description?: string; history_public_to_subscribers?: boolean; is_web_public?: boolean } = {},
-): StreamEvent => ({ type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra })
+): StreamEvent => ({ type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra }))
 
 const SubscriptionValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])
 export const SubscriptionEventSchema = Type.Union([
@@ -72,27 +73,27 @@ export type SubscriptionEvent =
   | { type: 'subscription'; op: 'update'; stream_id: number; property: string; value: Static<typeof SubscriptionValue> }
   | { type: 'subscription'; op: 'peer_add' | 'peer_remove'; stream_ids: number[]; user_ids: number[] }
 
-export const subscriptionAddEvent = (subscriptions: SubscriptionObject[], defaults?: StreamNotificationDefaults): SubscriptionEvent => ({
+export const subscriptionAddEvent = builder((subscriptions: SubscriptionObject[], defaults?: StreamNotificationDefaults): SubscriptionEvent => ({
   type: 'subscription',
   op: 'add',
   subscriptions,
   ...(defaults !== undefined ? { [NOTIFICATION_DEFAULTS_FIELD]: defaults } : {}),
-})
-export const subscriptionRemoveEvent = (streams: { name: string; id: number }[]): SubscriptionEvent => ({
+}))
+export const subscriptionRemoveEvent = builder((streams: { name: string; id: number }[]): SubscriptionEvent => ({
   type: 'subscription',
   op: 'remove',
   subscriptions: streams.map((s) => ({ name: s.name, stream_id: s.id })),
-})
-export const subscriptionUpdateEvent = (streamId: number, property: string, value: Static<typeof SubscriptionValue>): SubscriptionEvent => ({
+}))
+export const subscriptionUpdateEvent = builder((streamId: number, property: string, value: Static<typeof SubscriptionValue>): SubscriptionEvent => ({
   type: 'subscription',
   op: 'update',
   stream_id: streamId,
   property,
   value,
-})
-export const subscriptionPeerEvent = (op: 'peer_add' | 'peer_remove', streamIds: number[], userIds: number[]): SubscriptionEvent => ({
+}))
+export const subscriptionPeerEvent = builder((op: 'peer_add' | 'peer_remove', streamIds: number[], userIds: number[]): SubscriptionEvent => ({
   type: 'subscription',
   op,
   stream_ids: streamIds,
   user_ids: userIds,
-})
+}))

@@ -1,9 +1,11 @@
 // Every event Roost sends, in one place: a TypeBox schema of what a queue
 // receives (upstream's shapes: upstream-behaviour §2, upstream-openapi.yaml
 // GET /events) and a typed builder per event type. Actions build events only
-// with these builders; `ChatEvent`, the union of the builders' types, is what
-// the bus carries (events/bus.ts), and test/support/events.ts checks every
-// captured event against EVENT_SCHEMAS.
+// with these builders: Emit and Emission (actions/context.ts) take
+// BuiltEvent, which only a builder's result is (built.ts), so an object
+// literal in an action does not compile. `ChatEvent`, the union of the
+// builders' types, is what the bus carries (events/bus.ts), and
+// test/support/events.ts checks every captured event against EVENT_SCHEMAS.
 //
 // Adding an event type:
 //   1. In the file of its family (messages, channels, users, personal; or a
@@ -12,7 +14,7 @@
 //      ops), its type (`Static<typeof FooEventSchema>`, or a hand-written
 //      type when the bus item differs from what a queue receives, e.g. it
 //      carries an internal field that events/queues/filter.ts strips) and a
-//      builder `fooEvent(…)` returning that type.
+//      builder `fooEvent = builder((…): FooEvent => ({ … }))`.
 //   2. Here: add the type to `ChatEvent` and the schema to EVENT_SCHEMAS.
 //   3. If register returns state for it: teach the client model
 //      test/support/apply-event.ts to apply it, and cover the action with
@@ -67,6 +69,7 @@ import {
   type UserTopicEvent,
 } from './personal.js'
 import { eventObject } from './common.js'
+import { builder, type Built } from './built.js'
 import {
   DefaultStreamsEventSchema,
   RealmEventSchema,
@@ -86,7 +89,7 @@ export * from './realm.js'
 
 export const HeartbeatEventSchema = eventObject({ type: Type.Literal('heartbeat') })
 export type HeartbeatEvent = Static<typeof HeartbeatEventSchema>
-export const heartbeatEvent = (): HeartbeatEvent => ({ type: 'heartbeat' })
+export const heartbeatEvent = builder((): HeartbeatEvent => ({ type: 'heartbeat' }))
 
 /** An event as an action builds it and the bus carries it. */
 export type ChatEvent =
@@ -122,6 +125,10 @@ export type ChatEvent =
   | MutedUsersEvent
 
 export type ChatEventType = ChatEvent['type']
+
+/** An event made by a builder here: what actions publish (actions/context.ts). */
+export type BuiltEvent = Built<ChatEvent>
+export type { Built }
 
 /** What a queue may receive for each event type (without the `id` the queue adds). */
 export const EVENT_SCHEMAS: Record<ChatEventType, TSchema> = {

@@ -1,5 +1,6 @@
 // Message events: message, update_message, delete_message,
 // update_message_flags, reaction, typing, attachment (upstream-behaviour §2).
+import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import { eventObject, MessageDict, Nullable } from './common.js'
 
@@ -18,7 +19,7 @@ export type MessageEvent = {
   type: 'message'
   message: Record<string, unknown> & { raw_content: string }
 }
-export const messageEvent = (message: MessageEvent['message']): MessageEvent => ({ type: 'message', message })
+export const messageEvent = builder((message: MessageEvent['message']): MessageEvent => ({ type: 'message', message }))
 
 export const UpdateMessageEventSchema = eventObject({
   type: Type.Literal('update_message'),
@@ -44,7 +45,7 @@ export const UpdateMessageEventSchema = eventObject({
 })
 export type UpdateMessageEvent = Static<typeof UpdateMessageEventSchema>
 /** The fields every update_message has; actions add the content and move fields that apply. */
-export const updateMessageEvent = (base: Omit<UpdateMessageEvent, 'type'>): UpdateMessageEvent => ({ type: 'update_message', ...base })
+export const updateMessageEvent = builder((base: Omit<UpdateMessageEvent, 'type'>): UpdateMessageEvent => ({ type: 'update_message', ...base }))
 
 export const DeleteMessageEventSchema = Type.Union([
   eventObject({
@@ -68,14 +69,14 @@ export const DeleteMessageEventSchema = Type.Union([
 export type DeleteMessageEvent =
   | { type: 'delete_message'; message_type: 'stream'; message_ids: number[]; stream_id: number; topic: string }
   | { type: 'delete_message'; message_type: 'private'; message_ids: number[] }
-export const deleteStreamMessagesEvent = (messageIds: number[], streamId: number, topic: string): DeleteMessageEvent => ({
+export const deleteStreamMessagesEvent = builder((messageIds: number[], streamId: number, topic: string): DeleteMessageEvent => ({
   type: 'delete_message',
   message_ids: messageIds,
   message_type: 'stream',
   stream_id: streamId,
   topic,
-})
-export const deletePrivateMessageEvent = (messageId: number): DeleteMessageEvent => ({ type: 'delete_message', message_ids: [messageId], message_type: 'private' })
+}))
+export const deletePrivateMessageEvent = builder((messageId: number): DeleteMessageEvent => ({ type: 'delete_message', message_ids: [messageId], message_type: 'private' }))
 
 const UnreadDetails = Type.Union([
   Type.Object(
@@ -97,7 +98,7 @@ export const UpdateMessageFlagsEventSchema = eventObject({
   message_details: Type.Optional(Type.Record(Type.String(), UnreadDetails)),
 })
 export type UpdateMessageFlagsEvent = Static<typeof UpdateMessageFlagsEventSchema>
-export function updateMessageFlagsEvent(
+export const updateMessageFlagsEvent = builder(function updateMessageFlagsEvent(
   op: 'add' | 'remove',
   flag: string,
   messages: number[],
@@ -112,7 +113,7 @@ export function updateMessageFlagsEvent(
     all: options.all ?? false,
     ...(options.messageDetails !== undefined ? { message_details: options.messageDetails } : {}),
   }
-}
+})
 
 export const ReactionEventSchema = eventObject({
   type: Type.Literal('reaction'),
@@ -125,7 +126,7 @@ export const ReactionEventSchema = eventObject({
   reaction_type: Type.String(),
 })
 export type ReactionEvent = Static<typeof ReactionEventSchema>
-export function reactionEvent(
+export const reactionEvent = builder(function reactionEvent(
   op: 'add' | 'remove',
   user: { id: number; email: string; fullName: string },
   messageId: number,
@@ -141,7 +142,7 @@ export function reactionEvent(
     emoji_code: emoji.emojiCode,
     reaction_type: emoji.reactionType,
   }
-}
+})
 
 const TypingUser = Type.Object({ user_id: Type.Integer(), email: Type.String() }, { additionalProperties: false })
 export const TypingEventSchema = Type.Union([
@@ -163,21 +164,21 @@ export const TypingEventSchema = Type.Union([
 ])
 export type TypingEvent = Static<typeof TypingEventSchema>
 type TypingUserDict = Static<typeof TypingUser>
-export const directTypingEvent = (op: 'start' | 'stop', sender: TypingUserDict, recipients: TypingUserDict[]): TypingEvent => ({
+export const directTypingEvent = builder((op: 'start' | 'stop', sender: TypingUserDict, recipients: TypingUserDict[]): TypingEvent => ({
   type: 'typing',
   op,
   message_type: 'direct',
   sender,
   recipients,
-})
-export const streamTypingEvent = (op: 'start' | 'stop', sender: TypingUserDict, streamId: number, topic: string): TypingEvent => ({
+}))
+export const streamTypingEvent = builder((op: 'start' | 'stop', sender: TypingUserDict, streamId: number, topic: string): TypingEvent => ({
   type: 'typing',
   op,
   message_type: 'stream',
   sender,
   stream_id: streamId,
   topic,
-})
+}))
 
 const AttachmentDict = Type.Object({
   id: Type.Integer(),
@@ -192,15 +193,15 @@ export const AttachmentEventSchema = Type.Union([
   eventObject({ type: Type.Literal('attachment'), op: Type.Literal('remove'), attachment: Type.Object({ id: Type.Integer() }), upload_space_used: Type.Integer() }),
 ])
 export type AttachmentEvent = Static<typeof AttachmentEventSchema>
-export const attachmentEvent = (op: 'add' | 'update', attachment: Static<typeof AttachmentDict>, uploadSpaceUsed: number): AttachmentEvent => ({
+export const attachmentEvent = builder((op: 'add' | 'update', attachment: Static<typeof AttachmentDict>, uploadSpaceUsed: number): AttachmentEvent => ({
   type: 'attachment',
   op,
   attachment,
   upload_space_used: uploadSpaceUsed,
-})
-export const attachmentRemoveEvent = (attachmentId: number, uploadSpaceUsed: number): AttachmentEvent => ({
+}))
+export const attachmentRemoveEvent = builder((attachmentId: number, uploadSpaceUsed: number): AttachmentEvent => ({
   type: 'attachment',
   op: 'remove',
   attachment: { id: attachmentId },
   upload_space_used: uploadSpaceUsed,
-})
+}))

@@ -1,5 +1,6 @@
 // The user's own state: user_settings and its legacy forms, alert_words,
 // user_topic, muted_topics, drafts, scheduled_messages.
+import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { DraftDict } from '../../present/draft.js'
 import type { ScheduledMessageDict } from '../../present/scheduled-message.js'
@@ -21,15 +22,15 @@ export type UserSettingsEvent = Static<typeof UserSettingsEventSchema> & {
   [INHERITING_STREAMS_FIELD]?: number[]
 }
 /** `{type: user_settings, op: update, property, value}` (+ language_name for default_language). */
-export const userSettingsEvent = (property: string, value: SettingValue, languageName?: string): UserSettingsEvent => ({
+export const userSettingsEvent = builder((property: string, value: SettingValue, languageName?: string): UserSettingsEvent => ({
   type: 'user_settings',
   op: 'update',
   property,
   value,
   ...(languageName !== undefined ? { language_name: languageName } : {}),
-})
-export const withInheritingStreams = (event: UserSettingsEvent, streamIds: number[] | undefined): UserSettingsEvent =>
-  streamIds === undefined ? event : { ...event, [INHERITING_STREAMS_FIELD]: streamIds }
+}))
+export const withInheritingStreams = builder((event: UserSettingsEvent, streamIds: number[] | undefined): UserSettingsEvent =>
+  streamIds === undefined ? event : { ...event, [INHERITING_STREAMS_FIELD]: streamIds })
 
 /** Legacy, for queues without user_settings_object; derived per queue from user_settings. */
 export const UpdateDisplaySettingsEventSchema = eventObject({
@@ -40,13 +41,13 @@ export const UpdateDisplaySettingsEventSchema = eventObject({
   language_name: Type.Optional(Type.String()),
 })
 export type UpdateDisplaySettingsEvent = Static<typeof UpdateDisplaySettingsEventSchema>
-export const updateDisplaySettingsEvent = (email: string, name: string, value: SettingValue, languageName?: string): UpdateDisplaySettingsEvent => ({
+export const updateDisplaySettingsEvent = builder((email: string, name: string, value: SettingValue, languageName?: string): UpdateDisplaySettingsEvent => ({
   type: 'update_display_settings',
   user: email,
   setting_name: name,
   setting: value,
   ...(languageName !== undefined ? { language_name: languageName } : {}),
-})
+}))
 
 export const UpdateGlobalNotificationsEventSchema = eventObject({
   type: Type.Literal('update_global_notifications'),
@@ -55,17 +56,17 @@ export const UpdateGlobalNotificationsEventSchema = eventObject({
   setting: SettingValue,
 })
 export type UpdateGlobalNotificationsEvent = Static<typeof UpdateGlobalNotificationsEventSchema>
-export const updateGlobalNotificationsEvent = (email: string, name: string, value: SettingValue): UpdateGlobalNotificationsEvent => ({
+export const updateGlobalNotificationsEvent = builder((email: string, name: string, value: SettingValue): UpdateGlobalNotificationsEvent => ({
   type: 'update_global_notifications',
   user: email,
   notification_name: name,
   setting: value,
-})
+}))
 
 export const AlertWordsEventSchema = eventObject({ type: Type.Literal('alert_words'), alert_words: Type.Array(Type.String()) })
 export type AlertWordsEvent = Static<typeof AlertWordsEventSchema>
 /** The user's whole list. */
-export const alertWordsEvent = (words: string[]): AlertWordsEvent => ({ type: 'alert_words', alert_words: words })
+export const alertWordsEvent = builder((words: string[]): AlertWordsEvent => ({ type: 'alert_words', alert_words: words }))
 
 export const UserTopicEventSchema = eventObject({
   type: Type.Literal('user_topic'),
@@ -75,13 +76,13 @@ export const UserTopicEventSchema = eventObject({
   visibility_policy: Type.Integer(),
 })
 export type UserTopicEvent = Static<typeof UserTopicEventSchema>
-export const userTopicEvent = (streamId: number, topic: string, policy: number, at: Date): UserTopicEvent => ({
+export const userTopicEvent = builder((streamId: number, topic: string, policy: number, at: Date): UserTopicEvent => ({
   type: 'user_topic',
   stream_id: streamId,
   topic_name: topic,
   last_updated: Math.floor(at.getTime() / 1000),
   visibility_policy: policy,
-})
+}))
 
 /** Legacy: the whole list of muted topics as [channel name, topic, last_updated]. */
 export const MutedTopicsEventSchema = eventObject({
@@ -89,7 +90,7 @@ export const MutedTopicsEventSchema = eventObject({
   muted_topics: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Integer()])),
 })
 export type MutedTopicsEvent = Static<typeof MutedTopicsEventSchema>
-export const mutedTopicsEvent = (mutedTopics: [string, string, number][]): MutedTopicsEvent => ({ type: 'muted_topics', muted_topics: mutedTopics })
+export const mutedTopicsEvent = builder((mutedTopics: [string, string, number][]): MutedTopicsEvent => ({ type: 'muted_topics', muted_topics: mutedTopics }))
 
 export const DraftsEventSchema = Type.Union([
   eventObject({ type: Type.Literal('drafts'), op: Type.Literal('add'), drafts: Type.Array(DraftDictSchema) }),
@@ -100,9 +101,9 @@ export type DraftsEvent =
   | { type: 'drafts'; op: 'add'; drafts: DraftDict[] }
   | { type: 'drafts'; op: 'update'; draft: DraftDict }
   | { type: 'drafts'; op: 'remove'; draft_id: number }
-export const draftsAddEvent = (drafts: DraftDict[]): DraftsEvent => ({ type: 'drafts', op: 'add', drafts })
-export const draftsUpdateEvent = (draft: DraftDict): DraftsEvent => ({ type: 'drafts', op: 'update', draft })
-export const draftsRemoveEvent = (draftId: number): DraftsEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId })
+export const draftsAddEvent = builder((drafts: DraftDict[]): DraftsEvent => ({ type: 'drafts', op: 'add', drafts }))
+export const draftsUpdateEvent = builder((draft: DraftDict): DraftsEvent => ({ type: 'drafts', op: 'update', draft }))
+export const draftsRemoveEvent = builder((draftId: number): DraftsEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId }))
 
 export const ScheduledMessagesEventSchema = Type.Union([
   eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('add'), scheduled_messages: Type.Array(ScheduledMessageDictSchema) }),
@@ -113,13 +114,13 @@ export type ScheduledMessagesEvent =
   | { type: 'scheduled_messages'; op: 'add'; scheduled_messages: ScheduledMessageDict[] }
   | { type: 'scheduled_messages'; op: 'update'; scheduled_message: ScheduledMessageDict }
   | { type: 'scheduled_messages'; op: 'remove'; scheduled_message_id: number }
-export const scheduledMessagesAddEvent = (messages: ScheduledMessageDict[]): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'add', scheduled_messages: messages })
-export const scheduledMessagesUpdateEvent = (message: ScheduledMessageDict): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'update', scheduled_message: message })
-export const scheduledMessagesRemoveEvent = (id: number): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: id })
+export const scheduledMessagesAddEvent = builder((messages: ScheduledMessageDict[]): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'add', scheduled_messages: messages }))
+export const scheduledMessagesUpdateEvent = builder((message: ScheduledMessageDict): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'update', scheduled_message: message }))
+export const scheduledMessagesRemoveEvent = builder((id: number): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: id }))
 
 export const MutedUsersEventSchema = eventObject({
   type: Type.Literal('muted_users'),
   muted_users: Type.Array(Type.Object({ id: Type.Integer(), timestamp: Type.Integer() }, { additionalProperties: false })),
 })
 export type MutedUsersEvent = Static<typeof MutedUsersEventSchema>
-export const mutedUsersEvent = (mutedUsers: MutedUsersEvent['muted_users']): MutedUsersEvent => ({ type: 'muted_users', muted_users: mutedUsers })
+export const mutedUsersEvent = builder((mutedUsers: MutedUsersEvent['muted_users']): MutedUsersEvent => ({ type: 'muted_users', muted_users: mutedUsers }))

@@ -1,5 +1,6 @@
 // Organization events: realm settings (update, update_dict), default
 // channels, linkifiers (with the legacy empty realm_filters companion).
+import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StreamObject } from '../../present/stream.js'
 import { eventObject, StreamDict } from './common.js'
@@ -16,19 +17,19 @@ export const RealmEventSchema = Type.Union([
   }),
 ])
 export type RealmEvent = Static<typeof RealmEventSchema>
-export const realmUpdateEvent = (property: string, value: boolean | number | string | null): RealmEvent => ({ type: 'realm', op: 'update', property, value })
-export const realmUpdateDictEvent = (data: Record<string, boolean | number | string | null>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data })
+export const realmUpdateEvent = builder((property: string, value: boolean | number | string | null): RealmEvent => ({ type: 'realm', op: 'update', property, value }))
+export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
 
 export const DefaultStreamsEventSchema = eventObject({ type: Type.Literal('default_streams'), default_streams: Type.Array(StreamDict) })
 export type DefaultStreamsEvent = { type: 'default_streams'; default_streams: StreamObject[] }
-export const defaultStreamsEvent = (streams: StreamObject[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streams })
+export const defaultStreamsEvent = builder((streams: StreamObject[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streams }))
 
 const Linkifier = Type.Object({ id: Type.Integer(), pattern: Type.String(), url_template: Type.String() }, { additionalProperties: false })
 export const RealmLinkifiersEventSchema = eventObject({ type: Type.Literal('realm_linkifiers'), realm_linkifiers: Type.Array(Linkifier) })
 export type RealmLinkifiersEvent = Static<typeof RealmLinkifiersEventSchema>
-export const realmLinkifiersEvent = (linkifiers: RealmLinkifiersEvent['realm_linkifiers']): RealmLinkifiersEvent => ({ type: 'realm_linkifiers', realm_linkifiers: linkifiers })
+export const realmLinkifiersEvent = builder((linkifiers: RealmLinkifiersEvent['realm_linkifiers']): RealmLinkifiersEvent => ({ type: 'realm_linkifiers', realm_linkifiers: linkifiers }))
 
 /** The legacy event upstream still sends beside realm_linkifiers, always empty since feature level 176. */
 export const RealmFiltersEventSchema = eventObject({ type: Type.Literal('realm_filters'), realm_filters: Type.Array(Type.Never()) })
 export type RealmFiltersEvent = { type: 'realm_filters'; realm_filters: never[] }
-export const realmFiltersEvent = (): RealmFiltersEvent => ({ type: 'realm_filters', realm_filters: [] })
+export const realmFiltersEvent = builder((): RealmFiltersEvent => ({ type: 'realm_filters', realm_filters: [] }))

@@ -1,5 +1,6 @@
 // User events: realm_user add/update/remove, user_status, presence,
 // custom_profile_fields, invites_changed, user_group, realm_emoji.
+import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { UserDict } from '../../present/user.js'
 import type { UserGroupDict } from '../../present/user-group.js'
@@ -50,18 +51,18 @@ export type RealmUserEvent =
   | { type: 'realm_user'; op: 'update'; person: PersonUpdate }
   | { type: 'realm_user'; op: 'remove'; person: { user_id: number; full_name: string } }
 
-export const realmUserAddEvent = (person: UserDict, options: { inaccessible?: boolean } = {}): RealmUserEvent => ({
+export const realmUserAddEvent = builder((person: UserDict, options: { inaccessible?: boolean } = {}): RealmUserEvent => ({
   type: 'realm_user',
   op: 'add',
   person: { ...person },
   ...(options.inaccessible ? { [INACCESSIBLE_USER_FIELD]: true as const } : {}),
-})
-export const realmUserUpdateEvent = (person: PersonUpdate): RealmUserEvent => ({ type: 'realm_user', op: 'update', person })
-export const realmUserRemoveEvent = (userId: number, fullName: string): RealmUserEvent => ({
+}))
+export const realmUserUpdateEvent = builder((person: PersonUpdate): RealmUserEvent => ({ type: 'realm_user', op: 'update', person }))
+export const realmUserRemoveEvent = builder((userId: number, fullName: string): RealmUserEvent => ({
   type: 'realm_user',
   op: 'remove',
   person: { user_id: userId, full_name: fullName },
-})
+}))
 
 export const UserStatusEventSchema = eventObject({
   type: Type.Literal('user_status'),
@@ -74,13 +75,13 @@ export const UserStatusEventSchema = eventObject({
 })
 export type UserStatusEvent = Static<typeof UserStatusEventSchema>
 /** Only the keys the request passed (`emoji_*` all three together). */
-export const userStatusEvent = (userId: number, change: StatusChange): UserStatusEvent => ({
+export const userStatusEvent = builder((userId: number, change: StatusChange): UserStatusEvent => ({
   type: 'user_status',
   user_id: userId,
   ...(change.away !== undefined ? { away: change.away } : {}),
   ...(change.statusText !== undefined ? { status_text: change.statusText } : {}),
   ...(change.emoji ? { emoji_name: change.emoji.emojiName, emoji_code: change.emoji.emojiCode, reaction_type: change.emoji.reactionType } : {}),
-})
+}))
 
 const LegacyPresence = Type.Object(
   {
@@ -100,24 +101,24 @@ export const PresenceEventSchema = eventObject({
   presence: Type.Record(Type.String(), LegacyPresence),
 })
 export type PresenceEvent = Static<typeof PresenceEventSchema>
-export const presenceEvent = (user: { id: number; email: string }, presence: PresenceEvent['presence'], serverTimestamp: number): PresenceEvent => ({
+export const presenceEvent = builder((user: { id: number; email: string }, presence: PresenceEvent['presence'], serverTimestamp: number): PresenceEvent => ({
   type: 'presence',
   user_id: user.id,
   email: user.email,
   server_timestamp: serverTimestamp,
   presence,
-})
+}))
 
 export const CustomProfileFieldsEventSchema = eventObject({ type: Type.Literal('custom_profile_fields'), fields: Type.Array(CustomProfileFieldDict) })
 export type CustomProfileFieldsEvent = {
   type: 'custom_profile_fields'
   fields: FieldDict[]
 }
-export const customProfileFieldsEvent = (fields: FieldDict[]): CustomProfileFieldsEvent => ({ type: 'custom_profile_fields', fields })
+export const customProfileFieldsEvent = builder((fields: FieldDict[]): CustomProfileFieldsEvent => ({ type: 'custom_profile_fields', fields }))
 
 export const InvitesChangedEventSchema = eventObject({ type: Type.Literal('invites_changed') })
 export type InvitesChangedEvent = Static<typeof InvitesChangedEventSchema>
-export const invitesChangedEvent = (): InvitesChangedEvent => ({ type: 'invites_changed' })
+export const invitesChangedEvent = builder((): InvitesChangedEvent => ({ type: 'invites_changed' }))
 
 const GroupData = Type.Object(
   { name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), can_mention_group: Type.Optional(Type.Integer()) },
@@ -147,21 +148,21 @@ export type UserGroupEvent =
   | { type: 'user_group'; op: 'remove'; group_id: number }
   | { type: 'user_group'; op: 'add_members' | 'remove_members'; group_id: number; user_ids: number[] }
   | { type: 'user_group'; op: 'add_subgroups' | 'remove_subgroups'; group_id: number; direct_subgroup_ids: number[] }
-export const userGroupAddEvent = (group: UserGroupDict): UserGroupEvent => ({ type: 'user_group', op: 'add', group })
-export const userGroupUpdateEvent = (groupId: number, data: UserGroupData): UserGroupEvent => ({ type: 'user_group', op: 'update', group_id: groupId, data })
-export const userGroupRemoveEvent = (groupId: number): UserGroupEvent => ({ type: 'user_group', op: 'remove', group_id: groupId })
-export const userGroupMembersEvent = (op: 'add_members' | 'remove_members', groupId: number, userIds: number[]): UserGroupEvent => ({
+export const userGroupAddEvent = builder((group: UserGroupDict): UserGroupEvent => ({ type: 'user_group', op: 'add', group }))
+export const userGroupUpdateEvent = builder((groupId: number, data: UserGroupData): UserGroupEvent => ({ type: 'user_group', op: 'update', group_id: groupId, data }))
+export const userGroupRemoveEvent = builder((groupId: number): UserGroupEvent => ({ type: 'user_group', op: 'remove', group_id: groupId }))
+export const userGroupMembersEvent = builder((op: 'add_members' | 'remove_members', groupId: number, userIds: number[]): UserGroupEvent => ({
   type: 'user_group',
   op,
   group_id: groupId,
   user_ids: userIds,
-})
-export const userGroupSubgroupsEvent = (op: 'add_subgroups' | 'remove_subgroups', groupId: number, subgroupIds: number[]): UserGroupEvent => ({
+}))
+export const userGroupSubgroupsEvent = builder((op: 'add_subgroups' | 'remove_subgroups', groupId: number, subgroupIds: number[]): UserGroupEvent => ({
   type: 'user_group',
   op,
   group_id: groupId,
   direct_subgroup_ids: subgroupIds,
-})
+}))
 
 const RealmEmojiDict = Type.Object({
   id: Type.String(),
@@ -173,4 +174,4 @@ const RealmEmojiDict = Type.Object({
 export const RealmEmojiEventSchema = eventObject({ type: Type.Literal('realm_emoji'), op: Type.Literal('update'), realm_emoji: Type.Record(Type.String(), RealmEmojiDict) })
 export type RealmEmojiEvent = Static<typeof RealmEmojiEventSchema>
 /** The realm's whole custom emoji set, keyed by ID (as register's realm_emoji). */
-export const realmEmojiUpdateEvent = (realmEmoji: RealmEmojiEvent['realm_emoji']): RealmEmojiEvent => ({ type: 'realm_emoji', op: 'update', realm_emoji: realmEmoji })
+export const realmEmojiUpdateEvent = builder((realmEmoji: RealmEmojiEvent['realm_emoji']): RealmEmojiEvent => ({ type: 'realm_emoji', op: 'update', realm_emoji: realmEmoji }))
