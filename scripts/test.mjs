@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The runner behind `npm test` (which builds first). Runs the compiled tests
-// under dist/test with tap, in phases:
+// The runner behind `npm test` (which builds first). Runs the compiled tap
+// tests under dist/test, each file a plain node process
+// (scripts/run-test-files.mjs; ROOST_TEST_JOBS at a time, 2 by default), in
+// phases:
 //
 //   unit      every test except test/cluster, test/failure, test/e2e,
 //             test/topology, test/browser and test/authz, on in-memory PGlite
@@ -45,13 +47,16 @@
 // left in dist/ by a deleted test never runs. Every phase runs even when an
 // earlier one failed; the exit code is non-zero if any failed.
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runTestFiles } from './run-test-files.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const DATABASE_URL = process.env.ROOST_TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/roost_test'
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+/** Test files run at once in a phase that does not say otherwise (ROOST_TEST_JOBS). */
+const JOBS = Number(process.env.ROOST_TEST_JOBS) || 2
 
 /** test/**\/*.test.ts, as paths relative to test/, sorted. */
 function sourceTests(dir = path.join(root, 'test'), prefix = '') {
@@ -172,17 +177,16 @@ const phases = {
     before: clusterDb,
   },
   // Each file starts its own processes; one at a time keeps them from starving each other of CPU.
-  failure: { files: all.filter(isFailure), env: withoutDb, tapArgs: ['--jobs=1', '--timeout=900'], raiseOpenFiles: true },
+  failure: { files: all.filter(isFailure), env: withoutDb, jobs: 1, timeoutSeconds: 900, raiseOpenFiles: true },
   // Each file starts its own Redis servers (6 for the cluster, 5 for Sentinel); one at a time.
-  // tap's raw reporter: under the default (terse) one, a test process of this phase at times
-  // stayed alive after its last test with a write to the runner pending (bench/README.md).
-  topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, tapArgs: ['--jobs=1', '--timeout=600'], reporter: 'tap' },
+  topology: { files: all.filter(isTopology), env: { ...withoutDb, ROOST_TEST_REDIS_URL: REDIS_URL }, jobs: 1, timeoutSeconds: 600 },
   e2e: { files: all.filter(isE2e), env: withoutDb },
   // The cluster file needs PostgreSQL and Redis; the others run embedded.
   browser: {
     files: all.filter(isBrowser),
     env: { ROOST_TEST_DATABASE_URL: undefined, ROOST_BROWSER_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
-    tapArgs: ['--jobs=1', '--timeout=600'],
+    jobs: 1,
+    timeoutSeconds: 600,
     before: clusterDb,
   },
   sentinel: { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
@@ -209,24 +213,19 @@ function startRedisTopology(kind) {
   })
 }
 
-function run(command, args, env, onLine) {
+/** The process environment with `env` applied (an undefined value removes the variable). */
+function environment(env) {
+  const merged = { ...process.env }
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete merged[k]
+    else merged[k] = v
+  }
+  return merged
+}
+
+function run(command, args, env) {
   return new Promise((resolve) => {
-    const merged = { ...process.env }
-    for (const [k, v] of Object.entries(env)) {
-      if (v === undefined) delete merged[k]
-      else merged[k] = v
-    }
-    const child = spawn(command, args, { cwd: root, env: merged, stdio: ['ignore', onLine ? 'pipe' : 'inherit', 'inherit'] })
-    if (onLine) {
-      let rest = ''
-      child.stdout.on('data', (chunk) => {
-        process.stdout.write(chunk)
-        const lines = (rest + chunk.toString()).split('\n')
-        rest = lines.pop() ?? ''
-        lines.forEach(onLine)
-      })
-      child.stdout.on('end', () => rest && onLine(rest))
-    }
+    const child = spawn(command, args, { cwd: root, env: environment(env), stdio: ['ignore', 'inherit', 'inherit'] })
     child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
   })
 }
@@ -256,9 +255,15 @@ if (listing) {
   }
   process.exit(0)
 }
-const tap = path.join(root, 'node_modules/.bin/tap')
-const totals = { pass: 0, fail: 0 }
+const totals = { pass: 0, fail: 0, files: 0 }
 const failedPhases = []
+const failedFiles = []
+// Longest first, so that the last file of a phase is a short one: the
+// durations of the previous run (.tap/test-durations.json), else the compiled
+// file's size.
+const durationsFile = path.join(root, '.tap/test-durations.json')
+const durations = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {}
+const weight = (file) => durations[file] ?? statSync(path.join(root, file)).size / 1_000
 
 for (const name of selected) {
   const phase = phases[name]
@@ -278,16 +283,6 @@ for (const name of selected) {
     totals.fail += 1
     continue
   }
-  // tap's summary line looks like "# { total: 59, pass: 58, fail: 1 }".
-  let summary
-  // ROOST_TEST_REPORTER=tap: tap's full output (names every failing file and assertion as it happens).
-  const chosenReporter = process.env.ROOST_TEST_REPORTER || phase.reporter
-  const reporter = chosenReporter ? [`--reporter=${chosenReporter}`] : []
-  const args = [...reporter, ...(phase.tapArgs ?? []), ...compiled]
-  // 5,000 held polls are 5,000 sockets in the test process: raise the soft open-files limit as far as allowed.
-  const [command, commandArgs] = phase.raiseOpenFiles
-    ? ['sh', ['-c', 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', tap, ...args]]
-    : [tap, args]
   let topology
   if (phase.redisTopology) {
     try {
@@ -299,22 +294,29 @@ for (const name of selected) {
       continue
     }
   }
-  const code = await run(command, commandArgs, { ...phase.env, ...topology?.env }, (line) => {
-    const m = /^# \{ (total: \d+.*) \}\s*$/.exec(line.trim())
-    if (m) summary = Object.fromEntries(m[1].split(', ').map((kv) => kv.split(': ')).map(([k, v]) => [k, Number(v)]))
+  const result = await runTestFiles(compiled, {
+    root,
+    env: environment({ ...phase.env, ...topology?.env }),
+    jobs: phase.jobs ?? JOBS,
+    timeoutSeconds: phase.timeoutSeconds ?? 120,
+    raiseOpenFiles: phase.raiseOpenFiles,
+    full: process.env.ROOST_TEST_REPORTER === 'tap',
+    weight,
+    onFile: (file, seconds) => (durations[file] = Math.round(seconds)),
   })
   await topology?.stop()
-  if (summary) {
-    totals.pass += summary.pass ?? 0
-    totals.fail += summary.fail ?? 0
-  }
-  console.log(`=== ${name}: ${code === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s ===`)
-  if (code !== 0) {
-    failedPhases.push(name)
-    if (!summary?.fail) totals.fail += 1 // a crash or a failed file with no counted assertion
-  }
+  totals.pass += result.pass
+  totals.fail += result.fail
+  totals.files += result.files
+  failedFiles.push(...result.failed.map((f) => `${f} (${name})`))
+  const ok = result.failed.length === 0
+  console.log(`=== ${name}: ${ok ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s: ${result.pass} asserts passed, ${result.fail} failed ===`)
+  if (!ok) failedPhases.push(name)
 }
+mkdirSync(path.dirname(durationsFile), { recursive: true })
+writeFileSync(durationsFile, JSON.stringify(durations, null, 1))
 
+if (failedFiles.length > 0) console.log(`\ntest: failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`)
 console.log(failedPhases.length > 0 ? `\ntest: failed phases: ${failedPhases.join(', ')}` : '\ntest: all phases passed')
-console.log(`asserts: ${totals.pass} passed, ${totals.fail} failed`)
+console.log(`asserts: ${totals.pass} passed, ${totals.fail} failed, in ${totals.files} file runs`)
 process.exit(failedPhases.length > 0 ? 1 : 0)
