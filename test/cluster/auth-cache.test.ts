@@ -11,12 +11,13 @@ import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Asserts } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
-import { retryUntil } from '../support/retry.js'
+import { eventually } from '../support/eventually.js'
 
 const DEADLINE_MS = 10_000
 
 /** Retries `attempt` until `done` holds or the deadline passes; returns the last response. */
-const eventually = (attempt: () => Promise<LightMyRequestResponse>, done: (res: LightMyRequestResponse) => boolean) => retryUntil(attempt, done, DEADLINE_MS)
+/** The response of `attempt` once it has `status`. */
+const answeredWith = (status: number, attempt: () => Promise<LightMyRequestResponse>) => eventually(`an answer with status ${status}`, attempt, { until: (r) => r.statusCode === status })
 
 /** Requests on B until its cache listens, then twice more: the last one is served from the cache. */
 async function warm(t: Asserts, node: TestApp, user: User): Promise<void> {
@@ -31,10 +32,10 @@ t.test('a user deactivated through node A is refused by node B', async (t) => {
   const user = await a.fx.newUser()
   await warm(t, b, user)
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
-  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  const res = await answeredWith(401, () => as(b.app, user).get('/users/me'))
   expectError(t, res, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
-  const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)
+  const back = await answeredWith(200, () => as(b.app, user).get('/users/me'))
   t.equal(expectSuccess(t, back).user_id, user.id)
 })
 
@@ -46,7 +47,7 @@ t.test('a role given through node A applies on node B', async (t) => {
   const deactivateVictim = () => as(b.app, user).delete(`/users/${victim.id}`)
   expectError(t, await deactivateVictim(), { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' })
   expectSuccess(t, await as(a.app, a.fx.users.admin).patch(`/users/${user.id}`, { role: ROLE.ADMIN }))
-  expectSuccess(t, await eventually(deactivateVictim, (r) => r.statusCode === 200))
+  expectSuccess(t, await answeredWith(200, deactivateVictim))
 })
 
 t.test("a user's API key changed on node A stops working on node B", async (t) => {
@@ -55,7 +56,7 @@ t.test("a user's API key changed on node A stops working on node B", async (t) =
   await warm(t, b, user)
   const newKey = 'K'.repeat(16) + String(user.id).padStart(16, '0')
   await a.services.prisma.user.update({ where: { id: user.id }, data: { apiKey: newKey } })
-  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  const res = await answeredWith(401, () => as(b.app, user).get('/users/me'))
   expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Invalid API key' })
   expectSuccess(t, await as(b.app, { deliveryEmail: user.deliveryEmail, apiKey: newKey }, b.fx).get('/users/me'))
 })
@@ -77,13 +78,13 @@ t.test("presence_enabled turned off through node A: node A at once and node B af
   t.equal(a.services.authCache.cachedPresenceEnabled(user), false)
   expectError(t, await as(a.app, owner).get(`/users/${user.id}/presence`), noPresence)
   // B's entry goes when the NOTIFY arrives; nothing else asks B for this user meanwhile.
-  await retryUntil(async () => b.services.authCache.cachedPresenceEnabled(user), (cached) => cached === undefined, DEADLINE_MS)
+  await eventually('the cached entry dropped on B', () => b.services.authCache.cachedPresenceEnabled(user), { until: (cached) => cached === undefined })
   expectSuccess(t, await ping(b))
   t.equal(b.services.authCache.cachedPresenceEnabled(user), false)
   expectError(t, await as(b.app, owner).get(`/users/${user.id}/presence`), noPresence)
   // Turned on again: B learns that too, and records the next ping.
   expectSuccess(t, await as(a.app, user).patch('/settings', { presence_enabled: true }))
-  await retryUntil(async () => b.services.authCache.cachedPresenceEnabled(user), (cached) => cached === undefined, DEADLINE_MS)
+  await eventually('the cached entry dropped on B', () => b.services.authCache.cachedPresenceEnabled(user), { until: (cached) => cached === undefined })
   expectSuccess(t, await ping(b))
   t.equal(b.services.authCache.cachedPresenceEnabled(user), true)
   const presence = expectSuccess(t, await as(b.app, owner).get(`/users/${user.id}/presence`)).presence
@@ -108,7 +109,7 @@ t.test("a sender renamed through node A: GET /messages shows the new name on nod
   // A's own write evicted the sender before the answer.
   t.equal(await senderName(a), 'Renamed Member')
   // B's entry goes when the NOTIFY arrives (within the deadline, far below the 60 s TTL).
-  const name = await retryUntil(() => senderName(b), (found) => found === 'Renamed Member', DEADLINE_MS)
+  const name = await eventually('the new name on B', () => senderName(b), { until: (found) => found === 'Renamed Member' })
   t.equal(name, 'Renamed Member')
   t.equal(b.services.authCache.cachedUserById(member.id), undefined, "B's entry was evicted")
 })
@@ -120,7 +121,7 @@ t.test('a realm setting changed through node A applies on node B', async (t) => 
   const noTopic = () => as(b.app, member).post('/messages', { type: 'stream', to: 'general', topic: '(no topic)', content: 'x' })
   expectSuccess(t, await noTopic())
   await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { mandatoryTopics: true } })
-  const res = await eventually(noTopic, (r) => r.statusCode === 400)
+  const res = await answeredWith(400, noTopic)
   expectError(t, res, { code: 'BAD_REQUEST', status: 400, msg: 'Topics are required in this organization' })
 })
 
@@ -129,7 +130,7 @@ t.test('a realm deactivated through node A refuses requests on node B', async (t
   const member = a.fx.users.member
   await warm(t, b, member)
   await a.services.prisma.realm.update({ where: { id: a.fx.realm.id }, data: { deactivated: true } })
-  const res = await eventually(() => as(b.app, member).get('/users/me'), (r) => r.statusCode === 401)
+  const res = await answeredWith(401, () => as(b.app, member).get('/users/me'))
   expectError(t, res, { code: 'REALM_DEACTIVATED', status: 401, msg: 'This organization has been deactivated' })
 })
 
@@ -142,10 +143,10 @@ t.test("node B's listener connection is cut: B still never serves a stale row, a
     SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
     WHERE datname = current_database() AND query LIKE 'LISTEN roost_row_change%' AND pid <> pg_backend_pid()`
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
-  const res = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 401)
+  const res = await answeredWith(401, () => as(b.app, user).get('/users/me'))
   expectError(t, res, { code: 'USER_DEACTIVATED', status: 401, msg: 'Account is deactivated' })
   await withTimeout(b.services.authCache.whenListening(), DEADLINE_MS, 'the listener to reconnect')
   expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
-  const back = await eventually(() => as(b.app, user).get('/users/me'), (r) => r.statusCode === 200)
+  const back = await answeredWith(200, () => as(b.app, user).get('/users/me'))
   expectSuccess(t, back)
 })

@@ -11,7 +11,7 @@ import { twoNodesOwnConnections, type TestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
-import { retryUntil } from '../support/retry.js'
+import { eventually } from '../support/eventually.js'
 
 const DEADLINE_MS = 10_000
 
@@ -20,7 +20,6 @@ type Presences = Record<string, { aggregated?: unknown; active_timestamp?: numbe
 const legacy = async (t: Test, node: TestApp, user: User): Promise<Presences> =>
   expectSuccess(t, await as(node.app, user, node.fx).post('/users/me/presence', { status: 'active' })).presences as Presences
 
-const eventually = (read: () => Promise<Presences>, done: (p: Presences) => boolean) => retryUntil(read, done, DEADLINE_MS)
 
 /** Asks B until its copy of the users is in use, then once more: B answers from its copies. */
 async function warm(t: Test, b: TestApp, watcher: User): Promise<void> {
@@ -54,9 +53,9 @@ t.test('a user deactivated through node A leaves the answers of node B; reactiva
   await warm(t, b, watcher)
   t.ok((await legacy(t, b, watcher))[user.email])
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/users/${user.id}`))
-  t.notOk((await eventually(() => legacy(t, b, watcher), (p) => !p[user.email]))[user.email], 'gone on B')
+  t.notOk((await eventually('the presence gone on B', () => legacy(t, b, watcher), { until: (p) => !p[user.email] }))[user.email], 'gone on B')
   expectSuccess(t, await as(a.app, a.fx.users.admin).post(`/users/${user.id}/reactivate`))
-  t.ok((await eventually(() => legacy(t, b, watcher), (p) => Boolean(p[user.email])))[user.email], 'back on B')
+  t.ok((await eventually('the presence back on B', () => legacy(t, b, watcher), { until: (p) => Boolean(p[user.email]) }))[user.email], 'back on B')
 })
 
 t.test("a user's email changed through node A is the key of node B's legacy answer", async (t) => {
@@ -67,7 +66,7 @@ t.test("a user's email changed through node A is the key of node B's legacy answ
   await warm(t, b, watcher)
   const renamed = `renamed-${user.email}`
   await a.services.prisma.user.update({ where: { id: user.id }, data: { email: renamed } })
-  const seen = await eventually(() => legacy(t, b, watcher), (p) => Boolean(p[renamed]))
+  const seen = await eventually('the renamed presence on B', () => legacy(t, b, watcher), { until: (p) => Boolean(p[renamed]) })
   t.ok(seen[renamed])
   t.notOk(seen[user.email])
 })

@@ -13,7 +13,7 @@ import { TEST_DATABASE_URL, twoNodesOwnConnections, type TestApp } from '../supp
 import { as } from '../support/client.js'
 import { expectSuccess, type Asserts } from '../support/expect.js'
 import { withTimeout } from '../events/queue-store.contract.js'
-import { retryUntil } from '../support/retry.js'
+import { eventually } from '../support/eventually.js'
 
 const DEADLINE_MS = 10_000
 
@@ -24,7 +24,8 @@ async function me(t: Asserts, node: TestApp, user: User): Promise<Profile> {
 }
 
 /** Reads through `node` until `done` holds or the deadline passes; returns the last answer. */
-const eventually = (t: Asserts, node: TestApp, user: User, done: (profile: Profile) => boolean) => retryUntil(() => me(t, node, user), done, DEADLINE_MS)
+/** The user's profile on `node`, once `done` holds of it. */
+const profileOn = (t: Asserts, node: TestApp, user: User, done: (profile: Profile) => boolean) => eventually('the profile on the other node', () => me(t, node, user), { until: done })
 
 /** Reads through `node` until its cache listens; the next read must be a hit. Returns that answer. */
 async function warm(t: Asserts, node: TestApp, user: User): Promise<Profile> {
@@ -47,7 +48,7 @@ t.test('a message received through node A moves max_message_id on node B', async
   const reader = a.fx.users.member
   await warm(t, b, reader)
   const id = await send(a, a.fx.users.otherMember, 'general', 'news')
-  const profile = await eventually(t, b, reader, (p) => p.max_message_id === id)
+  const profile = await profileOn(t, b, reader, (p) => p.max_message_id === id)
   t.equal(profile.max_message_id, id)
 })
 
@@ -58,7 +59,7 @@ t.test('the newest message deleted through node A moves max_message_id back on n
   const second = await send(a, a.fx.users.otherMember, 'general', 'second')
   t.equal((await warm(t, b, reader)).max_message_id, second)
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/messages/${second}`))
-  const profile = await eventually(t, b, reader, (p) => p.max_message_id === first)
+  const profile = await profileOn(t, b, reader, (p) => p.max_message_id === first)
   t.equal(profile.max_message_id, first)
 })
 
@@ -69,7 +70,7 @@ t.test("a direct message through node A evicts its two users only: node B keeps 
   await warm(t, b, bystander)
   const res = await as(a.app, admin).post('/messages', { type: 'private', to: JSON.stringify([member.id]), content: 'between us' })
   const id = Number(expectSuccess(t, res).id)
-  t.equal((await eventually(t, b, member, (p) => p.max_message_id === id)).max_message_id, id)
+  t.equal((await profileOn(t, b, member, (p) => p.max_message_id === id)).max_message_id, id)
   const hits = b.services.userDataCache.hits
   t.not((await me(t, b, bystander)).max_message_id, id)
   t.equal(b.services.userDataCache.hits, hits + 1, "the bystander's entry was kept")
@@ -83,7 +84,7 @@ t.test('a reaction through node A to a message the user never received (a histor
   const before = (await warm(t, b, member)).max_message_id
   const id = await send(a, admin, channel, 'nobody else here')
   expectSuccess(t, await as(a.app, member).post(`/messages/${id}/reactions`, { emoji_name: 'octopus' }))
-  const profile = await eventually(t, b, member, (p) => p.max_message_id !== before)
+  const profile = await profileOn(t, b, member, (p) => p.max_message_id !== before)
   t.equal(profile.max_message_id, id)
 })
 
@@ -117,12 +118,12 @@ t.test('profile values set through node A appear on node B', async (t) => {
   const person = await a.fx.newUser()
   t.same((await warm(t, b, person)).profile_data, {})
   expectSuccess(t, await as(a.app, person).patch('/users/me/profile_data', { data: [{ id: field, value: 'B-12' }] }))
-  const set = await eventually(t, b, person, (p) => JSON.stringify(p.profile_data) !== '{}')
+  const set = await profileOn(t, b, person, (p) => JSON.stringify(p.profile_data) !== '{}')
   t.same(set.profile_data, { [String(field)]: { value: 'B-12', rendered_value: '<p>B-12</p>' } })
 
   await warm(t, b, person)
   expectSuccess(t, await as(a.app, a.fx.users.admin).delete(`/realm/profile_fields/${field}`))
-  const removed = await eventually(t, b, person, (p) => JSON.stringify(p.profile_data) === '{}')
+  const removed = await profileOn(t, b, person, (p) => JSON.stringify(p.profile_data) === '{}')
   t.same(removed.profile_data, {})
 })
 

@@ -7,6 +7,7 @@ import type { BusItem, ChatEvent } from '../../src/events/bus.js'
 import { EventQueues, type QueueStore, type RegisterQueueInput } from '../../src/events/queues/index.js'
 import { parseNarrow } from '../../src/domain/narrow.js'
 import { ApiError } from '../../src/errors.js'
+import { eventually } from '../support/eventually.js'
 
 export interface StoreHarness {
   store: QueueStore
@@ -325,17 +326,11 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     const q = node()
     const desc = await register(q, { lifespanSecs: 1 })
     const gone = async () => {
-      for (;;) {
-        try {
-          await q.getEvents({ queueId: desc.queueId, userId: -1, lastEventId: -1, dontBlock: true })
-        } catch {
-          // another user's id: BAD_EVENT_QUEUE_ID without touching the queue
-        }
-        if ((await harness.store.describe(desc.queueId)) === null) return
-        await new Promise((r) => setTimeout(r, 100))
-      }
+      // Another user's id: BAD_EVENT_QUEUE_ID without touching the queue.
+      await q.getEvents({ queueId: desc.queueId, userId: -1, lastEventId: -1, dontBlock: true }).catch(() => undefined)
+      return (await harness.store.describe(desc.queueId)) === null
     }
-    await withTimeout(gone(), 10_000, 'garbage collection')
+    await eventually('garbage collection', gone, { intervalMs: 100 })
     const error = await errorOf(q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1, dontBlock: true }))
     t.equal(error.code, 'BAD_EVENT_QUEUE_ID')
   })
@@ -386,11 +381,5 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
 
 /** Resolves once the node holds a poll and the store knows it (test helper: checks every 5 ms). */
 export async function waitForHeld(q: EventQueues, count = 1): Promise<void> {
-  await withTimeout(
-    (async () => {
-      while (q.heldPolls < count) await new Promise((r) => setTimeout(r, 5))
-    })(),
-    10_000,
-    'waiting for a held poll',
-  )
+  await eventually('a held poll', () => q.heldPolls >= count, { intervalMs: 5 })
 }

@@ -10,6 +10,7 @@ import { ACK, FETCH, PARK, PARK_ACK, TOUCH } from '../../src/events/queues/lua.j
 import { hashSlot } from '../../src/events/queues/slots.js'
 import { queueStoreContract, waitForHeld, withTimeout } from './queue-store.contract.js'
 import { crossSlotCommands } from '../support/cross-slot.js'
+import { eventually } from '../support/eventually.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -119,20 +120,12 @@ function countScripts(redis: Redis): () => Record<'fetch' | 'ack' | 'park' | 'pa
 
 /** Retries a non-blocking fetch until `done` accepts its outcome (the other node's wake-up travels through Redis). */
 async function pollUntil(q: EventQueues, queueId: string, done: (outcome: QueuedEvent[] | ApiError) => boolean, userId = 1): Promise<QueuedEvent[] | ApiError> {
-  return withTimeout(
-    (async () => {
-      for (;;) {
-        const outcome = await q.getEvents({ queueId, userId, lastEventId: -1, dontBlock: true }).catch((error: unknown) => {
-          if (error instanceof ApiError) return error
-          throw error
-        })
-        if (done(outcome)) return outcome
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
-    })(),
-    5_000,
-    'the wake-up from the other node',
-  )
+  const fetch = () =>
+    q.getEvents({ queueId, userId, lastEventId: -1, dontBlock: true }).catch((error: unknown) => {
+      if (error instanceof ApiError) return error
+      throw error
+    })
+  return eventually('the wake-up from the other node', fetch, { timeoutMs: 5_000, intervalMs: 5, until: done, rethrow: true })
 }
 
 t.test('a node answers a poll with nothing new from memory and still sees what another node appends', async (t) => {
@@ -251,8 +244,7 @@ t.test('one wake-up carries each event variant once; every woken queue gets its 
     [{ id: 0, type: 'message', message: delivered, flags: [] }],
   ])
   t.equal(scripts(), 0, 'no read of the queues')
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  const wake = published.find((m) => m.includes('"message"'))
+  const wake = await eventually('the wake-up published', () => published.find((m) => m.includes('"message"')), { timeoutMs: 5_000 }).catch(() => undefined)
   t.ok(wake, 'the wake-up was published')
   t.equal(wake?.match(/"message":/g)?.length, 2, 'two variants (read by user 1, unread by the others), each sent once')
 })
@@ -269,13 +261,7 @@ t.test('the marks of polls answered together are cleared together; a mark a newe
   t.ok(await a.redis.get(holderKey(one.queueId)), 'held polls are marked')
   await b.queues.append({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: ['x'] }, origin: 'b' })
   t.same((await withTimeout(Promise.all(polls))).map((events) => events.length), [1, 1])
-  await withTimeout(
-    (async () => {
-      while ((await a.redis.exists(holderKey(one.queueId), holderKey(two.queueId))) > 0) await new Promise((r) => setTimeout(r, 5))
-    })(),
-    5_000,
-    'both marks cleared',
-  )
+  await eventually('both marks cleared', async () => (await a.redis.exists(holderKey(one.queueId), holderKey(two.queueId))) === 0, { timeoutMs: 5_000, intervalMs: 5 })
   t.pass('both marks cleared')
 
   // A poll on node B takes queue one over while node A still holds it: A's poll is answered, B's mark stays.

@@ -9,6 +9,7 @@ import { RedisConnection, type RedisClient } from '../../src/redis-connection.js
 import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import { WakeSender } from '../../src/events/queues/wake-sender.js'
 import type { WakeSignal } from '../../src/events/queues/types.js'
+import { eventually } from '../support/eventually.js'
 
 const REDIS_URL = process.env.ROOST_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -47,8 +48,7 @@ t.test('a wake-up that fails is sent again; after close a failure is reported', 
   const sender = new WakeSender(client, true, (error) => errors.push(error))
   await sender.send(['n:a', 'w q1'])
   t.same(published, [], 'the first attempt failed')
-  const deadline = Date.now() + 5_000
-  while (published.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  await eventually('sent again', () => published.length > 0, { timeoutMs: 5_000, intervalMs: 50 }).catch(() => undefined)
   t.same(published, [['n:a', 'w q1']], 'sent again')
   t.same(errors, [])
 
@@ -76,8 +76,7 @@ t.test('a joined message on a shard channel is read as its parts: each part with
   const second = ['v 1', '{"type":"alert_words","alert_words":["two"]}', 'e q2 5 1', '@1'].join('\n')
   const sender = new WakeSender(connection.client, true, (error) => t.fail(String(error)))
   await Promise.all([sender.send([channel, first]), sender.send([channel, second])])
-  const deadline = Date.now() + 5_000
-  while (signalled.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  await eventually('both signals', () => signalled.length >= 2, { timeoutMs: 5_000, intervalMs: 20 }).catch(() => undefined)
   t.same(signalled, [
     { kind: 'wake', queueId: 'q1' },
     { kind: 'wake', queueId: 'q2' },

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { Client, isReply, startCluster, startNode, startPostgres, startRedis, type Json, type RoostNode } from './processes.js'
+import { eventually } from '../support/eventually.js'
 
 const TRAFFIC_POLLS = 1_000
 const STORM_POLLS = 5_000
@@ -112,7 +113,7 @@ t.test('a node lost with SIGKILL', async (t) => {
     const polling = Promise.all(ps.map((p) => pollUntil(owner, p, 'end of traffic', (p) => survivors[p.index % 2] as RoostNode)))
     // Every poll is on node A once each queue has received the first message.
     const first = await send(b, 'traffic', 'first')
-    while (ps.some((p) => p.received.length === 0 && p.unexpected.length === 0)) await new Promise((r) => setTimeout(r, 100))
+    await eventually('every poll active on node A', () => ps.every((p) => p.received.length > 0 || p.unexpected.length > 0), { timeoutMs: 120_000, intervalMs: 100 })
     step('every poll active on node A')
     let sent = 1
     const traffic = (async () => {
@@ -121,7 +122,7 @@ t.test('a node lost with SIGKILL', async (t) => {
         sent++
       }
     })()
-    while (sent < 5) await new Promise((r) => setTimeout(r, 20))
+    await eventually('five messages sent', () => sent >= 5, { timeoutMs: 60_000, intervalMs: 20 })
     await a.kill()
     step(`node A killed after ${sent} messages`)
     await traffic
@@ -152,15 +153,12 @@ t.test('a node lost with SIGKILL', async (t) => {
 
     // Every poll active on D, then held there (its mark in Redis).
     const warm = await send(c, 'storm', 'warm')
-    while (ps.some((p) => p.received.length === 0 && p.unexpected.length === 0)) await new Promise((r) => setTimeout(r, 100))
+    await eventually('every poll active on node D', () => ps.every((p) => p.received.length > 0 || p.unexpected.length > 0), { timeoutMs: 300_000, intervalMs: 100 })
     const watcher = new Redis(redis.url, { lazyConnect: true })
     await watcher.connect()
     t.teardown(() => watcher.disconnect())
-    for (;;) {
-      const marks = await watcher.mget(ids.map((id) => `roost:q:{${id}}:h`))
-      if (marks.every((m) => m !== null)) break
-      await new Promise((r) => setTimeout(r, 200))
-    }
+    const everyPollMarked = async () => (await watcher.mget(ids.map((id) => `roost:q:{${id}}:h`))).every((m) => m !== null)
+    await eventually('every poll held on node D', everyPollMarked, { timeoutMs: 300_000, intervalMs: 200 })
     step(`${STORM_POLLS} polls held on node D`)
 
     // Frozen, D cannot answer what is sent now; killed, it cuts every poll at once.

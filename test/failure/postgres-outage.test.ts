@@ -5,7 +5,8 @@
 // everything works again when PostgreSQL is back, with no restart.
 import { setTimeout as delay } from 'node:timers/promises'
 import t from 'tap'
-import { Client, eventually, isReply, readiness, startCluster, startPostgres, startRedis, type Json, type Outcome, type RoostNode } from './processes.js'
+import { Client, isReply, readiness, startCluster, startPostgres, startRedis, type Json, type Outcome, type RoostNode } from './processes.js'
+import { eventually } from '../support/eventually.js'
 
 const OUTAGE_MS = 30_000
 /** A request not answered in this long counts as a hang. */
@@ -61,7 +62,7 @@ t.test('PostgreSQL stopped for 30 s', async (t) => {
     }
   })()
   const successes = () => outcomes.filter((o) => isReply(o.outcome) && o.outcome.status === 200).length
-  while (successes() < 10) await delay(50)
+  await eventually('ten messages sent', () => successes() >= 10, { timeoutMs: 120_000, intervalMs: 50 })
 
   await postgres.stop()
   const stoppedAt = Date.now()
@@ -80,10 +81,10 @@ t.test('PostgreSQL stopped for 30 s', async (t) => {
   const duringOutage = outcomes.slice(beforeOutage)
   await postgres.start()
   step('PostgreSQL started again')
-  await eventually('every node ready again', 60_000, async () => (await Promise.all(nodes.map(readiness))).every((s) => s === 200))
+  await eventually('every node ready again', async () => (await Promise.all(nodes.map(readiness))).every((s) => s === 200), { timeoutMs: 60_000, intervalMs: 100 })
   step('every node ready')
   const atRecovery = successes()
-  while (successes() < atRecovery + 10) await delay(50)
+  await eventually('ten messages sent after the recovery', () => successes() >= atRecovery + 10, { timeoutMs: 120_000, intervalMs: 50 })
   writing = false
   await writer
   const final = await owner.ok(c, 'POST', '/messages', { type: 'stream', to: 'outage', topic: 'pg', content: 'final' })

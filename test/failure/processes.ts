@@ -6,7 +6,7 @@
 //   delayProxy()     a TCP proxy that delays every chunk both ways (added Redis latency)
 //   Client           HTTP over node:http, reporting connection errors as values
 // (test/support/redis-topology.ts builds a Redis Cluster and a Sentinel setup
-// from the same pieces: track, tempDir, waitUntil, redisPing.)
+// from the same pieces: track, tempDir, redisPing.)
 // Every process and temp dir is removed by the test's teardown, and by an exit
 // hook if the test process dies first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -18,6 +18,7 @@ import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { freePort, SERVER_ENTRY } from '../e2e/start-server.js'
+import { eventually } from '../support/eventually.js'
 import { ROOT } from '../support/root.js'
 import type { Tap } from '../support/app.js'
 import { SERVER_NODE_OPTIONS } from '../../src/node-options.js'
@@ -56,15 +57,6 @@ export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
-export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, output: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check().catch(() => false)) return
-    if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms\n${output()}`)
-    await delay(50)
-  }
-}
-
 // ------------------------------------------------------------------ Redis
 
 export interface RedisProcess {
@@ -90,7 +82,7 @@ export async function startRedis(t: Tap): Promise<RedisProcess> {
     c.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     c.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child = c
-    await waitUntil(`redis-server on ${port}`, 10_000, async () => (await redisPing(port)) && c.exitCode === null, () => out)
+    await eventually(`redis-server on ${port}`, () => redisPing(port), { timeoutMs: 10_000, intervalMs: 50, detail: () => out, giveUp: () => exitedWith(c) })
   }
   const kill = async () => {
     const c = child
@@ -182,7 +174,7 @@ export async function startPostgres(t: Tap): Promise<PostgresProcess> {
     c.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     c.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child = c
-    await waitUntil(`postgres on ${port}`, 30_000, async () => c.exitCode === null && (await pgQuery(admin, 'SELECT 1'), true), () => out)
+    await eventually(`postgres on ${port}`, async () => (await pgQuery(admin, 'SELECT 1'), true), { timeoutMs: 30_000, intervalMs: 50, detail: () => out, giveUp: () => exitedWith(c) })
   }
   const stop = async () => {
     const c = child
@@ -261,10 +253,7 @@ export async function startNode(t: Tap, name: string, options: NodeOptions): Pro
   let out = ''
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  await waitUntil(`node ${name}`, 180_000, async () => {
-    if (child.exitCode !== null) throw new Error(`node ${name} exited with ${child.exitCode}:\n${out}`)
-    return /^roost: serving /m.test(out)
-  }, () => out)
+  await eventually(`node ${name}`, () => /^roost: serving /m.test(out), { timeoutMs: 180_000, intervalMs: 50, detail: () => out, giveUp: () => exitedWith(child) })
   const kill = async () => {
     child.kill('SIGKILL')
     await exited(child)
@@ -438,7 +427,9 @@ export function readiness(node: Pick<RoostNode, 'port'>): Promise<number> {
   })
 }
 
-/** Polls `check` every 100 ms until it holds (conditions of other processes can only be watched). */
-export async function eventually(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  await waitUntil(what, timeoutMs, check)
+/** Why waiting for `child` is pointless (it has exited), or undefined while it runs. */
+export function exitedWith(child: ChildProcess): string | undefined {
+  if (child.exitCode !== null) return `exited with ${child.exitCode}`
+  if (child.signalCode !== null) return `killed by ${child.signalCode}`
+  return undefined
 }

@@ -6,7 +6,8 @@
 // BAD_EVENT_QUEUE_ID so clients register again, and no message is lost (they
 // are in PostgreSQL).
 import t, { type Test } from 'tap'
-import { Client, eventually, isReply, readiness, startCluster, startNode, startPostgres, startRedis, type Json, type Outcome } from './processes.js'
+import { Client, isReply, readiness, startCluster, startNode, startPostgres, startRedis, type Json, type Outcome } from './processes.js'
+import { eventually } from '../support/eventually.js'
 
 const NOT_READY = { result: 'error', code: 'SERVER_NOT_READY' }
 
@@ -60,7 +61,7 @@ t.test('Redis restarted without persistence', async (t) => {
 
   step('outage checked')
   await redis.start()
-  await eventually('every node ready again', 30_000, async () => (await Promise.all([...nodes, limited].map(readiness))).every((s) => s === 200))
+  await eventually('every node ready again', async () => (await Promise.all([...nodes, limited].map(readiness))).every((s) => s === 200), { timeoutMs: 30_000, intervalMs: 100 })
   t.match(await owner.call(limited, 'GET', '/users/me'), { status: 200, body: { result: 'success' } }, 'rate-limited requests are served again')
 
   // The poll held when Redis went away is answered (503 while Redis was down, or its queue is gone once it is back).

@@ -3,6 +3,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { BusItem } from '../../src/events/bus.js'
+import { eventually } from '../support/eventually.js'
 
 t.test('alert words', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
@@ -21,7 +22,7 @@ t.test('alert words', async (t) => {
     t.same(body.alert_words, ['Roost', 'deploy'])
     t.same(expectSuccess(t, await as(app, member).post('/users/me/alert_words', { alert_words: ['roost', 'outage'] })).alert_words, ['Roost', 'deploy', 'outage'])
     t.same(expectSuccess(t, await as(app, member).get('/users/me/alert_words')).alert_words, ['Roost', 'deploy', 'outage'])
-    await new Promise((r) => setTimeout(r, 20))
+    await eventually('both events published', () => items.length >= 2).catch(() => undefined)
     t.same(
       items.map((i) => [i.userIds, i.event]),
       [

@@ -2,6 +2,7 @@
 // tests: sending messages, reading a user's copy, and capturing the events
 // that reach real queues (POST /register + GET /events, so per-queue
 // filtering and client capabilities apply).
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import type { User } from '../../src/db/index.js'
@@ -29,9 +30,9 @@ export async function openQueue(t: Test, app: FastifyInstance, user: User, param
   return { user, queueId: body.queue_id as string }
 }
 
-/** Events queued so far (heartbeats dropped); the memory bus delivers on a microtask, so let it run first. */
+/** Events queued so far (heartbeats dropped); the memory bus delivers on a microtask, so let those run first. */
 export async function eventsOf(t: Test, app: FastifyInstance, q: Queue): Promise<Body[]> {
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await nextTurn()
   const body = expectSuccess(t, await as(app, q.user).get('/events', { queue_id: q.queueId, last_event_id: -1, dont_block: true }))
   return (body.events as Body[]).filter((e) => e.type !== 'heartbeat')
 }

@@ -6,12 +6,12 @@ import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
-import { retryUntil } from '../support/retry.js'
+import { eventually } from '../support/eventually.js'
 
 t.test('GET /events: the client goes away while its poll is held', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
   /** Waits up to 10 s for the node's count of held polls to be `n`. */
-  const held = async (n: number, what: string) => t.equal(await retryUntil(async () => services.events.heldPolls, (count) => count === n, 10_000), n, what)
+  const held = async (n: number, what: string) => t.equal(await eventually(what, () => services.events.heldPolls, { until: (count) => count === n }), n, what)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
   const { member, otherMember } = fx.users

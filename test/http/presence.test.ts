@@ -4,6 +4,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { BusItem } from '../../src/events/bus.js'
+import { eventually } from '../support/eventually.js'
 
 t.test('presence', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
@@ -143,8 +144,8 @@ t.test('presence', async (t) => {
     await as(app, a).post('/users/me/presence', { status: 'active' })
     clock += 60_000
     await as(app, a).post('/users/me/presence', { status: 'active' })
-    await new Promise((r) => setTimeout(r, 20))
-    const events = items.filter((i) => i.event.type === 'presence' && i.event.user_id === a.id)
+    const ofA = () => items.filter((i) => i.event.type === 'presence' && i.event.user_id === a.id)
+    const events = await eventually('the presence event', ofA, { until: (found) => found.length > 0 }).catch(ofA)
     t.equal(events.length, 1)
     t.match(events[0]?.event, { type: 'presence', user_id: a.id, email: a.email, presence: { website: { client: 'website', status: 'active', pushable: false } } })
     t.ok(events[0]?.userIds.includes(fx.users.owner.id))

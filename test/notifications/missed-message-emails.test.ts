@@ -8,6 +8,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { startSmtpPeer } from '../support/smtp-peer.js'
+import { eventually } from '../support/eventually.js'
 import { SmtpMailer, type Mailer } from '../../src/mail/outbox.js'
 import { deliverMissedMessageEmails, startMissedMessageEmails } from '../../src/notifications/delivery.js'
 import type { User } from '../../src/db/index.js'
@@ -314,8 +315,7 @@ t.test('missed-message emails', async (t) => {
     await services.prisma.$executeRaw`UPDATE missed_message_email SET due_at = now() - interval '1 minute' WHERE user_id = ${bob.id}`
     // The node's loop, with its default failure counter (the metric).
     const loop = startMissedMessageEmails(services, { log: app.log, realmIds: [realmId], mailer: nowhere, tickMs: 20, retryBaseMs: 60_000 })
-    const deadline = Date.now() + 10_000
-    while ((await failures()) === failuresBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    await eventually('a counted failure', async () => (await failures()) > failuresBefore, { intervalMs: 20 }).catch(() => undefined)
     await loop.stop()
     t.equal(await failures(), failuresBefore + 1, 'roost_missed_message_email_failures_total counts it')
     counted++

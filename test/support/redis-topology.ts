@@ -12,7 +12,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createConnection, createServer, type Socket } from 'node:net'
 import path from 'node:path'
 import { Redis } from 'ioredis'
-import { exited, freePort, redisPing, removeDir, tempDir, track, waitUntil } from '../failure/processes.js'
+import { exited, exitedWith, freePort, redisPing, removeDir, tempDir, track } from '../failure/processes.js'
+import { eventually } from './eventually.js'
 import type { Tap } from './app.js'
 import type { HostPort, RedisAuth } from '../../src/config.js'
 import type { RedisTarget } from '../../src/redis-connection.js'
@@ -88,7 +89,7 @@ async function startServer(dir: string, args: string[], port: number, security?:
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()))
   const ping = security ? () => redisCallWith({ ...security, password }, port, 'PING').then((r) => r === 'PONG', () => false) : () => redisPing(port)
-  await waitUntil(`redis-server on ${port}`, 10_000, async () => child.exitCode === null && (await ping()), () => out)
+  await eventually(`redis-server on ${port}`, ping, { timeoutMs: 10_000, intervalMs: 50, detail: () => out, giveUp: () => exitedWith(child) })
   return {
     port,
     async kill() {
@@ -209,7 +210,7 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
     { encoding: 'utf8', timeout: 60_000 },
   )
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed (${create.status}):\n${create.stdout}\n${create.stderr}`)
-  await waitUntil('the Redis Cluster', READY_TIMEOUT_MS, async () => {
+  await eventually('the Redis Cluster', async () => {
     for (const server of servers) {
       const info = await call(server.port, 'CLUSTER', 'INFO')
       if (field(info, 'cluster_state') !== 'ok' || Number(field(info, 'cluster_known_nodes')) !== count) return false
@@ -218,7 +219,7 @@ export async function startRedisCluster(t: Tap, options: { masters?: number; rep
       if (field(replication, 'role') === 'slave' && field(replication, 'master_link_status') !== 'up') return false
     }
     return true
-  })
+  }, { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50 })
   const nodes = servers.map((s) => ({ host: HOST, port: s.port }))
   return {
     servers,
@@ -333,7 +334,7 @@ export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions =
     sentinels.push(sentinel)
     all.push(sentinel)
   }
-  await waitUntil('the Sentinels', READY_TIMEOUT_MS, async () => {
+  await eventually('the Sentinels', async () => {
     const replication = await call(replicaPort, 'INFO', 'replication')
     if (field(replication, 'master_link_status') !== 'up') return false
     for (const sentinel of sentinels) {
@@ -343,7 +344,7 @@ export async function startRedisSentinel(t: Tap, options: RedisSentinelOptions =
       if (Number(fields.get('num-slaves')) < 1 || Number(fields.get('num-other-sentinels')) < sentinelCount - 1) return false
     }
     return true
-  })
+  }, { timeoutMs: READY_TIMEOUT_MS, intervalMs: 50 })
   const hostPorts = sentinels.map((s) => ({ host: HOST, port: s.port }))
   return {
     master,

@@ -15,6 +15,7 @@ import { redisCall, replicaCaughtUp, startRedisCluster } from '../support/redis-
 import { loadConfig } from '../../src/config.js'
 import { hashSlot } from '../../src/events/queues/slots.js'
 import { twoAppsOnCluster } from './two-nodes.js'
+import { eventually } from '../support/eventually.js'
 
 t.setTimeout(300_000)
 
@@ -69,19 +70,17 @@ t.test("a master killed while a queue's events flow: every event Redis acknowled
   const confirmed = ['w1', 'w2', 'w3']
   let n = 4
   let round = 0
-  const deadline = Date.now() + 90_000
-  while (confirmed.length === 3 || !seen.includes(confirmed[confirmed.length - 1]!)) {
-    if (Date.now() > deadline) throw new Error(`no recovery within 90 s: statuses ${[...statuses].join(',')}, seen ${seen.join(',')}`)
+  const publishAndPoll = async () => {
     const word = n++
-    const published = await settled(publish(word).then(() => true, () => false), 'publish')
-    if (published) confirmed.push(`w${word}`)
+    if (await settled(publish(word).then(() => true, () => false), 'publish')) confirmed.push(`w${word}`)
     const node = round++ % 2 === 0 ? b : a
     const res = await settled(as(node.app, member).get('/events', { queue_id, last_event_id: lastEventId, dont_block: true }), 'a poll')
     statuses.add(res.statusCode)
     if (res.statusCode === 200) take(res.json().events)
     else t.equal(res.json().code, 'SERVER_NOT_READY', `a ${res.statusCode} during the failover is a retryable SERVER_NOT_READY`)
-    if (!published) await new Promise((r) => setTimeout(r, 200))
+    return confirmed.length > 3 && seen.includes(confirmed[confirmed.length - 1]!)
   }
+  await eventually('recovery', publishAndPoll, { timeoutMs: 90_000, intervalMs: 200, rethrow: true, detail: () => `statuses ${[...statuses].join(',')}, seen ${seen.join(',')}` })
   t.not(await cluster.masterOf(slot), ownerPort, "the replica serves the queue's slot now")
   const order = seen.map((w) => Number(w.slice(1)))
   t.same(order, [...order].sort((x, y) => x - y), 'in order')
@@ -119,17 +118,13 @@ t.test('a queue whose writes the replica never got is gone after the failover: B
   t.notSame(await redisCall(replicaPort, 'KEYS', `*${kept.queueId}*`), [], 'the replica has the queue registered before the cut')
   t.same(await redisCall(replicaPort, 'KEYS', `*${lost.queueId}*`), [], 'and not the one registered after it')
   await cluster.servers.find((s) => s.port === kept.port)!.kill()
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (Date.now() > deadline) throw new Error('no answer but 503 within 60 s of the failover')
-    const res = await as(a.app, member).get('/events', { queue_id: lost.queueId, last_event_id: -1, dont_block: true })
-    if (res.statusCode !== 503) {
-      t.equal(res.statusCode, 400)
-      t.match(res.json(), { code: 'BAD_EVENT_QUEUE_ID', queue_id: lost.queueId }, 'the queue the replica never got is gone')
-      break
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
+  const res = await eventually('an answer but 503 after the failover', () => as(a.app, member).get('/events', { queue_id: lost.queueId, last_event_id: -1, dont_block: true }), {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    until: (r) => r.statusCode !== 503,
+  })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { code: 'BAD_EVENT_QUEUE_ID', queue_id: lost.queueId }, 'the queue the replica never got is gone')
   t.equal(await masterOfQueue(lost.queueId), replicaPort, 'the replica was promoted')
   t.same(expectSuccess(t, await as(a.app, member).get('/events', { queue_id: kept.queueId, last_event_id: -1, dont_block: true })).events, [], 'the replicated queue works on it')
   const again = expectSuccess(t, await as(a.app, member).post('/register', { event_types: ['alert_words'] })).queue_id as string

@@ -17,6 +17,7 @@ import { hashSlot } from '../../src/events/queues/slots.js'
 import { RedisConnection } from '../../src/redis-connection.js'
 import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import { twoAppsOnCluster } from './two-nodes.js'
+import { eventually } from '../support/eventually.js'
 
 t.setTimeout(300_000)
 
@@ -30,15 +31,6 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   }
 }
 
-/** Waits until `check` holds (polling every 100 ms), or throws after `ms`. */
-async function until(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`not ${what} within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
 /** The number of subscribers of a shard channel on the server at `port` (0 when it is down). */
 async function shardSubscribers(port: number, channel: string): Promise<number> {
   const reply = (await redisCall(port, 'PUBSUB', 'SHARDNUMSUB', channel)) as [string, number]
@@ -49,10 +41,10 @@ async function shardSubscribers(port: number, channel: string): Promise<number> 
 async function heldPoll(app: TestApp, member: Parameters<typeof as>[1], queueId: string, lastEventId: number, holderKey: string, connection: RedisConnection) {
   const previous = await connection.client.get(holderKey)
   const poll = as(app.app, member).get('/events', { queue_id: queueId, last_event_id: lastEventId })
-  await until('the poll held', 10_000, async () => {
+  await eventually('the poll held', async () => {
     const holder = await connection.client.get(holderKey)
     return holder !== null && holder !== previous
-  })
+  }, { timeoutMs: 10_000, intervalMs: 100 })
   return { poll }
 }
 
@@ -107,30 +99,28 @@ t.test('the cluster knows SPUBLISH: the connection uses sharded pub/sub', async 
 
     const { poll: held } = await heldPoll(b, member, queueId, lastEventId, holderKey, connection)
     await owner.kill()
-    await until("the replica serving B's channel", 60_000, async () => (await cluster.masterOf(slot)) !== ownerPort)
+    await eventually("the replica serving B's channel", async () => (await cluster.masterOf(slot)) !== ownerPort, { timeoutMs: 60_000, intervalMs: 100 })
     const newOwner = await cluster.masterOf(slot)
     // Publishes fail or wait until the queue's slot is served; the held poll must answer with the event.
     let answered = false
     void held.finally(() => (answered = true))
-    const deadline = Date.now() + 60_000
-    let published = false
-    while (!published) {
-      if (Date.now() > deadline) throw new Error('no publish succeeded within 60 s of the kill')
-      published = await within(publish().then(() => true), 15_000, 'a publish settled').catch(() => false)
-      if (!published) await new Promise((r) => setTimeout(r, 200))
-    }
+    await eventually('a publish after the kill', () => within(publish().then(() => true), 15_000, 'a publish settled'), { timeoutMs: 60_000, intervalMs: 200 })
     // The held poll answers (no hang): with the event, or with a retryable 503 if it read the queue mid-failover.
     let res = await within(held, 30_000, 'the poll held across the kill answered')
     t.ok(answered)
-    while (res.statusCode === 503) {
+    if (res.statusCode === 503) {
       t.equal(res.json().code, 'SERVER_NOT_READY', 'a 503 is a retryable SERVER_NOT_READY')
-      await new Promise((r) => setTimeout(r, 200))
-      res = await within(as(b.app, member).get('/events', { queue_id: queueId, last_event_id: lastEventId }), 30_000, 'a poll after a 503 answered')
+      const poll = async () => {
+        const again = await within(as(b.app, member).get('/events', { queue_id: queueId, last_event_id: lastEventId }), 30_000, 'a poll after a 503 answered')
+        if (again.statusCode === 503) t.equal(again.json().code, 'SERVER_NOT_READY', 'a 503 is a retryable SERVER_NOT_READY')
+        return again
+      }
+      res = await eventually('a poll answered after a 503', poll, { timeoutMs: 60_000, intervalMs: 200, until: (r) => r.statusCode !== 503, rethrow: true })
     }
     t.equal(res.statusCode, 200)
     const after = res.json().events as { id: number; alert_words: string[] }[]
     t.ok(after.length >= 1 && after.every((e) => e.id > lastEventId), 'the poll got the event published after the kill')
-    await until('B subscribed on the promoted replica', 30_000, async () => (await shardSubscribers(newOwner, channel)) === 1)
+    await eventually('B subscribed on the promoted replica', async () => (await shardSubscribers(newOwner, channel)) === 1, { timeoutMs: 30_000, intervalMs: 100 })
     t.pass(`B's channel is SSUBSCRIBEd on ${newOwner}, the promoted replica`)
 
     // A later wake-up reaches B through the new subscription, at once.
@@ -156,25 +146,25 @@ t.test('the cluster knows SPUBLISH: the connection uses sharded pub/sub', async 
     const signalled: string[] = []
     await signals.listen('node-b', channel, (signal) => signalled.push(signal.kind === 'resync' ? 'resync' : `${signal.kind} ${signal.queueId}`))
     t.equal(await shardSubscribers(ownerPort, channel), 1, 'SSUBSCRIBEd on the owner')
-    await until('a wake-up delivered', 10_000, async () => {
+    await eventually('a wake-up delivered', async () => {
       await connection.client.spublish(channel, 'w q0')
       return signalled.includes('wake q0')
-    })
+    }, { timeoutMs: 10_000, intervalMs: 100 })
     signalled.length = 0
     await cluster.servers.find((s) => s.port === ownerPort)!.kill()
-    await until('told to resync', 60_000, async () => signalled.includes('resync'))
+    await eventually('told to resync', async () => signalled.includes('resync'), { timeoutMs: 60_000, intervalMs: 100 })
     t.pass('held polls are told to read their queues again (wake-ups may have been lost)')
     const newOwner = await cluster.masterOf(hashSlot(channel))
     t.not(newOwner, ownerPort, 'the replica owns the channel now')
     // The resync follows the first SSUBSCRIBE that succeeded; ioredis may
     // rebuild its shard subscribers once more as the cluster settles, and the
     // listener subscribes again (and resyncs) after each rebuild.
-    await until('SSUBSCRIBEd on the promoted replica', 30_000, async () => (await shardSubscribers(newOwner, channel)) === 1)
+    await eventually('SSUBSCRIBEd on the promoted replica', async () => (await shardSubscribers(newOwner, channel)) === 1, { timeoutMs: 30_000, intervalMs: 100 })
     t.pass('SSUBSCRIBEd on the promoted replica')
-    await until('a wake-up after the failover delivered', 10_000, async () => {
+    await eventually('a wake-up after the failover delivered', async () => {
       await connection.client.spublish(channel, 'w q1')
       return signalled.includes('wake q1')
-    })
+    }, { timeoutMs: 10_000, intervalMs: 100 })
     t.pass('a wake-up after the failover is delivered')
   })
 })

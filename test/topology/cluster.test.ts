@@ -15,6 +15,7 @@ import { RedisSignals } from '../../src/events/queues/redis-signals.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { loadConfig } from '../../src/config.js'
 import { twoNodes } from './two-nodes.js'
+import { eventually } from '../support/eventually.js'
 
 t.setTimeout(300_000)
 
@@ -80,11 +81,9 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
   await buses[0]!.publish({ realmId: 1, userIds: [1], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
   await owner.kill()
   // Publishes during the failover fail or wait; once the replica serves the slot, they reach the subscriber again.
-  const deadline = Date.now() + 60_000
   let n = 2
   let slowest = 0
-  while (!received.some((id) => id >= 2)) {
-    if (Date.now() > deadline) throw new Error(`no item delivered after the failover; received ${received.join(',')}`)
+  const publishSettles = async () => {
     // Each publish settles (delivered, or an error a request would answer 503 with) within seconds: nothing hangs.
     const started = Date.now()
     let timer: NodeJS.Timeout | undefined
@@ -93,8 +92,9 @@ t.test('a master killed while items flow: its replica is promoted and the bus ca
       new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('a publish hung during the failover')), 15_000))),
     ]).finally(() => clearTimeout(timer))
     slowest = Math.max(slowest, Date.now() - started)
-    await new Promise((r) => setTimeout(r, 200))
+    return received.some((id) => id >= 2)
   }
+  await eventually('an item delivered after the failover', publishSettles, { timeoutMs: 60_000, intervalMs: 200, rethrow: true, detail: () => `received ${received.join(',')}` })
   const newOwner = await cluster.masterOf(slot)
   t.not(newOwner, ownerPort, 'the replica serves the slot now')
   t.ok(received.includes(1), 'the item before the failover was delivered')
@@ -122,15 +122,11 @@ t.test("the node holding the queue wake-ups' subscription dies: the listener sub
   }
   t.equal(holders.length, 1, 'one node holds the subscription')
   await holders[0]!.kill()
-  const deadline = Date.now() + 30_000
-  while (!signalled.includes('resync') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  await eventually('told to resync', () => signalled.includes('resync'), { timeoutMs: 30_000, intervalMs: 100 })
   t.ok(signalled.includes('resync'), 'held polls are told to read their queues again (wake-ups may have been lost)')
   // Wake-ups published from now on arrive through the new subscription.
   const survivor = own.servers.find((s) => s.running())!
-  const woken = Date.now() + 30_000
-  while (!signalled.includes('wake q1') && Date.now() < woken) {
-    await redisCall(survivor.port, 'PUBLISH', channel, 'w q1').catch(() => undefined)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  const wakeUp = async () => signalled.includes('wake q1') || (await redisCall(survivor.port, 'PUBLISH', channel, 'w q1').catch(() => undefined), false)
+  await eventually('a wake-up after the move', wakeUp, { timeoutMs: 30_000, intervalMs: 100 })
   t.ok(signalled.includes('wake q1'), 'a wake-up after the move is delivered')
 })

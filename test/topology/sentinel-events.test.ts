@@ -12,6 +12,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { waitForHeld } from '../events/queue-store.contract.js'
+import { eventually } from '../support/eventually.js'
 import { redisCall, replicaCaughtUp, startRedisSentinel } from '../support/redis-topology.js'
 import { alertWordsEvent } from '../../src/events/schemas/index.js'
 import { loadConfig } from '../../src/config.js'
@@ -68,26 +69,23 @@ t.test('a failover keeps replicated queues: every event once, in order, nothing 
   // Publish through node A until Redis takes writes again: the held poll on node B is woken by it (or answers 503).
   let n = 3
   const deadline = Date.now() + 60_000
-  while (!(await settled(publish(n).then(() => true, () => false), 'publish'))) {
-    if (Date.now() > deadline) throw new Error('no publish succeeded within 60 s of the failover')
-    await new Promise((r) => setTimeout(r, 200))
-  }
+  await eventually('a publish after the failover', () => settled(publish(n).then(() => true, () => false), 'publish'), { timeoutMs: 60_000, intervalMs: 200, rethrow: true })
   n++
   const heldReply = await settled(held, 'the held poll')
   statuses.add(heldReply.statusCode)
   if (heldReply.statusCode === 200) take(heldReply.json().events)
   else t.equal(heldReply.json().code, 'SERVER_NOT_READY', 'the held poll answers a retryable SERVER_NOT_READY')
-  while (!seen.includes('w3') || seen.length < 3) {
-    if (Date.now() > deadline) throw new Error(`no recovery within 60 s: statuses ${[...statuses].join(',')}, seen ${seen.join(',')}`)
-    const published = await settled(publish(n).then(() => true, () => false), 'publish')
-    if (published) n++
+  // Publish and poll, alternating nodes, until the events published since the failover arrive.
+  const publishAndPoll = async () => {
+    if (await settled(publish(n).then(() => true, () => false), 'publish')) n++
     const node = n % 2 === 0 ? a : b
     const res = await settled(as(node.app, member).get('/events', { queue_id, last_event_id: lastEventId, dont_block: true }), 'a poll')
     statuses.add(res.statusCode)
     if (res.statusCode === 200) take(res.json().events)
     else t.equal(res.json().code, 'SERVER_NOT_READY', `a ${res.statusCode} during the failover is a retryable SERVER_NOT_READY`)
-    if (!published) await new Promise((r) => setTimeout(r, 200))
+    return seen.includes('w3') && seen.length >= 3
   }
+  await eventually('recovery', publishAndPoll, { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 200, rethrow: true, detail: () => `statuses ${[...statuses].join(',')}, seen ${seen.join(',')}` })
   t.equal(await sentinel.currentMasterPort(), sentinel.replica.port, 'the replica was promoted')
   // Whatever else was published meanwhile arrives too: drain, then compare with what was published.
   for (let i = 0; i < 10 && seen.length < n - 1; i++) {
@@ -110,17 +108,13 @@ t.test('a queue whose writes the replica never got is gone after the failover: B
   t.same(replicaKeys, [], 'the replica never got the queue')
   t.notSame(await redisCall(lossy.master.port, 'KEYS', `*${queue_id}*`), [], 'the master has it')
   await lossy.master.kill()
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (Date.now() > deadline) throw new Error('no answer but 503 within 60 s of the failover')
-    const res = await as(a.app, member).get('/events', { queue_id, last_event_id: -1, dont_block: true })
-    if (res.statusCode !== 503) {
-      t.equal(res.statusCode, 400)
-      t.match(res.json(), { code: 'BAD_EVENT_QUEUE_ID', queue_id })
-      break
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
+  const res = await eventually('an answer but 503 after the failover', () => as(a.app, member).get('/events', { queue_id, last_event_id: -1, dont_block: true }), {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    until: (r) => r.statusCode !== 503,
+  })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { code: 'BAD_EVENT_QUEUE_ID', queue_id })
   t.equal(await lossy.currentMasterPort(), lossy.replica.port, 'the replica was promoted')
   const again = expectSuccess(t, await as(a.app, member).post('/register', { event_types: ['alert_words'] }))
   t.not(again.queue_id, queue_id)

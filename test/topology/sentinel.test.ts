@@ -10,6 +10,7 @@ import { presenceStoreContract, redisPresence } from '../presence/presence-store
 import { rateLimiterContract, redisLimiter } from '../ratelimit/limiter.contract.js'
 import { loadConfig } from '../../src/config.js'
 import { twoNodes } from './two-nodes.js'
+import { eventually } from '../support/eventually.js'
 
 t.setTimeout(300_000)
 
@@ -47,15 +48,13 @@ t.test('failover: the master dies, Sentinel promotes the replica, the node carri
   await sentinel.master.kill()
 
   // Every call during and after the failover settles (an error, a 503 for a request) within seconds, never hangs.
-  const deadline = Date.now() + 60_000
   let n = 1_000
-  for (;;) {
-    if (Date.now() > deadline) throw new Error(`the node did not recover within 60 s; received ${received.slice(-5).join(',')}`)
+  const recovered = async () => {
     const published = await settles('publish', 15_000, a.bus.publish({ realmId: n++, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' }))
     const limited = await settles('limiter', 15_000, a.limiter.hit('user:1', [{ windowSeconds: 60, maxCalls: 100 }], Date.now()))
-    if (!(published instanceof Error) && !(limited instanceof Error) && received.some((id) => id >= 1_000)) break
-    await new Promise((r) => setTimeout(r, 200))
+    return !(published instanceof Error) && !(limited instanceof Error) && received.some((id) => id >= 1_000)
   }
+  await eventually('the node recovered', recovered, { timeoutMs: 60_000, intervalMs: 200, rethrow: true, detail: () => `received ${received.slice(-5).join(',')}` })
   t.not(await sentinel.currentMasterPort(), oldMaster, 'the Sentinels promoted the replica')
   t.equal(await sentinel.currentMasterPort(), sentinel.replica.port)
   t.pass('items flow again from node A to node B')
@@ -66,19 +65,5 @@ t.test('failover: the master dies, Sentinel promotes the replica, the node carri
   // Readiness comes back too. ioredis may reconnect once more when the
   // Sentinels announce the switch, so a check may meet a connection that is
   // 'connecting' for a moment: it must pass within seconds, not at once.
-  for (const node of [a, b]) await readyWithin(node.bus, 30_000)
+  for (const node of [a, b]) await eventually('the bus ready', () => node.bus.check().then(() => true), { timeoutMs: 30_000, intervalMs: 200 })
 })
-
-/** Resolves once `bus.check()` passes; throws its last error if it still fails after `ms`. */
-async function readyWithin(bus: { check(): Promise<void> }, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    try {
-      await bus.check()
-      return
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  }
-}

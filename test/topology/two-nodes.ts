@@ -10,6 +10,7 @@ import { alertWordsEvent } from '../../src/events/schemas/index.js'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
+import { eventually } from '../support/eventually.js'
 
 export interface TwoNodes {
   a: Backends
@@ -35,12 +36,8 @@ export async function twoNodes(t: Test, config: Config): Promise<TwoNodes> {
     b,
     received,
     async reach(realmId) {
-      const deadline = Date.now() + 10_000
-      while (!received.includes(realmId)) {
-        if (Date.now() > deadline) throw new Error(`no item of realm ${realmId} reached node B`)
-        await a.bus.publish({ realmId, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
-        await new Promise((r) => setTimeout(r, 50))
-      }
+      const publish = () => a.bus.publish({ realmId, userIds: [], event: { type: 'alert_words', alert_words: [] }, origin: 'a' })
+      await eventually(`an item of realm ${realmId} at node B`, async () => received.includes(realmId) || (await publish(), false), { intervalMs: 50, rethrow: true })
     },
   }
 }
