@@ -15,6 +15,7 @@ import {
   SERVICE_EXTRA_EMOJI,
   SERVICE_EXTRA_EMOJI_URL_PREFIX,
 } from './emoji.js'
+import { escapeHtml } from './html-escape.js'
 import { linkifyText, type CompiledLinkifier } from './linkifiers.js'
 import { MAX_RENDERED_CONTENT_BYTES } from './limits.js'
 import { renderedContentTooLarge } from '../errors.js'
@@ -159,10 +160,6 @@ interface RenderEnv extends Env {
 }
 
 const envOf = (env: unknown): RenderEnv => env as RenderEnv
-
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-}
 
 /** Python's `quote(s, safe="")`, then `.`→`%2E`, then `%`→`.` (narrow-URL encoding). */
 export function hashEncode(s: string): string {

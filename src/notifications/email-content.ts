@@ -3,7 +3,7 @@
 // first, each with its sender and a link back; HTML and plain text; the
 // sender and organization in From, an unsubscribe link in the body and in
 // List-Unsubscribe. No I/O.
-import { escapeHtml } from '../domain/markdown.js'
+import { escapeHtml } from '../domain/html-escape.js'
 import { nearMessageUrl } from '../domain/message-edit.js'
 import type { OutgoingMail } from '../mail/message.js'
 

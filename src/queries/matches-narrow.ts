@@ -7,7 +7,7 @@
 // upstream answers for narrows without a search term.
 import type { ActionContext } from '../services.js'
 import { Prisma } from '../db/index.js'
-import { escapeHtml } from '../domain/markdown.js'
+import { escapeHtml } from '../domain/html-escape.js'
 import { parseNarrow } from '../domain/narrow.js'
 import { compileNarrow } from './narrow-sql.js'
 import { MAX_MESSAGES_RESPONSE_BYTES } from '../domain/limits.js'

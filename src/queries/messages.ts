@@ -2,7 +2,7 @@
 // narrow, and single messages, as API dicts with the viewer's flags.
 import type { PrismaClient, Realm, User } from '../db/index.js'
 import { Prisma } from '../db/index.js'
-import { escapeHtml } from '../domain/markdown.js'
+import { escapeHtml } from '../domain/html-escape.js'
 import { FLAG_BITS, HISTORICAL_FLAGS } from '../domain/flags.js'
 import { flagMask } from '../db/flag-sql.js'
 import { parseNarrow } from '../domain/narrow.js'

@@ -1,8 +1,5 @@
-// The frame of the server-rendered pages: escaping and one small stylesheet.
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+// The frame of the server-rendered pages: one small stylesheet (escaping: domain/html-escape.ts).
+import { escapeHtml } from '../../domain/html-escape.js'
 
 const STYLE = `
 body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #222; }

@@ -13,7 +13,8 @@ import { lookUpInviteKey, type InviteLookup } from '../../queries/invites.js'
 import { startWebSession } from '../../actions/web-sessions.js'
 import { setSessionCookies } from '../session-auth.js'
 import { realmForRequest } from '../auth.js'
-import { escapeHtml, page } from './html.js'
+import { escapeHtml } from '../../domain/html-escape.js'
+import { page } from './html.js'
 
 interface JoinForm {
   full_name?: unknown

@@ -15,7 +15,8 @@ import { endWebSession, SESSION_TOKEN_PATTERN, startWebSession } from '../../act
 import { ApiError, methodNotAllowed } from '../../errors.js'
 import { realmForRequest } from '../auth.js'
 import { checkCsrf, clearSessionCookie, CSRF_COOKIE, csrfHeader, requestCookies, sessionOf, setFormCsrfCookie, setSessionCookies } from '../session-auth.js'
-import { escapeHtml, page } from './html.js'
+import { escapeHtml } from '../../domain/html-escape.js'
+import { page } from './html.js'
 
 /** The form field that carries the CSRF token (upstream's, Django's). */
 export const CSRF_FIELD = 'csrfmiddlewaretoken'

@@ -12,7 +12,7 @@ import { unsubscribeMissedMessages } from '../../actions/unsubscribe-missed-mess
 import { USER_SETTINGS, type SettingSpec } from '../../domain/settings.js'
 import type { SettingValue } from '../../events/schemas/personal.js'
 import { ApiError } from '../../errors.js'
-import { escapeHtml } from '../../domain/markdown.js'
+import { escapeHtml } from '../../domain/html-escape.js'
 import { startWebSession } from '../../actions/web-sessions.js'
 import { setSessionCookies } from '../session-auth.js'
 
