@@ -94,8 +94,34 @@ export const MIN_EVENT_QUEUE_MAX_BYTES = 1024 * 1024
 export const DEFAULT_LISTEN_BACKLOG = 8192
 export const DEFAULT_EVENT_QUEUES_PER_USER = 50
 
+/**
+ * The configuration's problems: loadConfig reads every variable before it
+ * throws, so one error lists every variable that is wrong (`problems`, one
+ * sentence each, naming the variable); the message is that sentence when there
+ * is one, else all of them, one a line.
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError'
+  readonly problems: string[]
+
+  constructor(problems: string | string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems
+    super(list.length === 1 ? list[0] : `${list.length} problems:\n${list.map((p) => `  - ${p}`).join('\n')}`)
+    this.problems = list
+  }
+}
+
+/** Reads one part of the configuration; a ConfigError becomes one of `problems` and the part's `fallback` stands in, so the rest is still read. */
+function collecting(problems: string[]) {
+  return <T>(read: () => T, fallback: T): T => {
+    try {
+      return read()
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      problems.push(...error.problems)
+      return fallback
+    }
+  }
 }
 
 type Env = Record<string, string | undefined>
@@ -418,40 +444,44 @@ function sessionLifetimes(env: Env): Pick<Config, 'sessionIdleTimeoutSeconds' | 
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const fcm = fcmConfig(env)
-  const apns = apnsConfig(env)
-  const port = integer(env, 'PORT', 9991, 0, 65535)
-  const externalUrl = (url(env, 'EXTERNAL_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '')
-  return {
+  const problems: string[] = []
+  const read = collecting(problems)
+  const fcm = read(() => fcmConfig(env), undefined)
+  const apns = read(() => apnsConfig(env), undefined)
+  const port = read(() => integer(env, 'PORT', 9991, 0, 65535), 9991)
+  const externalUrl = (read(() => url(env, 'EXTERNAL_URL', ['http:', 'https:']), undefined) ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  const config: Config = {
     port,
     host: env.HOST || '127.0.0.1',
-    databaseUrl: url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']),
-    ...redisConnection(env),
-    redisPrefix: redisPrefix(env),
+    databaseUrl: read(() => url(env, 'DATABASE_URL', ['postgresql:', 'postgres:']), undefined),
+    ...read(() => redisConnection(env), { redisUrl: undefined, redisClusterNodes: undefined, redisSentinel: undefined, redisAuth: {} }),
+    redisPrefix: read(() => redisPrefix(env), 'roost'),
     dataDir: env.DATA_DIR || './data',
     externalUrl,
-    bootstrap: bootstrap(env),
-    eventQueueTimeoutSeconds: integer(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600, 1),
-    heartbeatIntervalSeconds: integer(env, 'HEARTBEAT_INTERVAL_SECONDS', 60, 1),
-    eventQueueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', DEFAULT_EVENT_QUEUE_MAX_EVENTS, 1),
-    eventQueueMaxBytes: integer(env, 'EVENT_QUEUE_MAX_BYTES', DEFAULT_EVENT_QUEUE_MAX_BYTES, MIN_EVENT_QUEUE_MAX_BYTES, 2 ** 31 - 1),
-    eventQueuesPerUser: integer(env, 'EVENT_QUEUES_PER_USER', DEFAULT_EVENT_QUEUES_PER_USER, 1, 10_000),
-    maxFileUploadSizeMib: integer(env, 'MAX_FILE_UPLOAD_SIZE', 25, 0),
-    invitationLinkValidityMinutes: integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1),
-    ...sessionLifetimes(env),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    webPush: webPushConfig(env),
+    bootstrap: read(() => bootstrap(env), {}),
+    eventQueueTimeoutSeconds: read(() => integer(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600, 1), 600),
+    heartbeatIntervalSeconds: read(() => integer(env, 'HEARTBEAT_INTERVAL_SECONDS', 60, 1), 60),
+    eventQueueMaxEvents: read(() => integer(env, 'EVENT_QUEUE_MAX_EVENTS', DEFAULT_EVENT_QUEUE_MAX_EVENTS, 1), DEFAULT_EVENT_QUEUE_MAX_EVENTS),
+    eventQueueMaxBytes: read(() => integer(env, 'EVENT_QUEUE_MAX_BYTES', DEFAULT_EVENT_QUEUE_MAX_BYTES, MIN_EVENT_QUEUE_MAX_BYTES, 2 ** 31 - 1), DEFAULT_EVENT_QUEUE_MAX_BYTES),
+    eventQueuesPerUser: read(() => integer(env, 'EVENT_QUEUES_PER_USER', DEFAULT_EVENT_QUEUES_PER_USER, 1, 10_000), DEFAULT_EVENT_QUEUES_PER_USER),
+    maxFileUploadSizeMib: read(() => integer(env, 'MAX_FILE_UPLOAD_SIZE', 25, 0), 25),
+    invitationLinkValidityMinutes: read(() => integer(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400, 1), 14400),
+    ...read(() => sessionLifetimes(env), { sessionIdleTimeoutSeconds: DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS, sessionMaxAgeSeconds: DEFAULT_SESSION_MAX_AGE_SECONDS }),
+    smtpUrl: read(() => url(env, 'SMTP_URL', ['smtp:', 'smtps:']), undefined),
+    webPush: read(() => webPushConfig(env), undefined),
     fcm,
     apns,
-    pushBouncer: pushBouncerConfig(env, { fcm: fcm !== undefined, apns: apns !== undefined }),
-    s3: s3Config(env),
-    rateLimiting: onOff(env, 'RATE_LIMITING', true),
-    listenBacklog: integer(env, 'LISTEN_BACKLOG', DEFAULT_LISTEN_BACKLOG, 1, 1_000_000),
-    upstreamNames: onOff(env, 'UPSTREAM_NAMES', true),
+    pushBouncer: read(() => pushBouncerConfig(env, { fcm: fcm !== undefined, apns: apns !== undefined }), undefined),
+    s3: read(() => s3Config(env), undefined),
+    rateLimiting: read(() => onOff(env, 'RATE_LIMITING', true), true),
+    listenBacklog: read(() => integer(env, 'LISTEN_BACKLOG', DEFAULT_LISTEN_BACKLOG, 1, 1_000_000), DEFAULT_LISTEN_BACKLOG),
+    upstreamNames: read(() => onOff(env, 'UPSTREAM_NAMES', true), true),
     metricsToken: env.METRICS_TOKEN || undefined,
-    corsOrigins: corsOrigins(env),
-    trustedProxies: trustedProxies(env),
-    outboundAllow: outboundAllow(env),
-    logLevel: logLevel(env),
+    corsOrigins: read(() => corsOrigins(env), []),
+    trustedProxies: read(() => trustedProxies(env), []),
+    outboundAllow: read(() => outboundAllow(env), []),
+    logLevel: read(() => logLevel(env), 'info'),
   }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
 }

@@ -145,3 +145,25 @@ t.test('REDIS_USERNAME, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD and REDIS_TLS ar
   const sentinel = loadConfig({ REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm', REDIS_PASSWORD: 'p', REDIS_SENTINEL_PASSWORD: 's' })
   t.same(sentinel.redisAuth, { password: 'p', sentinelPassword: 's' })
 })
+
+t.test('every wrong variable is reported at once, in one error', async (t) => {
+  let caught: unknown
+  try {
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', REDIS_PREFIX: 'has space', RATE_LIMITING: 'maybe' })
+  } catch (error) {
+    caught = error
+  }
+  t.ok(caught instanceof ConfigError)
+  const error = caught as ConfigError
+  t.same(error.problems, [
+    "PORT must be an integer between 0 and 65535, got 'eighty'",
+    "REDIS_PREFIX must be 1–64 letters, digits, '_', '.', ':' or '-', got 'has space'",
+    "RATE_LIMITING must be 'on' or 'off', got 'maybe'",
+    "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'",
+  ])
+  t.equal(error.message, `4 problems:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`)
+})
+
+t.test('a single wrong variable is the whole message', async (t) => {
+  t.throws(() => loadConfig({ PORT: '70000' }), { name: 'ConfigError', message: "PORT must be an integer between 0 and 65535, got '70000'", problems: ["PORT must be an integer between 0 and 65535, got '70000'"] })
+})
