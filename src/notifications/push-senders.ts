@@ -15,6 +15,7 @@
 //   sound) and the payload under `zulip`.
 // * upstream's push bouncer (notifications/push-bouncer.ts) instead of FCM and
 //   APNs: one request per user carrying all of their mobile devices' tokens.
+// Both JWTs are signed by the `jose` library.
 //
 // Every request goes through the guarded outbound client (src/outbound/), never
 // a socket of a sender's own.
@@ -23,7 +24,8 @@
 // BadDeviceToken / Unregistered) or, for Web Push, when the subscription's
 // endpoint is one the outbound policy refuses, so the caller prunes it. Any
 // other failure throws, and the caller retries later.
-import { createSign, sign } from 'node:crypto'
+import { createPrivateKey, type KeyObject } from 'node:crypto'
+import { SignJWT } from 'jose'
 import webpush from 'web-push'
 import type { ApnsConfig, Config, FcmConfig } from '../config.js'
 import { outboundClientFor, OutboundClient, OutboundRefused, type OutboundResponse } from '../outbound/index.js'
@@ -107,6 +109,7 @@ export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 export class FcmSender implements PushSender {
   readonly kind = 'fcm' as const
   private token: { value: string; expiresAt: number } | undefined
+  private signingKey: KeyObject | undefined
 
   constructor(
     private readonly fcm: FcmConfig,
@@ -123,10 +126,15 @@ export class FcmSender implements PushSender {
     const nowMs = this.now()
     if (this.token && this.token.expiresAt > nowMs + 60_000) return this.token.value
     const iat = Math.floor(nowMs / 1000)
-    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
-    const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iss: this.fcm.clientEmail, scope: FCM_SCOPE, aud: this.fcm.tokenUri, iat, exp: iat + 3600 })}`
-    const signature = createSign('RSA-SHA256').update(unsigned).sign(this.fcm.privateKey).toString('base64url')
-    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: `${unsigned}.${signature}` }).toString()
+    this.signingKey ??= createPrivateKey(this.fcm.privateKey)
+    const assertion = await new SignJWT({ scope: FCM_SCOPE })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT' })
+      .setIssuer(this.fcm.clientEmail)
+      .setAudience(this.fcm.tokenUri)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 3600)
+      .sign(this.signingKey)
+    const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString()
     const answer = await this.post(this.fcm.tokenUri, { 'content-type': 'application/x-www-form-urlencoded' }, form)
     if (answer.status !== 200) throw new Error(`FCM token exchange failed: HTTP ${answer.status} ${answer.body.slice(0, 200)}`)
     const parsed = JSON.parse(answer.body) as { access_token?: unknown; expires_in?: unknown }
@@ -167,6 +175,7 @@ export const APNS_JWT_LIFETIME_MS = 50 * 60 * 1000
 export class ApnsSender implements PushSender {
   readonly kind = 'apns' as const
   private jwt: { value: string; madeAt: number } | undefined
+  private signingKey: KeyObject | undefined
 
   constructor(
     private readonly apns: ApnsConfig,
@@ -174,14 +183,13 @@ export class ApnsSender implements PushSender {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private bearer(): string {
+  private async bearer(): Promise<string> {
     const nowMs = this.now()
     if (this.jwt && nowMs - this.jwt.madeAt < APNS_JWT_LIFETIME_MS) return this.jwt.value
-    const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')
-    const unsigned = `${b64({ alg: 'ES256', kid: this.apns.keyId })}.${b64({ iss: this.apns.teamId, iat: Math.floor(nowMs / 1000) })}`
-    const signature = sign('sha256', Buffer.from(unsigned), { key: this.apns.key, dsaEncoding: 'ieee-p1363' }).toString('base64url')
-    this.jwt = { value: `${unsigned}.${signature}`, madeAt: nowMs }
-    return this.jwt.value
+    this.signingKey ??= createPrivateKey(this.apns.key)
+    const value = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: this.apns.keyId }).setIssuer(this.apns.teamId).setIssuedAt(Math.floor(nowMs / 1000)).sign(this.signingKey)
+    this.jwt = { value, madeAt: nowMs }
+    return value
   }
 
   async send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome> {
@@ -192,7 +200,7 @@ export class ApnsSender implements PushSender {
     const aps = removal ? { 'content-available': 1 } : { alert: apnsAlert(payload), sound: 'default' }
     const body = JSON.stringify({ aps, zulip: payload })
     const headers = {
-      authorization: `bearer ${this.bearer()}`,
+      authorization: `bearer ${await this.bearer()}`,
       'apns-topic': topic,
       'apns-push-type': removal ? 'background' : 'alert',
       'apns-priority': removal ? '5' : '10',

@@ -4,6 +4,8 @@
 // background pushes, 410 / BadDeviceToken pruning, retries; and the startup
 // checks of the APNS_* variables.
 import t from 'tap'
+import { generateKeyPairSync } from 'node:crypto'
+import { jwtVerify } from 'jose'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -69,6 +71,19 @@ t.test('APNs push notifications', async (t) => {
     expectSuccess(t, await as(app, bob).post('/messages/flags', { messages: [id], op: 'add', flag: 'read' }))
     const [removal] = (await flush()).filter((r) => r.token === token)
     t.match(removal, { pushType: 'background', body: { aps: { 'content-available': 1 }, zulip: { event: 'remove', zulip_message_ids: String(id) } } })
+  })
+
+  t.test('the provider token is an ES256 JWT that verifies (jose) against the .p8 key, with kid and iss only', async (t) => {
+    t.ok(peer.providerTokens.length > 0)
+    const [jwt] = peer.providerTokens
+    const { payload, protectedHeader } = await jwtVerify(jwt!, peer.publicKey, { algorithms: ['ES256'] })
+    t.same(protectedHeader, { alg: 'ES256', kid: peer.keyId })
+    t.same(Object.keys(payload).sort(), ['iat', 'iss'])
+    t.equal(payload.iss, peer.teamId)
+    t.equal(typeof payload.iat, 'number')
+    t.same(new Set(peer.providerTokens).size, 1, 'the token is reused while it is fresh')
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    await t.rejects(jwtVerify(jwt!, other.publicKey, { algorithms: ['ES256'] }), 'another key does not verify it')
   })
 
   t.test('tokens APNs reports gone (410) or bad (BadDeviceToken) are pruned', async (t) => {

@@ -4,6 +4,8 @@
 // reused, UNREGISTERED tokens pruned, failures retried; and the startup
 // checks of FCM_SERVICE_ACCOUNT_FILE.
 import t from 'tap'
+import { generateKeyPairSync } from 'node:crypto'
+import { jwtVerify } from 'jose'
 import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -65,6 +67,17 @@ t.test('FCM push notifications', async (t) => {
     await dm(owner, bob, 'second')
     await flush()
     t.equal(peer.tokensIssued, 1, 'the access token is reused')
+  })
+
+  t.test('the JWT-bearer assertion is an RS256 JWT that verifies (jose) against the service account key', async (t) => {
+    t.equal(peer.assertions.length, 1)
+    const { payload, protectedHeader } = await jwtVerify(peer.assertions[0]!, peer.publicKey, { algorithms: ['RS256'] })
+    t.same(protectedHeader, { alg: 'RS256', typ: 'JWT' })
+    t.same(Object.keys(payload).sort(), ['aud', 'exp', 'iat', 'iss', 'scope'])
+    t.match(payload, { iss: /^roost@roost-test-.*\.iam\.gserviceaccount\.com$/, aud: `${peer.origin}/token`, scope: 'https://www.googleapis.com/auth/firebase.messaging' })
+    t.equal((payload.exp as number) - (payload.iat as number), 3600, 'valid for one hour')
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    await t.rejects(jwtVerify(peer.assertions[0]!, other.publicKey, { algorithms: ['RS256'] }), 'another key does not verify it')
   })
 
   t.test('an UNREGISTERED token is pruned', async (t) => {

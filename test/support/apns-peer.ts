@@ -5,7 +5,8 @@
 // apns-topic and apns-push-type, a JSON body with `aps`. It also writes the
 // .p8 signing key for APNS_KEY_FILE. Tokens starting "dead" are answered 410
 // Unregistered, "bad0" 400 BadDeviceToken, "fa11" 500.
-import { generateKeyPairSync, verify } from 'node:crypto'
+import { generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { jwtVerify } from 'jose'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createSecureServer, constants as h2 } from 'node:http2'
 import type { AddressInfo } from 'node:net'
@@ -26,6 +27,10 @@ export interface ApnsPeer {
   keyFile: string
   keyId: string
   teamId: string
+  /** The public half of the .p8 key, which verifies the provider tokens. */
+  publicKey: KeyObject
+  /** The provider token (JWT) of every request, in order. */
+  providerTokens: string[]
   received: ApnsRequest[]
   close(): Promise<void>
 }
@@ -39,11 +44,12 @@ export async function startApnsPeer(): Promise<ApnsPeer> {
   const keyFile = path.join(dir, `AuthKey_${keyId}.p8`)
   writeFileSync(keyFile, signing.privateKey.export({ type: 'pkcs8', format: 'pem' }))
   const received: ApnsRequest[] = []
+  const providerTokens: string[] = []
   const server = createSecureServer({ key, cert })
   server.on('stream', (stream, headers) => {
     const chunks: Buffer[] = []
     stream.on('data', (c: Buffer) => chunks.push(c))
-    stream.on('end', () => {
+    stream.on('end', async () => {
       const answer = (status: number, reason?: string) => {
         stream.respond({ [h2.HTTP2_HEADER_STATUS]: status, 'apns-id': 'test', 'content-type': 'application/json' })
         stream.end(reason ? JSON.stringify({ reason }) : '')
@@ -52,11 +58,14 @@ export async function startApnsPeer(): Promise<ApnsPeer> {
       if (headers[h2.HTTP2_HEADER_METHOD] !== 'POST' || !token) return answer(405, 'MethodNotAllowed')
       const jwt = /^bearer (.+)$/.exec(String(headers.authorization ?? ''))?.[1]
       if (!jwt) return answer(403, 'MissingProviderToken')
-      const [head = '', claims = '', sig = ''] = jwt.split('.')
-      const h = JSON.parse(Buffer.from(head, 'base64url').toString()) as Record<string, unknown>
-      const c = JSON.parse(Buffer.from(claims, 'base64url').toString()) as Record<string, unknown>
-      if (h.alg !== 'ES256' || h.kid !== keyId || c.iss !== teamId || typeof c.iat !== 'number') return answer(403, 'InvalidProviderToken')
-      if (!verify('sha256', Buffer.from(`${head}.${claims}`), { key: signing.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))) return answer(403, 'InvalidProviderToken')
+      providerTokens.push(jwt)
+      // The provider token is checked with jose against the .p8 key's public half.
+      try {
+        const { payload: c, protectedHeader: h } = await jwtVerify(jwt, signing.publicKey, { algorithms: ['ES256'], issuer: teamId, requiredClaims: ['iat'] })
+        if (h.kid !== keyId || typeof c.iat !== 'number') return answer(403, 'InvalidProviderToken')
+      } catch {
+        return answer(403, 'InvalidProviderToken')
+      }
       const topic = String(headers['apns-topic'] ?? '')
       if (!topic) return answer(400, 'MissingTopic')
       let body: ApnsRequest['body']
@@ -80,6 +89,8 @@ export async function startApnsPeer(): Promise<ApnsPeer> {
     keyFile,
     keyId,
     teamId,
+    publicKey: signing.publicKey,
+    providerTokens,
     received,
     close: () =>
       new Promise<void>((resolve) => {

@@ -5,7 +5,8 @@
 // messages:send request (the Bearer token it issued, the project, a
 // `message` with a token and string-only `data`), as Google documents them.
 // Tokens starting "gone-" are answered 404 UNREGISTERED, "fail-" 500.
-import { generateKeyPairSync, randomUUID, verify } from 'node:crypto'
+import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto'
+import { jwtVerify } from 'jose'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -25,6 +26,10 @@ export interface FcmPeer {
   /** The service-account JSON key file (for FCM_SERVICE_ACCOUNT_FILE). */
   serviceAccountFile: string
   tokensIssued: number
+  /** The service account's public key, which verifies the assertions. */
+  publicKey: KeyObject
+  /** Every JWT-bearer assertion the token endpoint received, in order. */
+  assertions: string[]
   received: FcmMessage[]
   /** The peer's certificate (PEM), for the sender to trust. */
   ca: string
@@ -44,6 +49,8 @@ export async function startFcmPeer(): Promise<FcmPeer> {
     projectId,
     serviceAccountFile: '',
     tokensIssued: 0,
+    publicKey: account.publicKey,
+    assertions: [],
     received: [],
     ca: cert,
     close: async () => undefined,
@@ -53,18 +60,22 @@ export async function startFcmPeer(): Promise<FcmPeer> {
   const server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8')
       if (req.method === 'POST' && req.url === '/token') {
         const form = new URLSearchParams(body)
         if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') return fail(res, 400, 'not a form')
         if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return fail(res, 400, 'unsupported_grant_type')
-        const [head = '', claims = '', sig = ''] = (form.get('assertion') ?? '').split('.')
-        if (!verify('RSA-SHA256', Buffer.from(`${head}.${claims}`), account.publicKey, Buffer.from(sig, 'base64url'))) return fail(res, 400, 'invalid_grant: bad signature')
-        const c = JSON.parse(Buffer.from(claims, 'base64url').toString()) as Record<string, unknown>
-        const h = JSON.parse(Buffer.from(head, 'base64url').toString()) as Record<string, unknown>
-        const now = Date.now() / 1000
-        if (h.alg !== 'RS256' || c.iss !== clientEmail || c.scope !== FCM_SCOPE || c.aud !== `${peer.origin}/token` || typeof c.exp !== 'number' || c.exp < now || (c.exp as number) - (c.iat as number) > 3600) {
+        peer.assertions.push(form.get('assertion') ?? '')
+        // The assertion is checked with jose against the service account's public key.
+        let verified: Awaited<ReturnType<typeof jwtVerify>>
+        try {
+          verified = await jwtVerify(form.get('assertion') ?? '', account.publicKey, { algorithms: ['RS256'], issuer: clientEmail, audience: `${peer.origin}/token`, requiredClaims: ['iat', 'exp'] })
+        } catch (error) {
+          return fail(res, 400, `invalid_grant: ${(error as Error).message}`)
+        }
+        const { payload: c, protectedHeader: h } = verified
+        if (h.typ !== 'JWT' || c.scope !== FCM_SCOPE || (c.exp as number) - (c.iat as number) > 3600) {
           return fail(res, 400, `invalid_grant: ${JSON.stringify({ h, c })}`)
         }
         const token = `ya29.${randomUUID()}`
