@@ -45,9 +45,9 @@ export function failureExcerpt(output, maxLines = 120) {
  * per-test timeout `timeoutSeconds`; a file still running after that long
  * plus a minute is killed with its process group. Each file's whole output
  * goes to .tap/test-results/<file>.tap. `full`: print each file's output as
- * it ends; `onFile(file, seconds)` is told each file's duration. Resolves with the summed counts and the failed files.
+ * it ends; `label` (the phase) starts each line; `onFile(file, seconds)` is told each file's duration. Resolves with the summed counts and the failed files.
  */
-export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds = 120, raiseOpenFiles = false, full = false, weight = () => 0, onFile = () => {} }) {
+export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds = 120, raiseOpenFiles = false, full = false, weight = () => 0, onFile = () => {}, label = '' }) {
   const queue = [...files].sort((a, b) => weight(b) - weight(a))
   const totals = { pass: 0, fail: 0, files: 0 }
   const failed = []
@@ -92,7 +92,7 @@ export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds 
     if (!ok && summary?.fail === 0) totals.fail += 1 // exited non-zero with every assertion passing
     const name = path.relative('dist', file).replace(/\.js$/, '.ts')
     if (full) console.log(output)
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s ${String(asserts).padStart(6)} asserts  ${name}`)
+    console.log(`${label ? `[${label}] ` : ''}${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s ${String(asserts).padStart(6)} asserts  ${name}`)
     if (!ok) {
       failed.push(name)
       if (!full) console.log(failureExcerpt(output).replace(/^/gm, '    | '))

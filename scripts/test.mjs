@@ -30,7 +30,7 @@
 //   redis-cluster  the same files on a Redis Cluster of 3 masters + 3 replicas
 //             (started for the phase by scripts/redis-topology.mjs)
 //
-//   node scripts/test.mjs [phase …]      (default: all, in that order)
+//   node scripts/test.mjs [phase …]      (default: all, in the lanes of LANES below)
 //   node scripts/test.mjs --list [phase …]   the files of each phase, and why
 //                                         a file runs in a second phase
 //
@@ -161,6 +161,9 @@ function onPostgres(rel) {
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
 const clusterDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {})
+// The Redis-topology lane runs beside the postgres phase, which makes its database afresh: it has a database of its own.
+const TOPOLOGY_DATABASE_URL = DATABASE_URL.replace(/\/([^/?]*)(\?|$)/, (_, name, rest) => `/${name}_redis_topologies${rest}`)
+const topologyDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), TOPOLOGY_DATABASE_URL], {})
 const clusterTwice = all.filter(isCluster).filter(onTopologies)
 const unitFiles = all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f))
 const phases = {
@@ -189,8 +192,8 @@ const phases = {
     timeoutSeconds: 600,
     before: clusterDb,
   },
-  sentinel: { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'sentinel', before: clusterDb },
-  'redis-cluster': { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: DATABASE_URL }, redisTopology: 'cluster', before: clusterDb },
+  sentinel: { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: TOPOLOGY_DATABASE_URL }, redisTopology: 'sentinel', before: topologyDb },
+  'redis-cluster': { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: TOPOLOGY_DATABASE_URL }, redisTopology: 'cluster', before: topologyDb },
 }
 
 /** Starts scripts/redis-topology.mjs; resolves with its environment for the tests and a stop function. */
@@ -238,7 +241,18 @@ for (const name of requested) {
     process.exit(2)
   }
 }
-const selected = requested.length > 0 ? requested : Object.keys(phases).filter((name) => !phases[name].optional)
+/**
+ * `npm test` runs its phases in lanes: the phases of a lane one after the
+ * other, the lanes of a step at the same time, the steps in order. The
+ * Redis-topology phases spend most of their time waiting for failovers and
+ * for servers to start, so they run beside the phases that keep the CPU busy;
+ * the failure phase, whose tests measure how long requests take while
+ * processes die, runs alone. Phases named on the command line run one after
+ * the other, in the order given.
+ */
+const LANES = [[['unit', 'postgres', 'cluster', 'e2e', 'browser'], ['topology', 'sentinel', 'redis-cluster']], [['failure']]]
+const selected = requested.length > 0 ? requested : LANES.flat(2)
+for (const name of Object.keys(phases)) if (!selected.includes(name) && requested.length === 0) throw new Error(`phase ${name} is in no lane`)
 for (const rel of new Set(unclassified)) {
   console.error(
     isCluster(rel)
@@ -265,23 +279,24 @@ const durationsFile = path.join(root, '.tap/test-durations.json')
 const durations = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {}
 const weight = (file) => durations[file] ?? statSync(path.join(root, file)).size / 1_000
 
-for (const name of selected) {
+/** Runs one phase; records its counts and failures in the totals. */
+async function runPhase(name) {
   const phase = phases[name]
   const started = Date.now()
   console.log(`\n=== ${name}: ${phase.files.length} test file(s) ===`)
-  if (phase.files.length === 0) continue
+  if (phase.files.length === 0) return
   const compiled = phase.files.map((f) => path.join('dist/test', f.replace(/\.ts$/, '.js')))
   const missing = compiled.filter((f) => !existsSync(path.join(root, f)))
   if (missing.length > 0) {
     console.error(`test: not compiled (did the build fail?): ${missing.join(', ')}`)
     failedPhases.push(name)
     totals.fail += 1
-    continue
+    return
   }
   if (phase.before && (await phase.before()) !== 0) {
     failedPhases.push(name)
     totals.fail += 1
-    continue
+    return
   }
   let topology
   if (phase.redisTopology) {
@@ -291,7 +306,7 @@ for (const name of selected) {
       console.error(`test: ${error.message}`)
       failedPhases.push(name)
       totals.fail += 1
-      continue
+      return
     }
   }
   const result = await runTestFiles(compiled, {
@@ -302,6 +317,7 @@ for (const name of selected) {
     raiseOpenFiles: phase.raiseOpenFiles,
     full: process.env.ROOST_TEST_REPORTER === 'tap',
     weight,
+    label: name,
     onFile: (file, seconds) => (durations[file] = Math.round(seconds)),
   })
   await topology?.stop()
@@ -312,6 +328,12 @@ for (const name of selected) {
   const ok = result.failed.length === 0
   console.log(`=== ${name}: ${ok ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s: ${result.pass} asserts passed, ${result.fail} failed ===`)
   if (!ok) failedPhases.push(name)
+}
+
+if (requested.length > 0) {
+  for (const name of selected) await runPhase(name)
+} else {
+  for (const step of LANES) await Promise.all(step.map(async (lane) => { for (const name of lane) await runPhase(name) }))
 }
 mkdirSync(path.dirname(durationsFile), { recursive: true })
 writeFileSync(durationsFile, JSON.stringify(durations, null, 1))
