@@ -1,14 +1,9 @@
 // Draft row → the API's draft object (also the payload of drafts events).
 import type { Draft } from '../db/index.js'
+import type { DraftDict } from '../events/schemas/common.js'
 
-export interface DraftDict {
-  id: number
-  type: '' | 'stream' | 'private'
-  to: number[]
-  topic: string
-  content: string
-  timestamp: number
-}
+/** The wire type, defined by its schema in events/schemas/common.ts. */
+export type { DraftDict }
 
 export function presentDraft(draft: Draft): DraftDict {
   const type = draft.type === 'stream' || draft.type === 'private' ? draft.type : ''

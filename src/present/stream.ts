@@ -2,41 +2,14 @@
 // dict (spec "Channel object", upstream §2 "subscription" add payload). No I/O:
 // callers load subscribers and traffic and pass them in.
 import type { Stream, Subscription } from '../db/index.js'
+import type { StreamDict, SubscriptionDict } from '../events/schemas/common.js'
 
 /** stream_post_policy value that marks a channel as announcement-only (administrators post). */
 export const STREAM_POST_POLICY_ADMINS = 2
 
-export interface StreamObject {
-  stream_id: number
-  name: string
-  description: string
-  rendered_description: string
-  date_created: number
-  creator_id: number | null
-  invite_only: boolean
-  is_web_public: boolean
-  stream_post_policy: number
-  is_announcement_only: boolean
-  message_retention_days: number | null
-  history_public_to_subscribers: boolean
-  first_message_id: number | null
-  can_remove_subscribers_group: number
-  stream_weekly_traffic: number | null
-  subscribers?: number[]
-  is_default?: boolean
-}
-
-export interface SubscriptionObject extends StreamObject {
-  color: string
-  is_muted: boolean
-  in_home_view: boolean
-  pin_to_top: boolean
-  desktop_notifications: boolean | null
-  audible_notifications: boolean | null
-  push_notifications: boolean | null
-  email_notifications: boolean | null
-  wildcard_mentions_notify: boolean | null
-}
+/** The channel object and the subscription dict, defined by their schemas in events/schemas/common.ts. */
+export type StreamObject = StreamDict
+export type SubscriptionObject = SubscriptionDict
 
 export interface PresentStreamOptions {
   /** Subscriber user IDs; the key is present only when given. */

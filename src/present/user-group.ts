@@ -1,15 +1,9 @@
 // User group rows → the API's group object, and the user_group events.
 import type { UserGroup } from '../db/index.js'
+import type { UserGroupDict } from '../events/schemas/common.js'
 
-export interface UserGroupDict {
-  id: number
-  name: string
-  description: string
-  members: number[]
-  direct_subgroup_ids: number[]
-  is_system_group: boolean
-  can_mention_group: number
-}
+/** The wire type, defined by its schema in events/schemas/common.ts. */
+export type { UserGroupDict }
 
 export interface GroupParts {
   memberIds: number[]

@@ -5,6 +5,10 @@ import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { CustomProfileField, CustomProfileFieldValue, Realm, User } from '../db/index.js'
 import { ROLE, isAdmin, isGuest, isModeratorOrAbove, isOwner } from '../domain/roles.js'
+import type { ProfileValue, UserDict } from '../events/schemas/common.js'
+
+/** The wire types, defined by their schemas in events/schemas/common.ts. */
+export type { ProfileValue, UserDict }
 
 /** Values of `email_address_visibility` (a per-user setting since upstream 7.0). */
 export const EMAIL_VISIBILITY = {
@@ -23,34 +27,7 @@ export type Viewer = Pick<User, 'id' | 'role'>
 /** The user row plus the one setting the presenter needs (bots always count as "everyone"). */
 export type PresentableUser = User & { emailAddressVisibility?: number }
 
-export interface ProfileValue {
-  value: string
-  rendered_value?: string
-}
-
 export type ProfileData = Record<string, ProfileValue>
-
-export interface UserDict {
-  email: string
-  user_id: number
-  avatar_version: number
-  is_admin: boolean
-  is_owner: boolean
-  is_guest: boolean
-  is_billing_admin: boolean
-  role: number
-  is_bot: boolean
-  full_name: string
-  timezone: string
-  is_active: boolean
-  date_joined: string
-  delivery_email: string | null
-  avatar_url: string | null
-  /** null for non-bots (the spec's User table). */
-  bot_type: number | null
-  bot_owner_id?: number | null
-  profile_data?: ProfileData
-}
 
 export interface PresentUserOptions {
   /** The client computes externally hosted avatars itself (`client_extavatar`). */

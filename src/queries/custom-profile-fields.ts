@@ -2,7 +2,7 @@
 // /realm/profile_fields, register keys `custom_profile_fields` and
 // `custom_profile_field_types`, the custom_profile_fields event).
 import type { CustomProfileField, PrismaClient, Tx } from '../db/index.js'
-import type { FieldDict } from '../present/custom-profile-field.js'
+import type { CustomProfileFieldDict as FieldDict } from '../events/schemas/common.js'
 
 export const FIELD_TYPE = {
   SHORT_TEXT: 1,
@@ -31,7 +31,7 @@ export function customProfileFieldTypes(): Record<string, { id: number; name: st
   return Object.fromEntries(Object.entries(FIELD_TYPE).map(([key, id]) => [key, { id, name: TYPE_NAMES[key as keyof typeof FIELD_TYPE] }]))
 }
 
-export type { FieldDict } from '../present/custom-profile-field.js'
+export type { FieldDict }
 
 export function presentField(field: CustomProfileField): FieldDict {
   return {

@@ -5,7 +5,7 @@
 // the files its owner was given; it does no I/O.)
 import type { PrismaClient, ScheduledMessage, Tx } from '../db/index.js'
 
-import type { ScheduledMessageDict } from '../present/scheduled-message.js'
+import type { ScheduledMessageDict } from '../events/schemas/common.js'
 
 export type { ScheduledMessageDict }
 

@@ -3,7 +3,6 @@
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StreamNotificationDefaults } from '../../domain/stream-notifications.js'
-import type { StreamObject, SubscriptionObject } from '../../present/stream.js'
 import { NOTIFICATION_DEFAULTS_FIELD } from './internal.js'
 import { eventObject, StreamDict, SubscriptionDict } from './common.js'
 
@@ -22,21 +21,9 @@ export const StreamEventSchema = Type.Union([
     is_web_public: Type.Optional(Type.Boolean()),
   }),
 ])
-export type StreamEvent =
-  | { type: 'stream'; op: 'create' | 'delete'; streams: StreamObject[] }
-  | {
-      type: 'stream'
-      op: 'update'
-      stream_id: number
-      name: string
-      property: string
-      value: boolean | number | string | null
-      rendered_description?: string
-      history_public_to_subscribers?: boolean
-      is_web_public?: boolean
-    }
-export const streamCreateEvent = builder((streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'create', streams }))
-export const streamDeleteEvent = builder((streams: StreamObject[]): StreamEvent => ({ type: 'stream', op: 'delete', streams }))
+export type StreamEvent = Static<typeof StreamEventSchema>
+export const streamCreateEvent = builder((streams: StreamDict[]): StreamEvent => ({ type: 'stream', op: 'create', streams }))
+export const streamDeleteEvent = builder((streams: StreamDict[]): StreamEvent => ({ type: 'stream', op: 'delete', streams }))
 /** A property change; `extra` carries the companions upstream sends with some properties (rendered_description…). */
 export const streamUpdateEvent = builder((
   stream: { id: number; name: string },
@@ -65,7 +52,7 @@ export type SubscriptionEvent =
   | {
       type: 'subscription'
       op: 'add'
-      subscriptions: SubscriptionObject[]
+      subscriptions: SubscriptionDict[]
       /** The recipient's global notification defaults, for queues that resolve null settings (events/queues/filter.ts). */
       [NOTIFICATION_DEFAULTS_FIELD]?: StreamNotificationDefaults
     }
@@ -73,7 +60,7 @@ export type SubscriptionEvent =
   | { type: 'subscription'; op: 'update'; stream_id: number; property: string; value: Static<typeof SubscriptionValue> }
   | { type: 'subscription'; op: 'peer_add' | 'peer_remove'; stream_ids: number[]; user_ids: number[] }
 
-export const subscriptionAddEvent = builder((subscriptions: SubscriptionObject[], defaults?: StreamNotificationDefaults): SubscriptionEvent => ({
+export const subscriptionAddEvent = builder((subscriptions: SubscriptionDict[], defaults?: StreamNotificationDefaults): SubscriptionEvent => ({
   type: 'subscription',
   op: 'add',
   subscriptions,

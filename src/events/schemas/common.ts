@@ -3,7 +3,11 @@
 // components). Nested objects list the fields Roost sends and allow more
 // (clients ignore unknown keys, and presenters grow); an event's own keys are
 // closed, so a stray or misspelt top-level key fails the schema check.
-import { Type, type TProperties } from 'typebox'
+//
+// Each schema's name is also its wire type (`Static<typeof X>`): present/
+// returns these types, so the object a presenter builds and the schema an
+// event is checked against are one definition.
+import { Type, type Static, type TProperties } from 'typebox'
 
 /** An event object: `type` and its fields, nothing else (the queue adds `id`). */
 export const eventObject = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
@@ -29,6 +33,7 @@ export const StreamDict = Type.Object({
   subscribers: Type.Optional(Type.Array(Type.Integer())),
   is_default: Type.Optional(Type.Boolean()),
 })
+export type StreamDict = Static<typeof StreamDict>
 
 export const SubscriptionDict = Type.Intersect([
   StreamDict,
@@ -44,8 +49,10 @@ export const SubscriptionDict = Type.Intersect([
     wildcard_mentions_notify: Nullable(Type.Boolean()),
   }),
 ])
+export type SubscriptionDict = Static<typeof SubscriptionDict>
 
 export const ProfileValue = Type.Object({ value: Type.String(), rendered_value: Type.Optional(Type.String()) }, { additionalProperties: false })
+export type ProfileValue = Static<typeof ProfileValue>
 
 /** The `person` of realm_user add (upstream's user dict, with is_active). */
 export const UserDict = Type.Object({
@@ -64,10 +71,12 @@ export const UserDict = Type.Object({
   date_joined: Type.String(),
   delivery_email: Nullable(Type.String()),
   avatar_url: Nullable(Type.String()),
-  bot_type: Type.Optional(Nullable(Type.Integer())),
+  /** null for non-bots (the spec's User table). */
+  bot_type: Nullable(Type.Integer()),
   bot_owner_id: Type.Optional(Nullable(Type.Integer())),
   profile_data: Type.Optional(Type.Record(Type.String(), ProfileValue)),
 })
+export type UserDict = Static<typeof UserDict>
 
 export const MessageDict = Type.Object({
   id: Type.Integer(),
@@ -93,6 +102,7 @@ export const MessageDict = Type.Object({
   stream_id: Type.Optional(Type.Integer()),
   avatar_url: Nullable(Type.String()),
 })
+export type MessageDict = Static<typeof MessageDict>
 
 export const UserGroupDict = Type.Object({
   id: Type.Integer(),
@@ -103,6 +113,7 @@ export const UserGroupDict = Type.Object({
   is_system_group: Type.Boolean(),
   can_mention_group: Type.Integer(),
 })
+export type UserGroupDict = Static<typeof UserGroupDict>
 
 export const DraftDict = Type.Object(
   {
@@ -115,6 +126,7 @@ export const DraftDict = Type.Object(
   },
   { additionalProperties: false },
 )
+export type DraftDict = Static<typeof DraftDict>
 
 export const ScheduledMessageDict = Type.Object(
   {
@@ -129,6 +141,7 @@ export const ScheduledMessageDict = Type.Object(
   },
   { additionalProperties: false },
 )
+export type ScheduledMessageDict = Static<typeof ScheduledMessageDict>
 
 export const CustomProfileFieldDict = Type.Object({
   id: Type.Integer(),
@@ -138,6 +151,8 @@ export const CustomProfileFieldDict = Type.Object({
   hint: Type.String(),
   field_data: Type.String(),
   display_in_profile_summary: Type.Optional(Type.Literal(true)),
+  required: Type.Boolean(),
 })
+export type CustomProfileFieldDict = Static<typeof CustomProfileFieldDict>
 
 export { Nullable }

@@ -2,10 +2,8 @@
 // user_topic, muted_topics, drafts, scheduled_messages.
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
-import type { DraftDict } from '../../present/draft.js'
-import type { ScheduledMessageDict } from '../../present/scheduled-message.js'
 import { INHERITING_STREAMS_FIELD } from './internal.js'
-import { DraftDict as DraftDictSchema, eventObject, ScheduledMessageDict as ScheduledMessageDictSchema } from './common.js'
+import { DraftDict, eventObject, ScheduledMessageDict } from './common.js'
 
 const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String()])
 export type SettingValue = Static<typeof SettingValue>
@@ -93,27 +91,21 @@ export type MutedTopicsEvent = Static<typeof MutedTopicsEventSchema>
 export const mutedTopicsEvent = builder((mutedTopics: [string, string, number][]): MutedTopicsEvent => ({ type: 'muted_topics', muted_topics: mutedTopics }))
 
 export const DraftsEventSchema = Type.Union([
-  eventObject({ type: Type.Literal('drafts'), op: Type.Literal('add'), drafts: Type.Array(DraftDictSchema) }),
-  eventObject({ type: Type.Literal('drafts'), op: Type.Literal('update'), draft: DraftDictSchema }),
+  eventObject({ type: Type.Literal('drafts'), op: Type.Literal('add'), drafts: Type.Array(DraftDict) }),
+  eventObject({ type: Type.Literal('drafts'), op: Type.Literal('update'), draft: DraftDict }),
   eventObject({ type: Type.Literal('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }),
 ])
-export type DraftsEvent =
-  | { type: 'drafts'; op: 'add'; drafts: DraftDict[] }
-  | { type: 'drafts'; op: 'update'; draft: DraftDict }
-  | { type: 'drafts'; op: 'remove'; draft_id: number }
+export type DraftsEvent = Static<typeof DraftsEventSchema>
 export const draftsAddEvent = builder((drafts: DraftDict[]): DraftsEvent => ({ type: 'drafts', op: 'add', drafts }))
 export const draftsUpdateEvent = builder((draft: DraftDict): DraftsEvent => ({ type: 'drafts', op: 'update', draft }))
 export const draftsRemoveEvent = builder((draftId: number): DraftsEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId }))
 
 export const ScheduledMessagesEventSchema = Type.Union([
-  eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('add'), scheduled_messages: Type.Array(ScheduledMessageDictSchema) }),
-  eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('update'), scheduled_message: ScheduledMessageDictSchema }),
+  eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('add'), scheduled_messages: Type.Array(ScheduledMessageDict) }),
+  eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('update'), scheduled_message: ScheduledMessageDict }),
   eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('remove'), scheduled_message_id: Type.Integer() }),
 ])
-export type ScheduledMessagesEvent =
-  | { type: 'scheduled_messages'; op: 'add'; scheduled_messages: ScheduledMessageDict[] }
-  | { type: 'scheduled_messages'; op: 'update'; scheduled_message: ScheduledMessageDict }
-  | { type: 'scheduled_messages'; op: 'remove'; scheduled_message_id: number }
+export type ScheduledMessagesEvent = Static<typeof ScheduledMessagesEventSchema>
 export const scheduledMessagesAddEvent = builder((messages: ScheduledMessageDict[]): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'add', scheduled_messages: messages }))
 export const scheduledMessagesUpdateEvent = builder((message: ScheduledMessageDict): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'update', scheduled_message: message }))
 export const scheduledMessagesRemoveEvent = builder((id: number): ScheduledMessagesEvent => ({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: id }))

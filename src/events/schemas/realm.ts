@@ -2,7 +2,6 @@
 // channels, linkifiers (with the legacy empty realm_filters companion).
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
-import type { StreamObject } from '../../present/stream.js'
 import { eventObject, StreamDict } from './common.js'
 
 const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])
@@ -21,8 +20,8 @@ export const realmUpdateEvent = builder((property: string, value: boolean | numb
 export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
 
 export const DefaultStreamsEventSchema = eventObject({ type: Type.Literal('default_streams'), default_streams: Type.Array(StreamDict) })
-export type DefaultStreamsEvent = { type: 'default_streams'; default_streams: StreamObject[] }
-export const defaultStreamsEvent = builder((streams: StreamObject[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streams }))
+export type DefaultStreamsEvent = Static<typeof DefaultStreamsEventSchema>
+export const defaultStreamsEvent = builder((streams: StreamDict[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streams }))
 
 const Linkifier = Type.Object({ id: Type.Integer(), pattern: Type.String(), url_template: Type.String() }, { additionalProperties: false })
 export const RealmLinkifiersEventSchema = eventObject({ type: Type.Literal('realm_linkifiers'), realm_linkifiers: Type.Array(Linkifier) })
@@ -31,5 +30,5 @@ export const realmLinkifiersEvent = builder((linkifiers: RealmLinkifiersEvent['r
 
 /** The legacy event upstream still sends beside realm_linkifiers, always empty since feature level 176. */
 export const RealmFiltersEventSchema = eventObject({ type: Type.Literal('realm_filters'), realm_filters: Type.Array(Type.Never()) })
-export type RealmFiltersEvent = { type: 'realm_filters'; realm_filters: never[] }
+export type RealmFiltersEvent = Static<typeof RealmFiltersEventSchema>
 export const realmFiltersEvent = builder((): RealmFiltersEvent => ({ type: 'realm_filters', realm_filters: [] }))

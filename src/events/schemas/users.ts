@@ -2,12 +2,9 @@
 // custom_profile_fields, invites_changed, user_group, realm_emoji.
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
-import type { UserDict } from '../../present/user.js'
-import type { UserGroupDict } from '../../present/user-group.js'
-import type { FieldDict } from '../../present/custom-profile-field.js'
 import type { StatusChange } from '../../domain/user-status.js'
 import { INACCESSIBLE_USER_FIELD } from './internal.js'
-import { CustomProfileFieldDict, eventObject, Nullable, UserDict as UserDictSchema, UserGroupDict as UserGroupDictSchema } from './common.js'
+import { CustomProfileFieldDict, eventObject, Nullable, UserDict, UserGroupDict } from './common.js'
 
 const person = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object({ user_id: Type.Integer(), ...properties }, { additionalProperties: false })
 
@@ -32,7 +29,7 @@ const PersonUpdate = Type.Union([
 export type PersonUpdate = Static<typeof PersonUpdate>
 
 export const RealmUserEventSchema = Type.Union([
-  eventObject({ type: Type.Literal('realm_user'), op: Type.Literal('add'), person: UserDictSchema }),
+  eventObject({ type: Type.Literal('realm_user'), op: Type.Literal('add'), person: UserDict }),
   eventObject({ type: Type.Literal('realm_user'), op: Type.Literal('update'), person: PersonUpdate }),
   eventObject({
     type: Type.Literal('realm_user'),
@@ -110,11 +107,8 @@ export const presenceEvent = builder((user: { id: number; email: string }, prese
 }))
 
 export const CustomProfileFieldsEventSchema = eventObject({ type: Type.Literal('custom_profile_fields'), fields: Type.Array(CustomProfileFieldDict) })
-export type CustomProfileFieldsEvent = {
-  type: 'custom_profile_fields'
-  fields: FieldDict[]
-}
-export const customProfileFieldsEvent = builder((fields: FieldDict[]): CustomProfileFieldsEvent => ({ type: 'custom_profile_fields', fields }))
+export type CustomProfileFieldsEvent = Static<typeof CustomProfileFieldsEventSchema>
+export const customProfileFieldsEvent = builder((fields: CustomProfileFieldDict[]): CustomProfileFieldsEvent => ({ type: 'custom_profile_fields', fields }))
 
 export const InvitesChangedEventSchema = eventObject({ type: Type.Literal('invites_changed') })
 export type InvitesChangedEvent = Static<typeof InvitesChangedEventSchema>
@@ -125,7 +119,7 @@ const GroupData = Type.Object(
   { additionalProperties: false },
 )
 export const UserGroupEventSchema = Type.Union([
-  eventObject({ type: Type.Literal('user_group'), op: Type.Literal('add'), group: UserGroupDictSchema }),
+  eventObject({ type: Type.Literal('user_group'), op: Type.Literal('add'), group: UserGroupDict }),
   eventObject({ type: Type.Literal('user_group'), op: Type.Literal('update'), group_id: Type.Integer(), data: GroupData }),
   eventObject({ type: Type.Literal('user_group'), op: Type.Literal('remove'), group_id: Type.Integer() }),
   eventObject({
@@ -142,12 +136,7 @@ export const UserGroupEventSchema = Type.Union([
   }),
 ])
 export type UserGroupData = Static<typeof GroupData>
-export type UserGroupEvent =
-  | { type: 'user_group'; op: 'add'; group: UserGroupDict }
-  | { type: 'user_group'; op: 'update'; group_id: number; data: UserGroupData }
-  | { type: 'user_group'; op: 'remove'; group_id: number }
-  | { type: 'user_group'; op: 'add_members' | 'remove_members'; group_id: number; user_ids: number[] }
-  | { type: 'user_group'; op: 'add_subgroups' | 'remove_subgroups'; group_id: number; direct_subgroup_ids: number[] }
+export type UserGroupEvent = Static<typeof UserGroupEventSchema>
 export const userGroupAddEvent = builder((group: UserGroupDict): UserGroupEvent => ({ type: 'user_group', op: 'add', group }))
 export const userGroupUpdateEvent = builder((groupId: number, data: UserGroupData): UserGroupEvent => ({ type: 'user_group', op: 'update', group_id: groupId, data }))
 export const userGroupRemoveEvent = builder((groupId: number): UserGroupEvent => ({ type: 'user_group', op: 'remove', group_id: groupId }))
