@@ -103,13 +103,11 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
       orig_rendered_content: message.renderedContent,
       content: edit.content,
       rendered_content: r.html,
-      prev_rendered_content_version: 1,
       is_me_message: isMeMessage(edit.content),
     },
     historyFields: {
       prev_content: message.content,
       prev_rendered_content: message.renderedContent,
-      prev_rendered_content_version: 1,
     },
   }
 }

@@ -35,9 +35,8 @@ FROM stream s WHERE s.id = ANY(${intArray('$1')}) AND s.realm_id = $3`
 /** Named statement present_message_lookups: $1 message IDs, $2 user IDs, $3 channel IDs (each intList). */
 export const MESSAGE_LOOKUPS_SQL = `SELECT
   (SELECT json_agg(json_build_object('messageId', r.message_id, 'emojiName', r.emoji_name, 'emojiCode', r.emoji_code,
-            'reactionType', r.reaction_type, 'userId', r.user_id,
-            'user', json_build_object('id', u.id, 'email', u.email, 'fullName', u.full_name)) ORDER BY r.id)
-   FROM reaction r JOIN user_profile u ON u.id = r.user_id
+            'reactionType', r.reaction_type, 'userId', r.user_id) ORDER BY r.id)
+   FROM reaction r
    WHERE r.message_id = ANY(${intArray('$1')})) AS reactions,
   (SELECT json_agg(json_build_object('id', u.id, 'email', u.email, 'deliveryEmail', u.delivery_email, 'fullName', u.full_name,
             'realmId', u.realm_id, 'avatarSource', u.avatar_source, 'avatarVersion', u.avatar_version, 'avatarHash', u.avatar_hash))
@@ -69,7 +68,6 @@ export interface MessageReactionRow {
   emojiCode: string
   reactionType: string
   userId: number
-  user: Pick<User, 'id' | 'email' | 'fullName'>
 }
 
 export interface MessageLookups {

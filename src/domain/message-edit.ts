@@ -6,6 +6,7 @@
 import { badRequest, moveTimeLimitExceeded } from '../errors.js'
 import { hashEncode, streamNarrowSlug } from './markdown.js'
 import { hasPolicyPermission, isAdmin, isModeratorOrAbove, type PolicyRealm, type PolicyUser } from './roles.js'
+import { topicResolutionChange } from './topics.js'
 
 /** Upstream allows 20 seconds past every edit and move limit (network delays, the compose box's countdown). */
 export const EDIT_LIMIT_BUFFER_SECONDS = 20
@@ -164,3 +165,36 @@ export function visibilityPolicyAfterMerge(orig: number, target: number): number
   return 0
 }
 
+
+/** Keys of a stored edit-history entry that upstream no longer sends (level 284). */
+const HIDDEN_HISTORY_KEYS: ReadonlySet<string> = new Set(['prev_rendered_content_version'])
+
+/** An edit-history entry as clients see it: without prev_rendered_content_version (upstream level 284). */
+export function shownHistoryEntry(entry: unknown): unknown {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !HIDDEN_HISTORY_KEYS.has(key)))
+}
+
+/**
+ * A message's `last_edit_timestamp` and `last_moved_timestamp` (upstream
+ * level 365), from its stored edit history (newest first): the newest entry
+ * that changed the content, and the newest that changed the channel or the
+ * topic other than only resolving or unresolving it. A message edited
+ * without a readable history counts as content-edited at `lastEditTime`.
+ */
+export function editTimestamps(history: unknown, lastEditTime: number | null): { lastEdit: number | null; lastMoved: number | null } {
+  if (lastEditTime === null) return { lastEdit: null, lastMoved: null }
+  if (!Array.isArray(history)) return { lastEdit: lastEditTime, lastMoved: null }
+  let lastEdit: number | null = null
+  let lastMoved: number | null = null
+  for (const entry of history as unknown[]) {
+    if (entry === null || typeof entry !== 'object') continue
+    const e = entry as Record<string, unknown>
+    const at = typeof e.timestamp === 'number' ? e.timestamp : null
+    if (at === null) continue
+    if ('prev_content' in e && (lastEdit === null || at > lastEdit)) lastEdit = at
+    const topicMoved = typeof e.prev_topic === 'string' && typeof e.topic === 'string' && topicResolutionChange(e.prev_topic, e.topic) === null
+    if (('prev_stream' in e || topicMoved) && (lastMoved === null || at > lastMoved)) lastMoved = at
+  }
+  return { lastEdit, lastMoved }
+}

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { Message, Realm, Stream, User } from '../db/index.js'
 import { flagsToList } from '../domain/flags.js'
+import { editTimestamps, shownHistoryEntry } from '../domain/message-edit.js'
 
 export type PresentableUser = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'realmId' | 'avatarSource' | 'avatarVersion' | 'avatarHash'>
 
@@ -12,7 +13,6 @@ export interface PresentableReaction {
   emojiCode: string
   reactionType: string
   userId: number
-  user: Pick<User, 'id' | 'email' | 'fullName'>
 }
 
 export interface PresentMessageOptions {
@@ -83,7 +83,6 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
       emoji_code: r.emojiCode,
       reaction_type: r.reactionType,
       user_id: r.userId,
-      user: { id: r.user.id, email: r.user.email, full_name: r.user.fullName, is_mirror_dummy: false },
     })),
     submessages: [],
     sender_full_name: o.sender.fullName,
@@ -100,8 +99,12 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
   }
   if (isStream) out.stream_id = row.streamId
   if (row.lastEditTime) {
-    out.last_edit_timestamp = seconds(row.lastEditTime)
-    if (Array.isArray(row.editHistory) && o.allowEditHistory !== false) out.edit_history = row.editHistory
+    // Level 365: content edits and moves have their own timestamps; a
+    // resolve or unresolve alone sets neither.
+    const { lastEdit, lastMoved } = editTimestamps(row.editHistory, seconds(row.lastEditTime))
+    if (lastEdit !== null) out.last_edit_timestamp = lastEdit
+    if (lastMoved !== null) out.last_moved_timestamp = lastMoved
+    if (Array.isArray(row.editHistory) && o.allowEditHistory !== false) out.edit_history = row.editHistory.map(shownHistoryEntry)
   }
   if (o.flags !== undefined) out.flags = flagsToList(o.flags)
   return out

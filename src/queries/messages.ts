@@ -83,13 +83,13 @@ export async function presentMessages(
   const lookups = await messageLookups(ctx.prisma, rows.map((r) => r.message.id), usersToRead, streamIds)
   for (const user of lookups.users) userById.set(user.id, user)
   // A restricted guest sees "Unknown user" for users it may not access, as in its user list.
-  const known = await accessibleAmong(ctx.prisma, ctx.realm, ctx.user, [...userIds, ...lookups.reactions.map((r) => r.userId)])
+  const known = await accessibleAmong(ctx.prisma, ctx.realm, ctx.user, [...userIds])
   const shown = <U extends { id: number; fullName: string }>(u: U): U => (known.has(u.id) ? u : { ...u, fullName: INACCESSIBLE_USER_NAME })
   for (const [id, user] of userById) userById.set(id, shown(user))
   const streamById = new Map(lookups.streams.map((s) => [s.id, s]))
   const reactionsOf = new Map<number, MessageReactionRow[]>()
-  for (const reaction of lookups.reactions) {
-    const r = known.has(reaction.userId) ? reaction : { ...reaction, user: shown(reaction.user) }
+  // Reactions name their users by ID only (upstream level 328).
+  for (const r of lookups.reactions) {
     const list = reactionsOf.get(r.messageId)
     if (list) list.push(r)
     else reactionsOf.set(r.messageId, [r])

@@ -19,7 +19,11 @@ t.test('PATCH /messages/{id}: content edits', async (t) => {
     const m = await messageAs(t, app, otherMember, id)
     t.equal(m.content, '<p>second <strong>take</strong></p>')
     t.type(m.last_edit_timestamp, 'number')
-    t.match(m.edit_history, [{ user_id: member.id, prev_content: 'first *draft*', prev_rendered_content: '<p>first <em>draft</em></p>', prev_rendered_content_version: 1 }])
+    t.notOk('last_moved_timestamp' in m, 'a content edit is not a move (level 365)')
+    // No prev_rendered_content_version (level 284).
+    t.same(m.edit_history, [
+      { user_id: member.id, timestamp: m.last_edit_timestamp, prev_content: 'first *draft*', prev_rendered_content: '<p>first <em>draft</em></p>' },
+    ])
     const raw = expectSuccess(t, await as(app, member).get(`/messages/${id}`, { apply_markdown: false })).message
     t.equal(raw.content, 'second **take**')
   })
@@ -41,13 +45,13 @@ t.test('PATCH /messages/{id}: content edits', async (t) => {
       orig_content: 'hello',
       orig_rendered_content: '<p>hello</p>',
       content: 'hello @**Otto Other**',
-      prev_rendered_content_version: 1,
       is_me_message: false,
       flags: ['mentioned'],
     })
     t.match(forOther.rendered_content, /user-mention/)
     t.type(forOther.edit_timestamp, 'number')
     t.notOk('propagate_mode' in forOther, 'no move fields on a content edit')
+    t.notOk('prev_rendered_content_version' in forOther, 'removed at level 284')
     t.notOk('subject' in forOther)
     t.same(ofType(events.get(member.id), 'update_message')[0]?.flags, [])
     t.same(ofType(events.get(guest.id), 'update_message')[0]?.flags, [], 'every recipient hears, with their own flags')

@@ -193,6 +193,38 @@ t.test('PATCH /messages/{id}: topics and channels', async (t) => {
     ])
   })
 
+  t.test('last_moved_timestamp and last_edit_timestamp (level 365): moves and content edits apart, resolving alone is neither', async (t) => {
+    const [a] = await thread(t, member, 'general', 'stamps', 1)
+    expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { topic: '✔ stamps' }))
+    const resolved = await messageAs(t, app, otherMember, a!)
+    t.notOk('last_moved_timestamp' in resolved, 'resolving is not a move')
+    t.notOk('last_edit_timestamp' in resolved, 'nor a content edit')
+    t.equal(resolved.edit_history.length, 1)
+    expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { topic: 'stamps' }))
+    t.notOk('last_moved_timestamp' in (await messageAs(t, app, otherMember, a!)), 'nor is unresolving')
+
+    expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { topic: 'stamped' }))
+    const renamed = await messageAs(t, app, otherMember, a!)
+    t.equal(renamed.last_moved_timestamp, renamed.edit_history[0].timestamp)
+    t.notOk('last_edit_timestamp' in renamed, 'a move is not a content edit')
+    const listed = expectSuccess(t, await as(app, otherMember).get('/messages', { anchor: String(a), num_before: 0, num_after: 0 })).messages[0]
+    t.equal(listed.last_moved_timestamp, renamed.last_moved_timestamp, 'GET /messages too')
+
+    const { moveMessagesBetweenStreamsPolicy } = await prisma.realm.findUniqueOrThrow({ where: { id: fx.realm.id } })
+    await setRealm({ moveMessagesBetweenStreamsPolicy: 1 })
+    t.teardown(() => setRealm({ moveMessagesBetweenStreamsPolicy }))
+    expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { stream_id: design.id }))
+    const moved = await messageAs(t, app, member, a!)
+    t.same(Object.keys(moved.edit_history[0]).sort(), ['prev_stream', 'stream', 'timestamp', 'user_id'])
+    t.equal(moved.last_moved_timestamp, moved.edit_history[0].timestamp, 'a channel move')
+    t.notOk('last_edit_timestamp' in moved)
+
+    expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { content: 'changed' }))
+    const edited = await messageAs(t, app, member, a!)
+    t.equal(edited.last_edit_timestamp, edited.edit_history[0].timestamp)
+    t.equal(edited.last_moved_timestamp, edited.edit_history[1].timestamp)
+  })
+
   t.test('a rename that is not a resolve gets breadcrumbs; old thread only when asked', async (t) => {
     const [a, b, c] = await thread(t, member, 'general', 'crumbs', 3)
     expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { topic: 'crumbs2', propagate_mode: 'change_all', send_notification_to_old_thread: true }))

@@ -48,7 +48,7 @@ t.test('GET /messages and GET /messages/{id}', async (t) => {
     t.equal(body.anchor, NEWEST)
     const first = body.messages[0]
     t.same(first.flags, [])
-    t.match(first.reactions, [{ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: admin.id, user: { id: admin.id } }])
+    t.same(first.reactions, [{ emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: admin.id }], 'no user object (level 328)')
     t.equal(first.avatar_url, null, 'client_extavatar defaults to true')
     t.same(body.messages.find((m: Body) => m.id === m8).flags, ['mentioned'])
     t.same(body.messages.find((m: Body) => m.id === m4).flags, ['has_alert_word'])

@@ -35,7 +35,6 @@ export const UpdateMessageEventSchema = eventObject({
   orig_rendered_content: Type.Optional(Type.String()),
   content: Type.Optional(Type.String()),
   rendered_content: Type.Optional(Type.String()),
-  prev_rendered_content_version: Type.Optional(Type.Integer()),
   is_me_message: Type.Optional(Type.Boolean()),
   propagate_mode: Type.Optional(Type.Union([Type.Literal('change_one'), Type.Literal('change_later'), Type.Literal('change_all')])),
   orig_subject: Type.Optional(Type.String()),

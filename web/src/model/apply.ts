@@ -170,6 +170,12 @@ function unreadEntryOf(message: { type: string; stream_id?: number; subject: str
   return { kind: 'dm', key: messageDmKey(message as Parameters<typeof messageDmKey>[0], selfId) }
 }
 
+const RESOLVED_PREFIX = '✔ '
+/** Upstream's topic_resolve_toggled: the topics differ only by the resolved prefix. */
+const isResolveToggle = (from: string, to: string): boolean =>
+  (to.startsWith(RESOLVED_PREFIX) && !from.startsWith(RESOLVED_PREFIX) && to.slice(RESOLVED_PREFIX.length) === from) ||
+  (from.startsWith(RESOLVED_PREFIX) && !to.startsWith(RESOLVED_PREFIX) && from.replace(/^[✔ ]+/, '') === to)
+
 function applyUpdate(state: State, lists: Lists, event: UpdateMessageEvent): void {
   const first = state.messages.get(event.message_id)
   if (first && event.rendered_content !== undefined) {
@@ -177,6 +183,8 @@ function applyUpdate(state: State, lists: Lists, event: UpdateMessageEvent): voi
   }
   const moved = event.subject !== undefined || event.new_stream_id !== undefined
   if (!moved) return
+  const resolveOnly =
+    event.new_stream_id === undefined && event.subject !== undefined && event.orig_subject !== undefined && isResolveToggle(event.orig_subject, event.subject)
   for (const id of event.message_ids) {
     const entry = state.unread.get(id)
     if (entry?.kind === 'stream') {
@@ -192,7 +200,8 @@ function applyUpdate(state: State, lists: Lists, event: UpdateMessageEvent): voi
       const sub = state.subscriptions.get(event.new_stream_id)
       if (sub) message.display_recipient = sub.name
     }
-    message.last_moved_timestamp = event.edit_timestamp
+    // As the server's last_moved_timestamp: a resolve or unresolve alone is no move.
+    if (!resolveOnly) message.last_moved_timestamp = event.edit_timestamp
     refileInLists(lists, message, state.selfId)
   }
 }
