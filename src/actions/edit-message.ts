@@ -29,6 +29,7 @@ import { audienceOf, messageAudience } from './message-edit-audience.js'
 import { applyContentEdit, planContentEdit } from './message-edit-content.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 import { sendMoveNotices } from './message-edit-notices.js'
+import type { AttachmentDict } from '../queries/attachments.js'
 import { deleteStreamMessagesEvent, updateMessageEvent } from '../events/schemas/index.js'
 import {
   accessibleTopicMessages,
@@ -60,7 +61,12 @@ async function recordHistory(tx: Tx, ids: number[], entry: Record<string, unknow
     WHERE id = ANY(${ids}::int[])`)
 }
 
-export async function editMessage(ctx: ActionContext, input: EditMessageInput): Promise<void> {
+export type EditMessageResult = {
+  /** Upstream level 285: the actor's uploads that the content edit left linked from no message. */
+  detached_uploads: AttachmentDict[]
+}
+
+export async function editMessage(ctx: ActionContext, input: EditMessageInput): Promise<EditMessageResult> {
   const now = ctx.now()
   const { message, stream } = await accessMessageById(ctx, input.messageId)
   const actor = ctx.user
@@ -110,6 +116,7 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
   const editTimestamp = Math.floor(now.getTime() / 1000)
 
   let newlyMentioned: { userId: number; flags: number }[] = []
+  let detachedUploads: AttachmentDict[] = []
   await inTransaction(ctx, async (tx, emit) => {
     const before = await messageAudience(tx, message.id, stream)
     const event = updateMessageEvent({
@@ -128,6 +135,7 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
       Object.assign(event, applied.eventFields)
       Object.assign(entry, applied.historyFields)
       newlyMentioned = applied.newlyMentioned
+      detachedUploads = applied.detachedUploads
     }
     let applied: MoveApplied = { losingCopies: new Set(), losingAccess: new Set(), firstMessageIds: [] }
     if (moving && stream) {
@@ -193,4 +201,5 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
       sendToNewThread: input.sendNotificationToNewThread,
     })
   }
+  return { detached_uploads: detachedUploads }
 }

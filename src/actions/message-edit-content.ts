@@ -12,7 +12,8 @@ import { isFullMember } from '../domain/roles.js'
 import type { RenderResult } from '../domain/markdown.js'
 import { streamWildcardMentionNotAllowed, textTooLong, topicWildcardMentionNotAllowed } from '../errors.js'
 import { isMeMessage } from '../present/message.js'
-import { claimAttachments } from './message-attachments.js'
+import { claimAttachments, unlinkUnreferencedAttachments } from './message-attachments.js'
+import type { AttachmentDict } from '../queries/attachments.js'
 import { alertedUserIds, groupMemberIds, renderMessageContent } from './message-render.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
 
@@ -72,6 +73,8 @@ export interface AppliedContentEdit {
   eventFields: Record<string, unknown>
   /** Fields of the edit-history entry. */
   historyFields: Record<string, unknown>
+  /** The sender's uploads that the edit left linked from no message (the response's detached_uploads). */
+  detachedUploads: AttachmentDict[]
   /** Recipients the edit newly mentions (a mention, wildcard or alert-word bit they lacked), with their new flags: candidates for a missed-message email. */
   newlyMentioned: { userId: number; flags: number }[]
 }
@@ -84,6 +87,7 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
     data: { content: edit.content, renderedContent: r.html, hasLink: r.hasLink, hasImage: r.hasImage, hasAttachment: r.hasAttachment },
   })
   await claimAttachments(tx, { realmId: ctx.realm.id, senderId: message.senderId, messageId: message.id, paths: r.linkedUploadPaths })
+  const detachedUploads = await unlinkUnreferencedAttachments(tx, { messageId: message.id, senderId: message.senderId, keepPaths: r.linkedUploadPaths })
 
   const rows = await tx.userMessage.findMany({ where: { messageId: message.id }, select: { userId: true, flags: true } })
   const alerted = await alertedUserIds(tx, { realmId: ctx.realm.id, cacheKey: ctx.authCache }, rows.map((row) => row.userId), edit.content)
@@ -97,6 +101,7 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
       WHERE um.message_id = ${message.id} AND um.user_id = v.user_id`)
   }
   return {
+    detachedUploads,
     newlyMentioned: changed.filter((c) => (c.flags & RECOMPUTED & ~c.old) !== 0).map((c) => ({ userId: c.userId, flags: c.flags })),
     eventFields: {
       orig_content: message.content,

@@ -48,7 +48,20 @@ function storableContentType(type: string): string {
 
 export interface UploadResult {
   url: string
+  /** The name the client gave the file, percent-decoded as upstream's `unquote` (level 286); the URL ends with its sanitized form. */
+  filename: string
   attachment: Attachment
+}
+
+/** Upstream's `unquote` of the part's file name; a malformed escape is left as it is. */
+function uploadedFileName(raw: string): string {
+  return raw.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run
+    }
+  })
 }
 
 const attachmentAddEvent = (attachment: Attachment, uploadSpaceUsed: number): BuiltEvent =>
@@ -89,7 +102,8 @@ export async function uploadFile(ctx: ActionContext, files: UploadedFile[]): Pro
     await ctx.storage.delete(pathId).catch((cleanup: unknown) => ctx.log.warn({ err: cleanup, path_id: pathId }, 'could not remove an unrecorded upload'))
     throw error
   }
-  return { url: `/user_uploads/${ctx.realm.id}/${bucket}/${token}/${encodeURIComponent(name)}`, attachment }
+  const filename = file.fileName ? uploadedFileName(file.fileName) : name
+  return { url: `/user_uploads/${ctx.realm.id}/${bucket}/${token}/${encodeURIComponent(name)}`, filename, attachment }
 }
 
 /**

@@ -257,7 +257,9 @@ function termMatches(m: NarrowableMessage, t: NarrowTerm, viewer: NarrowViewer |
         case 'followed':
           return inStream && m.streamId != null && (viewer?.isTopicFollowed?.(m.streamId, m.topic ?? '') ?? false)
         case 'muted':
-          return inStream && m.streamId != null && (viewer?.isTopicMuted?.(m.streamId, m.topic ?? '') ?? false)
+          // Without the viewer's muting (an event queue's narrow), upstream's event predicate lets every message through.
+          if (viewer?.isTopicMuted === undefined) return true
+          return inStream && m.streamId != null && viewer.isTopicMuted(m.streamId, m.topic ?? '')
         default:
           return false
       }

@@ -6,7 +6,7 @@ import { escapeHtml } from '../domain/html-escape.js'
 import { FLAG_BITS, HISTORICAL_FLAGS } from '../domain/flags.js'
 import { flagMask } from '../db/flag-sql.js'
 import { parseNarrow } from '../domain/narrow.js'
-import { badRequest, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
+import { badRequest, incompatibleParameters, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
 import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message.js'
 import { accessMessageById } from '../access/message.js'
 import { accessibleAmong } from '../access/user.js'
@@ -41,6 +41,17 @@ export interface GetMessagesInput {
   narrow?: unknown
   applyMarkdown: boolean
   clientExtavatar: boolean
+  /** Upstream level 300: these messages (those that match the narrow), instead of a window around an anchor. */
+  messageIds?: number[]
+}
+
+/** GET /messages with message_ids: no anchor, and found_* are always false (upstream). */
+export interface GetMessagesByIdResult {
+  messages: RawJson
+  found_anchor: false
+  found_oldest: false
+  found_newest: false
+  history_limited: boolean
 }
 
 export interface GetMessagesResult {
@@ -327,7 +338,46 @@ export function boundWindow<T>(
   return { kept, cutBefore: !beforeOpen, cutAfter: !afterOpen }
 }
 
-export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult> {
+/** Upstream's parameters that message_ids cannot be combined with, in its error's order. */
+const ANCHOR_PARAMETERS = ['num_before', 'num_after', 'anchor', 'message_ids', 'include_anchor', 'use_first_unread_anchor']
+
+/**
+ * GET /messages with message_ids (upstream level 300): the listed messages
+ * that the viewer may read and that match the narrow, in ascending ID order,
+ * within MAX_MESSAGES_RESPONSE_BYTES (from the lowest ID; a client asks again
+ * for the rest). Unknown, inaccessible and non-matching IDs are left out.
+ */
+async function getMessagesById(ctx: ViewerContext, input: GetMessagesInput, messageIds: number[]): Promise<GetMessagesByIdResult> {
+  if (input.numBefore > 0 || input.numAfter > 0 || input.anchor !== undefined || input.useFirstUnreadAnchor === true) {
+    throw incompatibleParameters(ANCHOR_PARAMETERS)
+  }
+  if (messageIds.length > MAX_MESSAGES_PER_FETCH) throw tooManyMessagesRequested(MAX_MESSAGES_PER_FETCH)
+  const terms = parseNarrow(input.narrow)
+  const narrow = await compileNarrow(ctx.prisma, ctx.user, terms)
+  // Message IDs are 32-bit: a larger one names no message.
+  const ids = [...new Set(messageIds.filter((id) => id <= MAX_INT32))]
+  const empty: GetMessagesByIdResult = { messages: rawArray([]), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false }
+  if (ids.length === 0) return empty
+  const rows = await ctx.prisma.$queryRaw<WindowRow[]>(Prisma.sql`
+    SELECT ${WINDOW_COLUMNS}, ${narrow.flags} AS flags ${narrow.from}
+    WHERE ${narrow.where} AND ${narrow.id} = ANY(${ids}::int[]) ORDER BY ${narrow.id} ASC`)
+  const presented = await presentMessages(ctx, rows.map((r) => ({ message: r, flags: r.flags })), {
+    applyMarkdown: input.applyMarkdown,
+    clientExtavatar: input.clientExtavatar,
+  })
+  if (narrow.isSearch) {
+    for (const [i, m] of presented.entries()) {
+      m.match_content = rows[i]?.renderedContent ?? ''
+      m.match_subject = escapeHtml(rows[i]?.topic ?? '')
+    }
+  }
+  const json = presented.map((m) => Buffer.from(JSON.stringify(m)))
+  const { kept } = boundWindow({ anchor: [], before: [], after: json }, (b) => b.length + 1, MAX_MESSAGES_RESPONSE_BYTES)
+  return { ...empty, messages: rawArray(json.filter((b) => kept.has(b))) }
+}
+
+export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): Promise<GetMessagesResult | GetMessagesByIdResult> {
+  if (input.messageIds !== undefined) return getMessagesById(ctx, input, input.messageIds)
   const window = await messageWindow(ctx, input, { kind: 'whole', budget: MAX_MESSAGES_RESPONSE_BYTES })
   const byId = new Map(window.rows.map((r) => [r.id, r]))
   const presented = await presentMessages(

@@ -64,6 +64,26 @@ t.test('attachments and temporary URLs', async (t) => {
     expectError(t, await as(app, member).delete('/attachments/abc'), { code: 'BAD_REQUEST', msg: /attachment_id/ })
   })
 
+  t.test('PATCH /messages/{id} answers detached_uploads (level 285): my uploads the edit left linked from no message', async (t) => {
+    const kept = await upload(t, app, member, 'kept.txt', 'kept')
+    const dropped = await upload(t, app, member, 'dropped.txt', 'dropped')
+    const shared = await upload(t, app, member, 'shared.txt', 'shared')
+    const id = await send(t, app, member, { type: 'stream', to: 'general', topic: 'detach', content: `[a](${kept}) [b](${dropped}) [c](${shared})` })
+    await send(t, app, member, { type: 'stream', to: 'general', topic: 'detach', content: `also [c](${shared})` })
+    const edited = expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: `only [a](${kept})` }))
+    const row = await services.prisma.attachment.findFirstOrThrow({ where: { ownerId: member.id, fileName: 'dropped.txt' } })
+    t.same(edited, {
+      result: 'success',
+      msg: '',
+      detached_uploads: [{ id: row.id, name: 'dropped.txt', path_id: row.pathId, size: 7, create_time: row.createdAt.getTime(), messages: [] }],
+    }, 'not the one still linked from another message')
+    const listed = expectSuccess(t, await as(app, member).get('/attachments')).attachments as { name: string; messages: { id: number }[] }[]
+    t.same(listed.find((a) => a.name === 'dropped.txt')?.messages, [], 'the edited message no longer links it')
+    t.same(listed.find((a) => a.name === 'kept.txt')?.messages.map((m) => m.id), [id])
+    t.equal(listed.find((a) => a.name === 'shared.txt')?.messages.length, 1)
+    t.same(expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { topic: 'moved' })), { result: 'success', msg: '', detached_uploads: [] }, 'a move detaches nothing')
+  })
+
   t.test('a temporary URL works without credentials for a minute, for those allowed to read the file', async (t) => {
     const url = await upload(t, app, member, 'shared notes.txt', 'shared!')
     await send(t, app, member, { type: 'stream', to: 'secret', topic: 'files', content: `[notes](${url})` })

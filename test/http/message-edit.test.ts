@@ -15,7 +15,7 @@ t.test('PATCH /messages/{id}: content edits', async (t) => {
   t.test('the sender edits; the copy shows the new rendering, last_edit_timestamp and edit_history', async (t) => {
     const id = await sendTo(t, app, member, 'general', 'edits', 'first *draft*')
     const res = await as(app, member).patch(`/messages/${id}`, { content: 'second **take**' })
-    t.same(expectSuccess(t, res), { result: 'success', msg: '' })
+    t.same(expectSuccess(t, res), { result: 'success', msg: '', detached_uploads: [] })
     const m = await messageAs(t, app, otherMember, id)
     t.equal(m.content, '<p>second <strong>take</strong></p>')
     t.type(m.last_edit_timestamp, 'number')

@@ -84,7 +84,7 @@ t.test('uploads', async (t) => {
     off()
     const body = expectSuccess(t, res)
     t.match(body.url, new RegExp(`^/user_uploads/${fx.realm.id}/[0-9a-f]{2}/[A-Za-z0-9_-]{24}/notes\\.txt$`))
-    t.equal(body.uri, body.url)
+    t.same(body, { result: 'success', msg: '', uri: body.url, url: body.url, filename: 'notes.txt' })
     const file = await fetchFile(app, member, body.url)
     t.equal(file.statusCode, 200)
     t.equal(file.body, 'hello file')
@@ -108,6 +108,20 @@ t.test('uploads', async (t) => {
       const body = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: name, data: 'x' }]))
       t.match(body.url, expected, name)
       t.equal((await fetchFile(app, member, body.url)).statusCode, 200, `fetch ${name}`)
+    }
+  })
+
+  t.test('filename (level 286): the name as given, percent-decoded, where the URL has the sanitized name', async (t) => {
+    const cases: [string, string, RegExp][] = [
+      ['my file (1).txt', 'my file (1).txt', /\/my-file-1\.txt$/],
+      ['été.png', 'été.png', /\/%C3%A9t%C3%A9\.png$/],
+      ['half%20moon.txt', 'half moon.txt', /\/half20moon\.txt$/],
+      ['100%.txt', '100%.txt', /\/100\.txt$/],
+    ]
+    for (const [name, filename, url] of cases) {
+      const body = expectSuccess(t, await upload(app, member, [{ name: 'file', fileName: name, data: 'x' }]))
+      t.equal(body.filename, filename, name)
+      t.match(body.url, url, name)
     }
   })
 

@@ -19,8 +19,8 @@ export const routes = [
       content: optional(Type.String()),
       stream_id: optional(Type.Integer()),
     },
-    handler: async (input, ctx) => {
-      await editMessage(ctx, {
+    handler: async (input, ctx) =>
+      editMessage(ctx, {
         messageId: input.message_id,
         content: input.content,
         topic: input.topic,
@@ -28,8 +28,7 @@ export const routes = [
         propagateMode: input.propagate_mode ?? 'change_one',
         sendNotificationToOldThread: input.send_notification_to_old_thread ?? false,
         sendNotificationToNewThread: input.send_notification_to_new_thread ?? true,
-      })
-    },
+      }),
   }),
 
   route({

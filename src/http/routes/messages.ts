@@ -48,9 +48,12 @@ export const routes = [
       narrow: optional(json(Type.Unknown()), { default: [] }),
       apply_markdown: optional(Type.Boolean(), { default: true }),
       client_extavatar: optional(upstreamAlias(Type.Boolean(), 'client_gravatar'), { default: true }),
+      // At most MAX_MESSAGES_PER_FETCH, checked with upstream's error after the parameter combination.
+      message_ids: optional(json(Type.Array(Type.Integer({ minimum: 0 })))),
     },
     handler: async (input, ctx) => {
       const result = await getMessages(ctx, {
+        messageIds: input.message_ids,
         anchor: input.anchor,
         useFirstUnreadAnchor: input.use_first_unread_anchor,
         numBefore: input.num_before ?? 0,

@@ -41,8 +41,8 @@ export const routes = [
     method: 'POST',
     url: '/user_uploads',
     handler: async (_input, ctx) => {
-      const { url } = await uploadFile(ctx, ctx.files)
-      return { uri: url, url }
+      const { url, filename } = await uploadFile(ctx, ctx.files)
+      return { uri: url, url, filename }
     },
   }),
   route({
