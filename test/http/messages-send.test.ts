@@ -171,6 +171,12 @@ t.test('POST /messages', async (t) => {
         .map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: false })),
     )
     t.equal((await messageAs(otherMember, b)).recipient_id, m.recipient_id)
+    // Level 327: an incoming 1:1 message has the recipient_id of the outgoing ones of its conversation, for either side.
+    const reply = await send(otherMember, { type: 'direct', to: JSON.stringify([member.id]), content: 'hi back' })
+    t.equal((await messageAs(otherMember, reply)).recipient_id, m.recipient_id)
+    t.equal((await messageAs(member, reply)).recipient_id, (await messageAs(member, a)).recipient_id)
+    const elsewhere = await send(admin, { type: 'direct', to: JSON.stringify([otherMember.id]), content: 'another conversation' })
+    t.not((await messageAs(otherMember, elsewhere)).recipient_id, m.recipient_id, 'incoming 1:1 messages of other conversations differ')
     const group = await messageAs(admin, c)
     t.equal(group.display_recipient.length, 3)
     t.not(group.recipient_id, m.recipient_id)
