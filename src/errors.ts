@@ -62,7 +62,7 @@ export const wrongSubdomain = () => unauthorized('Account is not associated with
 
 // Browser sessions under /json (docs/web-sessions.md): upstream's answers for a missing session and a failed CSRF check.
 export const sessionRequired = () =>
-  new ApiError('Not logged in: API authentication or user session required', 'UNAUTHORIZED', 401, {}, { 'WWW-Authenticate': 'Session realm="roost"' })
+  new ApiError('Not logged in: API authentication or user session required', 'UNAUTHORIZED', 401, {}, { 'WWW-Authenticate': 'Session realm="roost"' }) // SESSION_CHALLENGE (http/error-handler.ts)
 export const csrfFailed = (reason: string) => new ApiError(`CSRF error: ${reason}`, 'CSRF_FAILED', 403, { reason })
 
 // POST /fetch_api_key

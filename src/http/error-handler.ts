@@ -27,8 +27,20 @@ function envelope(error: ApiError): Record<string, unknown> {
   return { result: 'error', msg: error.msg, code: error.code, ...error.extra }
 }
 
+/**
+ * A Basic challenge is for API clients: outside /api (the app's /json, file
+ * routes a browser fetches) it is upstream's `Session realm=…` instead, since a
+ * browser that meets `WWW-Authenticate: Basic` on a fetch asks its user for a
+ * password (a headless one holds the request unanswered) rather than handing
+ * the 401 to the page.
+ */
+export const SESSION_CHALLENGE = 'Session realm="roost"'
+
 function send(reply: FastifyReply, error: ApiError): FastifyReply {
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+  const browser = !reply.request.url.startsWith('/api/')
+  for (const [name, value] of Object.entries(error.headers)) {
+    reply.header(name, browser && name.toLowerCase() === 'www-authenticate' && value.startsWith('Basic ') ? SESSION_CHALLENGE : value)
+  }
   return reply.code(error.status).send(envelope(error))
 }
 

@@ -129,4 +129,16 @@ t.test('/json with a browser session', async (t) => {
     t.equal(form.statusCode, 303, 'a form with the token logs out too')
     expectError(t, await me(viaForm), { code: 'UNAUTHORIZED', status: 401 })
   })
+
+  t.test("an ended session's register (a route open to logged-out visitors) is a 401 with the Session challenge, never Basic", async (t) => {
+    const session = await logIn(app, fx, member.deliveryEmail, PASSWORD)
+    await services.prisma.webSession.deleteMany({ where: { tokenHash: hashSessionToken(session.cookies.sessionid ?? '') } })
+    // The csrftoken cookie outlives the session and the app still sends it: the CSRF check passes, the login check does not.
+    const res = await json(app, fx, session, 'POST', '/register', { event_types: ['message'] })
+    expectError(t, res, { code: 'UNAUTHORIZED', status: 401, msg: 'Not logged in: API authentication or user session required' })
+    // A browser meeting a Basic challenge on a fetch asks for a password instead of giving the page the 401.
+    t.equal(res.headers['www-authenticate'], 'Session realm="roost"')
+    const api = await app.inject({ method: 'POST', url: '/api/v1/register', headers: { host: fx.host } })
+    t.equal(api.headers['www-authenticate'], 'Basic realm="roost"', 'API clients still get the Basic challenge')
+  })
 })
