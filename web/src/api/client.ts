@@ -17,7 +17,8 @@ export class ApiError extends Error {
 
 export type Params = Record<string, string | number | boolean | readonly unknown[] | Record<string, unknown> | undefined | null>
 
-let sessionEnded: () => void = () => window.location.assign('/login')
+/** To the login page, which brings the browser back to the view it was on (the draft there is kept by lib/drafts.ts). */
+let sessionEnded: () => void = () => window.location.assign(`/login?next=${encodeURIComponent(`/${window.location.hash}`)}`)
 export function onSessionEnded(handler: () => void): void {
   sessionEnded = handler
 }
