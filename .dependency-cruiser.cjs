@@ -35,6 +35,7 @@ module.exports = {
     }),
     never('queries-from-above-only', 'queries/ are read by http/, actions/, the workers and the entry points.', '^src/(access|present|domain|db|storage|events|presence|ratelimit|mail|backends)/|^src/(metrics|errors|config|version)\\.ts$', '^src/queries/'),
     never('access-below-actions-and-queries', 'access/ is used by actions/ and queries/, never the reverse.', '^src/(present|domain|db|storage|events|ratelimit|mail|backends)/', '^src/access/'),
+    never('jobs-serve-the-workers', 'jobs/ is the leased-job mechanism the workers share; it imports no worker and nothing above the database.', '^src/jobs/', '^src/(http|actions|queries|access|present|notifications|scheduler|events)/'),
     never('workers-are-not-imported-below', 'The scheduler and notification workers sit beside actions/.', '^src/(access|queries|present|domain|db|storage|events|presence|ratelimit|mail|backends)/', WORKERS),
     never('domain-is-pure', 'domain/ imports no other layer (errors.ts, version.ts and the database row types excepted).', '^src/domain/', '^src/', {
       to: { pathNot: '^src/domain/|^src/(errors|version)\\.ts$|^src/db/index\\.ts$' },

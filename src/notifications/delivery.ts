@@ -1,5 +1,6 @@
 // Sends missed-message emails, exactly once on any number of nodes.
 //
+// The claim, lease, retry and loop are jobs/leased.ts's and jobs/loop.ts's.
 // Claim: one transaction locks a due row with `FOR UPDATE SKIP LOCKED` and
 // leases every pending row of that user to this node (claimed_by,
 // claim_expires_at = now + lease), then commits. Another node skips locked
@@ -22,12 +23,12 @@ import { accessibleAmong } from '../access/user.js'
 import { INACCESSIBLE_USER_NAME } from '../present/user.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../services.js'
-import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { mailerFor, noreplyAddress, type Mailer } from '../mail/outbox.js'
 import { realmUrl } from '../present/realm.js'
-import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
-import { anyDue } from '../scheduler/due-probe.js'
+import { startWorkerLoop, type WorkerLoop } from '../jobs/loop.js'
+import { anyDue, claimLeased, renewLeases, retryLeased, settleLeased } from '../jobs/leased.js'
+import { Prisma } from '../db/index.js'
 import { renderMissedMessageEmail } from './email-content.js'
 import { mentionedUserGroup } from './mentioned-group.js'
 import { conversationKey } from './enqueue.js'
@@ -60,20 +61,18 @@ interface ClaimedRow {
   attempts: number
 }
 
-async function claimUserBatch(services: Services, options: EmailDeliveryOptions, now: Date): Promise<ClaimedRow[]> {
-  const realmFilter = options.realmIds ? Prisma.sql`AND realm_id = ANY(${options.realmIds}::int[])` : Prisma.empty
-  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? LEASE_MS))
-  return services.prisma.$transaction(async (tx) => {
-    const [due] = await tx.$queryRaw<{ user_id: number }[]>`
-      SELECT user_id FROM missed_message_email
-      WHERE due_at <= ${now}::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz) ${realmFilter}
-      ORDER BY due_at, id LIMIT 1
-      FOR UPDATE SKIP LOCKED`
-    if (!due) return []
-    return tx.$queryRaw<ClaimedRow[]>`
-      UPDATE missed_message_email SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
-      WHERE user_id = ${due.user_id} AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz)
-      RETURNING id, user_id, message_id, conversation, attempts`
+const TABLE = 'missed_message_email'
+
+/** Locks the first due row and leases every unleased row of its user to this node. */
+function claimUserBatch(services: Services, options: EmailDeliveryOptions, now: Date): Promise<ClaimedRow[]> {
+  return claimLeased<ClaimedRow>(services.prisma, TABLE, {
+    now,
+    limit: 1,
+    realmIds: options.realmIds,
+    nodeId: services.nodeId,
+    leaseMs: options.leaseMs ?? LEASE_MS,
+    columns: Prisma.sql`id, user_id, message_id, conversation, attempts`,
+    wholeUser: true,
   })
 }
 
@@ -93,32 +92,14 @@ interface MessageRow {
 const locationOf = (m: MessageRow) => ({ streamId: m.stream_id, topic: m.topic, dmUserIds: m.dm_user_ids })
 
 /** Deletes rows still leased to this node. */
-async function settle(services: Services, ids: number[]): Promise<void> {
-  if (ids.length === 0) return
-  await services.prisma.$executeRaw`DELETE FROM missed_message_email WHERE id = ANY(${ids}::int[]) AND claimed_by = ${services.nodeId}`
-}
+const settle = (services: Services, ids: number[]): Promise<void> => settleLeased(services.prisma, TABLE, ids, services.nodeId)
 
 async function retryLater(services: Services, options: EmailDeliveryOptions, rows: ClaimedRow[], error: unknown): Promise<void> {
-  const attempts = Math.max(...rows.map((r) => r.attempts)) + 1
-  const delay = Math.min((options.retryBaseMs ?? RETRY_BASE_MS) * 2 ** (attempts - 1), RETRY_MAX_MS)
-  const due = new Date(services.now().getTime() + delay)
-  const message = error instanceof Error ? error.message : String(error)
-  await services.prisma.$executeRaw`
-    UPDATE missed_message_email SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)}, due_at = ${due}::timestamptz,
-      claimed_by = NULL, claim_expires_at = NULL
-    WHERE id = ANY(${rows.map((r) => r.id)}::int[]) AND claimed_by = ${services.nodeId}`
+  await retryLeased(services.prisma, TABLE, rows, error, { nodeId: services.nodeId, now: services.now(), retryBaseMs: options.retryBaseMs ?? RETRY_BASE_MS, retryMaxMs: RETRY_MAX_MS })
 }
 
-async function renewLease(services: Services, options: EmailDeliveryOptions, rows: ClaimedRow[]): Promise<ClaimedRow[]> {
-  const now = services.now()
-  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? LEASE_MS))
-  const held = await services.prisma.$queryRaw<{ id: number }[]>`
-    UPDATE missed_message_email SET claim_expires_at = ${leaseEnd}::timestamptz
-    WHERE id = ANY(${rows.map((r) => r.id)}::int[]) AND claimed_by = ${services.nodeId} AND claim_expires_at > ${now}::timestamptz
-    RETURNING id`
-  const ids = new Set(held.map((r) => r.id))
-  return rows.filter((r) => ids.has(r.id))
-}
+const renewLease = (services: Services, options: EmailDeliveryOptions, rows: ClaimedRow[]): Promise<ClaimedRow[]> =>
+  renewLeases(services.prisma, TABLE, rows, { nodeId: services.nodeId, now: services.now(), leaseMs: options.leaseMs ?? LEASE_MS })
 
 /** Sends one user's claimed rows, one email per conversation. */
 async function sendUserBatch(services: Services, options: EmailDeliveryOptions, mailer: Mailer, rows: ClaimedRow[]): Promise<void> {
@@ -192,7 +173,7 @@ async function sendUserBatch(services: Services, options: EmailDeliveryOptions, 
 /** Claims and sends one user's pending emails; returns how many rows were claimed (0: nothing due). */
 export async function deliverMissedMessageEmails(services: Services, options: EmailDeliveryOptions, mailer: Mailer): Promise<number> {
   const now = services.now()
-  if (!(await anyDue(services.prisma, 'missed_message_email', now, options.realmIds))) return 0
+  if (!(await anyDue(services.prisma, TABLE, now, options.realmIds))) return 0
   const rows = await claimUserBatch(services, options, now)
   if (rows.length > 0) await sendUserBatch(services, options, mailer, rows)
   return rows.length

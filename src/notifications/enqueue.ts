@@ -33,6 +33,7 @@
 // and message, due at once, when a push sender is configured;
 // notifications/push-delivery.ts sends it.
 import type { Services } from '../services.js'
+import { countRows } from '../jobs/leased.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { Prisma } from '../db/index.js'
 import { fastQuery } from '../db/fast-read.js'
@@ -204,14 +205,8 @@ export async function queuePushRemovalsForDeletion(tx: Pick<Services['prisma'], 
 }
 
 /** Pending push rows (sent ones are deleted): the gauge of /metrics. */
-export async function countPendingPushNotifications(prisma: Services['prisma']): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM missed_push_notification`
-  return row?.n ?? 0
-}
+export const countPendingPushNotifications = (prisma: Services['prisma']): Promise<number> => countRows(prisma, 'missed_push_notification')
 
 /** Pending rows (sent ones are deleted): the gauge of /metrics. */
-export async function countPendingMissedMessageEmails(prisma: Services['prisma']): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM missed_message_email`
-  return row?.n ?? 0
-}
+export const countPendingMissedMessageEmails = (prisma: Services['prisma']): Promise<number> => countRows(prisma, 'missed_message_email')
 

@@ -1,5 +1,5 @@
-// Sends push notifications, exactly once on any number of nodes, with the
-// claiming pattern of notifications/delivery.ts: one transaction locks due
+// Sends push notifications, exactly once on any number of nodes, through the
+// leased-job module (jobs/leased.ts) as notifications/delivery.ts: one transaction locks due
 // missed_push_notification rows with `FOR UPDATE SKIP LOCKED` and leases them
 // to this node (claimed_by, claim_expires_at); a node that dies mid-batch
 // leaves rows whose lease expires and another node claims them.
@@ -37,8 +37,8 @@ import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { avatarUrl, INACCESSIBLE_USER_NAME } from '../present/user.js'
 import { realmUrl } from '../present/realm.js'
-import { startWorkerLoop, type WorkerLoop } from '../scheduler/loop.js'
-import { anyDue } from '../scheduler/due-probe.js'
+import { startWorkerLoop, type WorkerLoop } from '../jobs/loop.js'
+import { anyDue, backoffMs as backoff, claimLeased, retryLeased, settleLeased, type RetryPolicy } from '../jobs/leased.js'
 import { PUSH_KIND } from '../domain/push-kind.js'
 import { PUSH_REMOVE } from './enqueue.js'
 import { mentionedUserGroup, type MentionedGroup } from './mentioned-group.js'
@@ -88,26 +88,12 @@ const CLAIMED_COLUMNS = Prisma.sql`id, user_id, message_id, trigger, attempts, C
 /** How a row records a target it reached. */
 const targetKey = (target: PushTarget): string => `${target.kind}:${target.id}`
 
-async function claimBatch(services: Services, options: PushDeliveryOptions, now: Date): Promise<ClaimedRow[]> {
-  const realmFilter = options.realmIds ? Prisma.sql`AND realm_id = ANY(${options.realmIds}::int[])` : Prisma.empty
-  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? PUSH_LEASE_MS))
-  return services.prisma.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<{ id: number }[]>`
-      SELECT id FROM missed_push_notification
-      WHERE due_at <= ${now}::timestamptz AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz) ${realmFilter}
-      ORDER BY due_at, id LIMIT ${PUSH_BATCH}
-      FOR UPDATE SKIP LOCKED`
-    if (due.length === 0) return []
-    return tx.$queryRaw<ClaimedRow[]>`
-      UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
-      WHERE id = ANY(${due.map((d) => d.id)}::int[])
-      RETURNING ${CLAIMED_COLUMNS}`
-  })
-}
+const TABLE = 'missed_push_notification'
 
-async function settle(services: Services, id: number): Promise<void> {
-  await services.prisma.$executeRaw`DELETE FROM missed_push_notification WHERE id = ${id} AND claimed_by = ${services.nodeId}`
-}
+const claimBatch = (services: Services, options: PushDeliveryOptions, now: Date): Promise<ClaimedRow[]> =>
+  claimLeased<ClaimedRow>(services.prisma, TABLE, { now, limit: PUSH_BATCH, realmIds: options.realmIds, nodeId: services.nodeId, leaseMs: options.leaseMs ?? PUSH_LEASE_MS, columns: CLAIMED_COLUMNS })
+
+const settle = (services: Services, id: number): Promise<void> => settleLeased(services.prisma, TABLE, [id], services.nodeId)
 
 /** Deletes a sent message push and marks the copy active_mobile_push_notification, so reading it later sends a removal notice. */
 async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
@@ -118,22 +104,23 @@ async function settleSent(services: Services, row: ClaimedRow): Promise<void> {
     WHERE um.user_id = gone.user_id AND um.message_id = gone.message_id AND um.flags & ${flagMask(FLAG_BITS.read)} = 0`
 }
 
-/** Due again after a backoff, remembering the targets reached so far (`reached`) so that the retry skips them. */
-/** The capped exponential backoff after the `failures`-th consecutive failure (1-based). */
-const backoffMs = (options: PushDeliveryOptions, failures: number): number => Math.min((options.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** (failures - 1), PUSH_RETRY_MAX_MS)
+const retryPolicy = (options: PushDeliveryOptions): RetryPolicy => ({ retryBaseMs: options.retryBaseMs ?? PUSH_RETRY_BASE_MS, retryMaxMs: PUSH_RETRY_MAX_MS, maxAttempts: PUSH_MAX_ATTEMPTS })
 
+/** The capped exponential backoff after the `failures`-th consecutive failure (1-based); a failing target backs off the same way. */
+const backoffMs = (options: PushDeliveryOptions, failures: number): number => backoff(retryPolicy(options), failures)
+
+/** Due again after a backoff, remembering the targets reached so far (`reached`) so that the retry skips them; dropped after PUSH_MAX_ATTEMPTS. */
 async function retryLater(services: Services, options: PushDeliveryOptions, row: ClaimedRow, error: unknown, reached: string[] = []): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error)
-  if (row.attempts + 1 >= PUSH_MAX_ATTEMPTS) {
+  const outcome = await retryLeased(services.prisma, TABLE, [row], error, {
+    ...retryPolicy(options),
+    nodeId: services.nodeId,
+    now: services.now(),
+    set: Prisma.sql`, delivered_to = ARRAY(SELECT DISTINCT unnest(COALESCE(delivered_to, '{}') || ${reached}::text[]))`,
+  })
+  if (outcome === 'dropped') {
+    const message = error instanceof Error ? error.message : String(error)
     options.log.warn({ user_id: row.user_id, message_id: row.message_id, attempts: row.attempts + 1, err: message }, 'push notification dropped after its last attempt')
-    return settle(services, row.id)
   }
-  const due = new Date(services.now().getTime() + backoffMs(options, row.attempts + 1))
-  await services.prisma.$executeRaw`
-    UPDATE missed_push_notification SET attempts = attempts + 1, last_error = ${message.slice(0, 1000)}, due_at = ${due}::timestamptz,
-      claimed_by = NULL, claim_expires_at = NULL,
-      delivered_to = ARRAY(SELECT DISTINCT unnest(COALESCE(delivered_to, '{}') || ${reached}::text[]))
-    WHERE id = ${row.id} AND claimed_by = ${services.nodeId}`
 }
 
 interface PayloadSource {
@@ -266,20 +253,15 @@ async function sendRow(services: Services, options: PushDeliveryOptions, senders
 }
 
 /** Claims the user's other due removal rows, so one notice carries them all. */
-async function claimMoreRemovals(services: Services, options: PushDeliveryOptions, userId: number, claimed: number[], now: Date): Promise<ClaimedRow[]> {
-  const leaseEnd = new Date(now.getTime() + (options.leaseMs ?? PUSH_LEASE_MS))
-  return services.prisma.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<{ id: number }[]>`
-      SELECT id FROM missed_push_notification
-      WHERE user_id = ${userId} AND trigger = ${PUSH_REMOVE} AND id <> ALL(${claimed}::int[]) AND due_at <= ${now}::timestamptz
-        AND (claim_expires_at IS NULL OR claim_expires_at <= ${now}::timestamptz)
-      ORDER BY message_id LIMIT ${PUSH_REMOVE_CLAIM_LIMIT}
-      FOR UPDATE SKIP LOCKED`
-    if (due.length === 0) return []
-    return tx.$queryRaw<ClaimedRow[]>`
-      UPDATE missed_push_notification SET claimed_by = ${services.nodeId}, claim_expires_at = ${leaseEnd}::timestamptz
-      WHERE id = ANY(${due.map((d) => d.id)}::int[])
-      RETURNING ${CLAIMED_COLUMNS}`
+function claimMoreRemovals(services: Services, options: PushDeliveryOptions, userId: number, claimed: number[], now: Date): Promise<ClaimedRow[]> {
+  return claimLeased<ClaimedRow>(services.prisma, TABLE, {
+    now,
+    limit: PUSH_REMOVE_CLAIM_LIMIT,
+    where: Prisma.sql`AND user_id = ${userId} AND trigger = ${PUSH_REMOVE} AND id <> ALL(${claimed}::int[])`,
+    orderBy: Prisma.sql`message_id`,
+    nodeId: services.nodeId,
+    leaseMs: options.leaseMs ?? PUSH_LEASE_MS,
+    columns: CLAIMED_COLUMNS,
   })
 }
 
@@ -361,7 +343,7 @@ async function deliver(
 /** Claims and sends one batch of due push notifications; returns how many rows were claimed (0: nothing due). */
 export async function deliverPushNotifications(services: Services, options: PushDeliveryOptions, senders: Map<PushTarget['kind'], PushSender>): Promise<number> {
   const now = services.now()
-  if (!(await anyDue(services.prisma, 'missed_push_notification', now, options.realmIds))) return 0
+  if (!(await anyDue(services.prisma, TABLE, now, options.realmIds))) return 0
   const rows = await claimBatch(services, options, now)
   const removals = new Map<number, ClaimedRow[]>()
   for (const row of rows) {

@@ -1,7 +1,9 @@
 // Delivery of scheduled messages, safe on any number of nodes.
 //
-// Every node runs one loop. A short timer (TICK_MS) looks for due rows; each
-// transaction claims up to BATCH_SIZE due rows with `FOR UPDATE SKIP LOCKED`,
+// Every node runs one loop (jobs/loop.ts). A short timer (TICK_MS) looks for
+// due rows (jobs/leased.ts's probe); each transaction locks up to BATCH_SIZE
+// due rows with `FOR UPDATE SKIP LOCKED` (jobs/leased.ts's lockDue, without a
+// lease: the work is done inside the locking transaction),
 // sends each through the ordinary send path (a real message with its own
 // flags and message events), marks them delivered and emits
 // scheduled_messages remove for each. Another node's claim skips rows locked
@@ -19,14 +21,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ActionContext, Services } from '../services.js'
 import type { PrismaClient, Realm, ScheduledMessage, Tx, User } from '../db/index.js'
-import { Prisma } from '../db/index.js'
 import { ApiError } from '../errors.js'
 import { sendMessage } from '../actions/send-message.js'
 import { scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../actions/scheduled-messages.js'
 import { presentScheduledMessage } from '../queries/scheduled-messages.js'
 import { HeldBus, heldServices } from './held-services.js'
-import { startWorkerLoop, type WorkerLoop } from './loop.js'
-import { anyDue } from './due-probe.js'
+import { startWorkerLoop, type WorkerLoop } from '../jobs/loop.js'
+import { anyDue, lockDue } from '../jobs/leased.js'
 
 export const TICK_MS = 100
 /** Upstream's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES. */
@@ -57,20 +58,13 @@ class DeliveryFailure extends Error {
 
 type ClaimedRow = ScheduledMessage & { sender: User; realm: Realm }
 
-/** Locks up to `limit` due rows (due-probe.ts states the condition), or the one row `onlyId` if still unsettled, that no other transaction holds. */
+/** Locks up to `limit` due rows (jobs/leased.ts states the condition), or the one row `onlyId` if still unsettled, that no other transaction holds. */
 async function claimDue(tx: Tx, now: Date, realmIds: number[] | undefined, limit: number, onlyId?: number): Promise<ClaimedRow[]> {
-  const realmFilter = realmIds ? Prisma.sql`AND realm_id = ANY(${realmIds}::int[])` : Prisma.empty
-  const idFilter = onlyId !== undefined ? Prisma.sql`AND id = ${onlyId}` : Prisma.sql`AND scheduled_timestamp <= ${now}::timestamptz`
-  const claimed = await tx.$queryRaw<{ id: number }[]>`
-    SELECT id FROM scheduled_message
-    WHERE NOT delivered AND NOT failed ${idFilter} ${realmFilter}
-    ORDER BY scheduled_timestamp, id
-    LIMIT ${limit}
-    FOR UPDATE SKIP LOCKED`
+  const claimed = await lockDue(tx, 'scheduled_message', { now, realmIds, limit, onlyId })
   if (claimed.length === 0) return []
-  const rows = await tx.scheduledMessage.findMany({ where: { id: { in: claimed.map((r) => r.id) } }, include: { sender: true, realm: true } })
+  const rows = await tx.scheduledMessage.findMany({ where: { id: { in: claimed } }, include: { sender: true, realm: true } })
   const byId = new Map(rows.map((row) => [row.id, row]))
-  return claimed.flatMap(({ id }) => byId.get(id) ?? [])
+  return claimed.flatMap((id) => byId.get(id) ?? [])
 }
 
 function contextFor(services: Services, realm: Realm, user: User, log: FastifyBaseLogger): ActionContext {

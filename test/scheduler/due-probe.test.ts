@@ -1,4 +1,4 @@
-// The worker loops' idle ticks (scheduler/due-probe.ts): with nothing due, a
+// The worker loops' idle ticks (jobs/leased.ts's probe): with nothing due, a
 // tick of scheduled delivery, missed-message emails or push notifications is
 // one statement and no transaction; a row that is not yet due, already
 // settled, leased to a node or of another realm does not open a claim; a due
@@ -12,7 +12,7 @@ import { countStatements, countingDatabase } from '../support/statements.js'
 import { deliverBatch } from '../../src/scheduler/delivery.js'
 import { deliverMissedMessageEmails } from '../../src/notifications/delivery.js'
 import { deliverPushNotifications } from '../../src/notifications/push-delivery.js'
-import { anyDue } from '../../src/scheduler/due-probe.js'
+import { anyDue } from '../../src/jobs/leased.js'
 import type { Mailer } from '../../src/mail/outbox.js'
 
 const PROBE = /^SELECT EXISTS \(SELECT 1 FROM (scheduled_message|missed_message_email|missed_push_notification) WHERE/

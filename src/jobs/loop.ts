@@ -1,5 +1,5 @@
 // The polling loop every node runs for durable work claimed in the database
-// (scheduled messages, missed-message emails): on each tick, `step()` claims
+// (scheduled messages, missed-message emails, push notifications; jobs/leased.ts): on each tick, `step()` claims
 // and settles a batch, and runs again while it settled something. A backend
 // outage is logged once when it starts, not on every tick; `stop()` waits for
 // the step in progress.
