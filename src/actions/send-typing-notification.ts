@@ -17,7 +17,7 @@ export type TypingInput =
   | { kind: 'stream'; op: 'start' | 'stop'; streamId: number; topic: string }
 
 /** Of `userIds`, those who want typing events and may access the typist (restricted guests may not access everyone). */
-async function receivingTyping(ctx: ActionContext, userIds: number[]): Promise<number[]> {
+export async function receivingTyping(ctx: ActionContext, userIds: number[]): Promise<number[]> {
   const rows = await ctx.prisma.userSettings.findMany({
     where: { userId: { in: userIds }, receivesTypingNotifications: true, user: { isActive: true } },
     select: { userId: true },

@@ -43,10 +43,11 @@ export function pastLimit(limitSeconds: number | null, sentAt: Date, now: Date, 
 /** Administrators and moderators move messages without time limits. */
 export const exemptFromMoveLimits = (role: number): boolean => isModeratorOrAbove(role)
 
-export function checkContentEdit(o: { realm: EditRealm; actor: EditActor; senderId: number; sentAt: Date; now: Date }): void {
+/** `buffer`: the grace past the limit (upstream's typing notification for an edit allows none). */
+export function checkContentEdit(o: { realm: EditRealm; actor: EditActor; senderId: number; sentAt: Date; now: Date; buffer?: number }): void {
   if (!o.realm.allowMessageEditing) throw badRequest('Your organization has turned off message editing')
   if (o.senderId !== o.actor.id) throw badRequest("You don't have permission to edit this message")
-  if (pastLimit(o.realm.messageContentEditLimitSeconds, o.sentAt, o.now)) throw badRequest('The time limit for editing this message has passed')
+  if (pastLimit(o.realm.messageContentEditLimitSeconds, o.sentAt, o.now, o.buffer)) throw badRequest('The time limit for editing this message has passed')
 }
 
 export function checkTopicEdit(o: { realm: EditRealm; actor: EditActor; currentTopic: string; sentAt: Date; now: Date }): void {

@@ -88,6 +88,7 @@ const CORE_ONLY_EVENT_TYPES = new Set([
   'onboarding_steps',
   // No state of their own.
   'typing',
+  'typing_edit_message',
   'reaction',
   'update_message',
   'delete_message',

@@ -551,6 +551,18 @@ export const MATRIX: Record<string, Row[]> = {
     },
     { target: 'private', request: async (w) => ({ path: `/messages/${await privateMessage(w)}/reactions`, params: { emoji_name: 'smile' } }), allow: NOBODY, deny: INVALID_MESSAGE },
   ],
+  'POST /messages/:message_id/typing': [
+    { target: 'own', request: async (w) => ({ path: `/messages/${await ownMessage(w)}/typing`, params: { op: 'start' } }), allow: ALL },
+    { target: 'other', request: async (w) => ({ path: `/messages/${await othersMessage(w)}/typing`, params: { op: 'start' } }), allow: NOBODY, deny: bad("You don't have permission to edit this message") },
+    { target: 'private', request: async (w) => ({ path: `/messages/${await privateMessage(w)}/typing`, params: { op: 'start' } }), allow: NOBODY, deny: INVALID_MESSAGE },
+    { target: 'foreign', request: async (w) => ({ path: `/messages/${await foreignMessage(w)}/typing`, params: { op: 'start' } }), allow: NOBODY, deny: INVALID_MESSAGE },
+  ],
+  'POST /message_edit_typing': [
+    { target: 'own', request: async (w) => ({ path: '/message_edit_typing', params: { op: 'start', message_id: await ownMessage(w) } }), allow: ALL },
+    { target: 'other', request: async (w) => ({ path: '/message_edit_typing', params: { op: 'start', message_id: await othersMessage(w) } }), allow: NOBODY, deny: bad("You don't have permission to edit this message") },
+    { target: 'private', request: async (w) => ({ path: '/message_edit_typing', params: { op: 'start', message_id: await privateMessage(w) } }), allow: NOBODY, deny: INVALID_MESSAGE },
+    { target: 'foreign', request: async (w) => ({ path: '/message_edit_typing', params: { op: 'start', message_id: await foreignMessage(w) } }), allow: NOBODY, deny: INVALID_MESSAGE },
+  ],
   'POST /typing': [
     { target: 'other', request: (w) => ({ path: '/typing', params: { op: 'start', to: [w.fx.users.otherMember.id] } }), allow: ALL },
     { target: 'private', request: (w) => ({ path: '/typing', params: { type: 'stream', op: 'start', stream_id: w.fx.streams.secret.id, topic: 'matrix' } }), allow: NOBODY, deny: INVALID_CHANNEL_ID },

@@ -58,7 +58,7 @@ export type DeliveredEvent = { id?: number } & (
   | Static<typeof MutedTopicsEventSchema>
   | Static<typeof DraftsEventSchema>
   | Static<typeof ScheduledMessagesEventSchema>
-  | { type: 'reaction' | 'typing' | 'attachment' | 'invites_changed' | 'heartbeat' }
+  | { type: 'reaction' | 'typing' | 'typing_edit_message' | 'attachment' | 'invites_changed' | 'heartbeat' }
 )
 
 type Obj = Record<string, unknown>
@@ -288,6 +288,7 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
     // is transient, attachments and invitations are fetched on demand.
     case 'reaction':
     case 'typing':
+    case 'typing_edit_message':
     case 'attachment':
     case 'invites_changed':
     case 'heartbeat':

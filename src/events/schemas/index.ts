@@ -21,12 +21,13 @@
 //      checkStateAfter (test/support/state-check.ts).
 import { Type, type Static, type TSchema } from 'typebox'
 import Value from 'typebox/value'
-import type { AttachmentEvent, DeleteMessageEvent, MessageEvent, ReactionEvent, TypingEvent, UpdateMessageEvent, UpdateMessageFlagsEvent } from './messages.js'
+import type { AttachmentEvent, DeleteMessageEvent, MessageEvent, ReactionEvent, TypingEditMessageEvent, TypingEvent, UpdateMessageEvent, UpdateMessageFlagsEvent } from './messages.js'
 import {
   AttachmentEventSchema,
   DeleteMessageEventSchema,
   MessageEventSchema,
   ReactionEventSchema,
+  TypingEditMessageEventSchema,
   TypingEventSchema,
   UpdateMessageEventSchema,
   UpdateMessageFlagsEventSchema,
@@ -99,6 +100,7 @@ export type ChatEvent =
   | UpdateMessageFlagsEvent
   | ReactionEvent
   | TypingEvent
+  | TypingEditMessageEvent
   | AttachmentEvent
   | StreamEvent
   | SubscriptionEvent
@@ -138,6 +140,7 @@ export const EVENT_SCHEMAS: Record<ChatEventType, TSchema> = {
   update_message_flags: UpdateMessageFlagsEventSchema,
   reaction: ReactionEventSchema,
   typing: TypingEventSchema,
+  typing_edit_message: TypingEditMessageEventSchema,
   attachment: AttachmentEventSchema,
   stream: StreamEventSchema,
   subscription: SubscriptionEventSchema,

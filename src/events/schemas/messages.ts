@@ -75,6 +75,28 @@ export const deleteStreamMessagesEvent = builder((messageIds: number[], streamId
   stream_id: streamId,
   topic,
 }))
+
+/** Upstream level 351: someone is editing a message's content (POST /messages/{id}/typing). */
+export const TypingEditMessageEventSchema = eventObject({
+  type: Type.Literal('typing_edit_message'),
+  op: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
+  sender_id: Type.Integer(),
+  message_id: Type.Integer(),
+  recipient: Type.Union([
+    Type.Object({ type: Type.Literal('channel'), channel_id: Type.Integer(), topic: Type.String() }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('direct'), user_ids: Type.Array(Type.Integer()) }, { additionalProperties: false }),
+  ]),
+})
+export type TypingEditMessageEvent = Static<typeof TypingEditMessageEventSchema>
+export const typingEditMessageEvent = builder(
+  (op: 'start' | 'stop', senderId: number, messageId: number, recipient: TypingEditMessageEvent['recipient']): TypingEditMessageEvent => ({
+    type: 'typing_edit_message',
+    op,
+    sender_id: senderId,
+    message_id: messageId,
+    recipient,
+  }),
+)
 export const deletePrivateMessageEvent = builder((messageId: number): DeleteMessageEvent => ({ type: 'delete_message', message_ids: [messageId], message_type: 'private' }))
 
 const UnreadDetails = Type.Union([

@@ -2,8 +2,11 @@ import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { sendTypingNotification } from '../../actions/send-typing-notification.js'
+import { sendEditTypingNotification } from '../../actions/send-edit-typing-notification.js'
 import { badRequest, missingArgument } from '../../errors.js'
 import { MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
+
+const TYPING_OP = Type.Union([Type.Literal('start'), Type.Literal('stop')])
 
 export const routes = [
   route({
@@ -25,6 +28,26 @@ export const routes = [
         if (input.to === undefined) throw missingArgument('to')
         await sendTypingNotification(ctx, { kind: 'direct', op: input.op, to: input.to })
       }
+      return {}
+    },
+  }),
+
+  // Someone is editing a message (upstream level 361's path; level 351 named the message in the body).
+  route({
+    method: 'POST',
+    url: '/messages/:message_id/typing',
+    params: { message_id: Type.Integer(), op: TYPING_OP },
+    handler: async (input, ctx) => {
+      await sendEditTypingNotification(ctx, { messageId: input.message_id, op: input.op })
+      return {}
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/message_edit_typing',
+    params: { message_id: Type.Integer(), op: TYPING_OP },
+    handler: async (input, ctx) => {
+      await sendEditTypingNotification(ctx, { messageId: input.message_id, op: input.op })
       return {}
     },
   }),
