@@ -386,6 +386,14 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
         sending(member, () => as(app, member).get('/messages', { anchor: 'newest', num_before: 5, narrow: [{ operator: 'dm', operand: ids(n) }] })),
     },
     {
+      route: 'GET /messages',
+      param: 'message_ids',
+      prepare: async (n) => {
+        const messages = await makeMessages(n, member)
+        return sending(member, () => as(app, member).get('/messages', { message_ids: messages }))
+      },
+    },
+    {
       route: 'POST /messages',
       param: 'to',
       prepare: async (n) => sending(member, () => as(app, member).post('/messages', { type: 'direct', to: JSON.stringify(ids(n)), content: `hello ${next()}` })),
