@@ -5,9 +5,7 @@ import type { FastifyReply } from 'fastify'
 import { route } from '../route.js'
 import { json, nullAsAbsent, optional, upstreamAlias } from '../params.js'
 import { badRequest, missingArgument, notLoggedIn } from '../../errors.js'
-import { fetchRegisterState, registerCoreParts, stateIsCoreOnly } from '../../queries/register-state.js'
-import { readRegisterCore } from '../../queries/register-core.js'
-import { transactionAsClient } from '../../db/transaction-client.js'
+import { registerQueue, registerVisitor } from '../../queries/register.js'
 import type { PollAbort } from '../../events/queues/event-queues.js'
 import { capabilitiesOf, MAX_EVENT_NARROW_TERMS, MAX_EVENT_TYPE_LENGTH, MAX_EVENT_TYPES, queueInputFor } from '../../queries/register-queue.js'
 
@@ -70,36 +68,17 @@ export const routes = [
         if (!ctx.realm.webPublicAccessEnabled) throw notLoggedIn()
         if (input.client_extavatar) throw badRequest("Invalid 'client_extavatar' parameter for anonymous request")
         if (input.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request")
-        const state = await fetchRegisterState(
-          { prisma: ctx.prisma, realm: ctx.realm, user: null, core: null, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now },
-          { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false },
-        )
-        return { queue_id: null, last_event_id: -1, ...state }
+        return registerVisitor(ctx, { fetchEventTypes, capabilities, clientExtavatar: false, includeSubscribers: false, slimPresence: input.slim_presence ?? false })
       }
       const clientExtavatar = input.client_extavatar ?? true
       const queueInput = await queueInputFor(ctx.prisma, ctx.user, { ...input, client_extavatar: clientExtavatar, lifespan_secs: input.queue_lifespan_secs }, capabilities)
-      // The queue first, then the snapshot: a change made in between is in both, never in neither.
-      const queue = await ctx.events.register(queueInput)
-      ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
-      // The state is read in one snapshot: the queue drops the events of
-      // transactions that committed before it, so no change is both in the
-      // state and delivered, and none is missed. When all the database state
-      // asked for is the core statement's, that statement is the snapshot;
-      // otherwise the reads share one repeatable-read transaction.
-      const user = ctx.user
-      const includeSubscribers = input.include_subscribers ?? false
-      const stateOptions = { fetchEventTypes, capabilities, clientExtavatar, includeSubscribers, slimPresence: queueInput.slimPresence ?? false }
-      const parts = registerCoreParts(fetchEventTypes)
-      const stateContext = { realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now }
-      const readState = async (prisma: typeof ctx.prisma, presenceDirectory?: typeof ctx.presenceDirectory) => {
-        const core = await readRegisterCore(prisma, user, parts)
-        return { snapshot: core.snapshot, state: await fetchRegisterState({ ...stateContext, prisma, presenceDirectory, core }, stateOptions) }
-      }
-      const { snapshot, state } = stateIsCoreOnly(fetchEventTypes, { includeSubscribers }, user)
-        ? await readState(ctx.prisma, ctx.presenceDirectory)
-        : await ctx.prisma.$transaction((tx) => readState(transactionAsClient(tx)), { isolationLevel: 'RepeatableRead', maxWait: 10_000, timeout: 30_000 })
-      await ctx.events.recordSnapshot(queue, snapshot)
-      return { queue_id: queue.queueId, last_event_id: -1, ...state }
+      return registerQueue(ctx, ctx.user, queueInput, {
+        fetchEventTypes,
+        capabilities,
+        clientExtavatar,
+        includeSubscribers: input.include_subscribers ?? false,
+        slimPresence: queueInput.slimPresence ?? false,
+      })
     },
   }),
 
