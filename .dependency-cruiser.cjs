@@ -6,18 +6,10 @@
 // test/architecture/dependencies.test.ts in the unit phase.
 const ENTRY = '^src/(server|app|node-services)\\.ts$|^src/cli/'
 const WORKERS = '^src/(scheduler|notifications)/'
-// Circles inside one directory not yet untangled (an interface file that also
-// picks the implementation, a helper pair): the cycle rule skips these modules.
-// Remove an entry when its circle is gone.
-const KNOWN_CIRCLES = [
-  '^src/storage/(file|s3|local)-storage\\.ts$',
-  '^src/notifications/push-(bouncer|senders)\\.ts$',
-  '^src/http/(json-auth|route)\\.ts$',
-  '^src/db/(index|migrate|client|fast-read)\\.ts$',
-]
-
 /** `from` may not import `to` (type-only imports included). */
 const never = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from: { path: from, ...extra.from }, to: { path: to, ...extra.to } })
+/** `from` may import only types from `to`. */
+const typesOnly = (name, comment, from, to, extra = {}) => never(name, comment, from, to, { ...extra, to: { dependencyTypesNot: ['type-only'], ...extra.to } })
 
 module.exports = {
   forbidden: [
@@ -25,7 +17,7 @@ module.exports = {
       name: 'no-circular',
       comment: 'Modules import each other in a circle (type-only imports count too).',
       severity: 'error',
-      from: { path: '^src/', pathNot: KNOWN_CIRCLES },
+      from: { path: '^src/' },
       to: { circular: true },
     },
     never('entry-points-are-not-imported', 'server.ts, app.ts, node-services.ts and cli/ assemble the node; nothing below imports them.', '^src/(?!cli/)', ENTRY, { from: { pathNot: ENTRY } }),
@@ -40,47 +32,17 @@ module.exports = {
     never('domain-is-pure', 'domain/ imports no other layer (errors.ts, version.ts and the database row types excepted).', '^src/domain/', '^src/', {
       to: { pathNot: '^src/domain/|^src/(errors|version)\\.ts$|^src/db/index\\.ts$' },
     }),
-    {
-      name: 'domain-row-types-only',
-      comment: 'domain/ may name the Prisma row types, never use the database.',
-      severity: 'error',
-      from: { path: '^src/domain/' },
-      to: { path: '^src/db/', dependencyTypesNot: ['type-only'] },
-    },
+    typesOnly('domain-row-types-only', 'domain/ may name the Prisma row types, never use the database.', '^src/domain/', '^src/db/'),
     never('events-know-no-http-nor-backends', 'events/ knows no HTTP, no backends/ and nothing above it.', '^src/events/', '^src/(http|backends|actions|queries|access|presence|notifications|scheduler)/'),
     never('present-is-below-events-users', 'present/ turns rows into API objects; it imports no access/ and no events/ builders.', '^src/present/', '^src/(access|events)/', {
       to: { pathNot: '^src/events/schemas/' },
     }),
-    {
-      name: 'present-takes-event-types-only',
-      comment: 'present/ may name the wire types of events/schemas, never build events.',
-      severity: 'error',
-      from: { path: '^src/present/' },
-      to: { path: '^src/events/', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'services-is-types-only',
-      comment: 'services.ts names the services; node-services.ts builds them.',
-      severity: 'error',
-      from: { path: '^src/services\\.ts$' },
-      to: { path: '^src/', dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'only-actions-publish',
-      comment: 'Publishing (actions/context.ts: inTransaction, publishAll) is for actions/ alone.',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/actions/' },
-      to: { path: '^src/actions/context\\.ts$', dependencyTypesNot: ['type-only'] },
-    },
+    typesOnly('present-takes-event-types-only', 'present/ may name the wire types of events/schemas, never build events.', '^src/present/', '^src/events/'),
+    typesOnly('services-is-types-only', 'services.ts names the services; node-services.ts builds them.', '^src/services\\.ts$', '^src/'),
+    typesOnly('only-actions-publish', 'Publishing (actions/context.ts: inTransaction, publishAll) is for actions/ alone.', '^src/', '^src/actions/context\\.ts$', { from: { pathNot: '^src/actions/' } }),
     // Known exception: web/src/lib/emoji.ts reads the emoji name table (data, no code).
-  never('web-takes-event-types-only', 'The web client may use the event types of src/events/schemas only.', '^web/', '^src/', { to: { pathNot: '^src/events/schemas/|^src/domain/emoji-names\\.json$' } }),
-    {
-      name: 'web-event-imports-are-types',
-      comment: 'The web client imports types from src/events/schemas, never server code.',
-      severity: 'error',
-      from: { path: '^web/' },
-      to: { path: '^src/', pathNot: '^src/domain/emoji-names\\.json$', dependencyTypesNot: ['type-only'] },
-    },
+    never('web-takes-event-types-only', 'The web client may use the event types of src/events/schemas only.', '^web/', '^src/', { to: { pathNot: '^src/events/schemas/|^src/domain/emoji-names\\.json$' } }),
+    typesOnly('web-event-imports-are-types', 'The web client imports types from src/events/schemas, never server code.', '^web/', '^src/', { to: { pathNot: '^src/domain/emoji-names\\.json$' } }),
   ],
   options: {
     tsPreCompilationDeps: true,

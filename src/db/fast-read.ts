@@ -15,7 +15,10 @@
 // unchanged.
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
-import type { Prisma, PrismaClient, Tx } from './index.js'
+// From the generated client, not ./index.js, which exports this module's importers (client.ts).
+import type { Prisma, PrismaClient } from './generated/client.js'
+
+type Tx = Prisma.TransactionClient
 
 const pools = new WeakMap<object, pg.Pool>()
 

@@ -15,6 +15,9 @@ import {
   wrongSubdomain,
 } from '../errors.js'
 
+/** Of a route (route.ts). user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
+export type AuthMode = 'user' | 'none' | 'optional' | 'public'
+
 let rootHost: { url: string; host: string } | undefined
 
 /** EXTERNAL_URL's host, lowercased (parsed once: every request asks). */

@@ -9,8 +9,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Services } from '../services.js'
 import type { Realm, User } from '../db/index.js'
 import { sessionRequired } from '../errors.js'
-import { realmForRequest, requireRealm } from './auth.js'
-import type { AuthMode } from './route.js'
+import { realmForRequest, requireRealm, type AuthMode } from './auth.js'
 import { checkCsrf, CSRF_COOKIE, csrfHeader, isUnsafeMethod, requestCookies, sessionOf, SESSION_COOKIE } from './session-auth.js'
 
 declare module 'fastify' {

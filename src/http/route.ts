@@ -13,8 +13,9 @@ import { authenticate, parseBasicAuth, realmForRequest, requireRealm } from './a
 import { lazyChildLogger } from './lazy-logger.js'
 import { authenticateJson, sessionServes } from './json-auth.js'
 
-/** user: Basic auth required; optional: Basic auth when sent; none: no auth, the Host must name a realm; public: no auth, any Host. */
-export type AuthMode = 'user' | 'none' | 'optional' | 'public'
+import type { AuthMode } from './auth.js'
+
+export type { AuthMode }
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
 
 type ContextFor<A extends AuthMode> = A extends 'user'

@@ -30,19 +30,9 @@ import { createHash } from 'node:crypto'
 import type { PushBouncerConfig } from '../config.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { OutboundClient } from '../outbound/index.js'
-import { apnsAlert, type PushOutcome, type PushSender, type PushTarget } from './push-senders.js'
+import { apnsAlert, type PushOutcome, type PushSender, type PushTarget } from './push-target.js'
 
 export const BOUNCER_TOKEN_KIND = { apns: 1, fcm: 2 } as const
-
-/** All of one user's mobile devices, reached with one `push/notify`. */
-export interface BouncerTarget {
-  kind: 'bouncer'
-  /** The user's ID (the target has no row of its own). */
-  id: number
-  realmId: number
-  androidDevices: string[]
-  appleDevices: string[]
-}
 
 /** A name-based UUID (version 5, SHA-1) under the server's registration UUID. */
 export function bouncerUuid(orgId: string, name: string): string {

@@ -29,46 +29,11 @@ import { SignJWT } from 'jose'
 import webpush from 'web-push'
 import type { ApnsConfig, Config, FcmConfig } from '../config.js'
 import { outboundClientFor, OutboundClient, OutboundRefused, type OutboundResponse } from '../outbound/index.js'
-import { PushBouncerSender, type BouncerTarget } from './push-bouncer.js'
+import { PushBouncerSender } from './push-bouncer.js'
+import { apnsAlert, type PushOutcome, type PushSender, type PushTarget } from './push-target.js'
 
-/** A target with a row of its own counts its consecutive failures and backs off (notifications/push-delivery.ts). */
-export interface TargetBackoff {
-  failures?: number
-  /** Not sent to before this time. */
-  retryAt?: Date | null
-}
-
-export interface WebPushTarget extends TargetBackoff {
-  kind: 'webpush'
-  id: number
-  endpoint: string
-  p256dh: string
-  auth: string
-}
-
-export interface FcmTarget extends TargetBackoff {
-  kind: 'fcm'
-  id: number
-  token: string
-}
-
-export interface ApnsTarget extends TargetBackoff {
-  kind: 'apns'
-  id: number
-  token: string
-  /** The app's bundle ID given at registration (null: APNS_TOPIC). */
-  appId: string | null
-}
-
-export type PushTarget = WebPushTarget | FcmTarget | ApnsTarget | BouncerTarget
-/** 'invalid': the target is gone; `gone`: sent, and the bouncer no longer knows these tokens of the user. */
-export type PushOutcome = 'sent' | 'invalid' | { gone: { fcm: string[]; apns: string[] } }
-
-export interface PushSender {
-  readonly kind: PushTarget['kind']
-  /** Sends one payload (upstream's data payload, JSON) to one target. */
-  send(target: PushTarget, payload: Record<string, unknown>): Promise<PushOutcome>
-}
+export type { ApnsTarget, BouncerTarget, FcmTarget, PushOutcome, PushSender, PushTarget, TargetBackoff, WebPushTarget } from './push-target.js'
+export { apnsAlert } from './push-target.js'
 
 export const WEB_PUSH_TTL_SECONDS = 24 * 60 * 60
 
@@ -159,15 +124,6 @@ export class FcmSender implements PushSender {
     if (answer.status === 404 || /"UNREGISTERED"/.test(answer.body)) return 'invalid'
     throw new Error(`FCM answered HTTP ${answer.status}: ${answer.body.slice(0, 300)}`)
   }
-}
-
-/** Upstream's APNs alert: the conversation as title, the sender as subtitle where the title does not say it. */
-export function apnsAlert(payload: Record<string, unknown>): { title: string; subtitle: string; body: string } {
-  const sender = String(payload.sender_full_name ?? '')
-  const body = String(payload.content ?? '')
-  if (payload.recipient_type === 'stream') return { title: `#${String(payload.stream)} > ${String(payload.topic)}`, subtitle: `${sender}:`, body }
-  if (typeof payload.pm_users === 'string') return { title: 'Group DM', subtitle: `${sender}:`, body }
-  return { title: sender, subtitle: '', body }
 }
 
 export const APNS_JWT_LIFETIME_MS = 50 * 60 * 1000

@@ -1,8 +1,6 @@
 // Upload storage behind one interface: local disk (embedded default) or an
 // S3-compatible bucket (production, every node sees the same files).
-import type { Config } from '../config.js'
-import { LocalFileStorage } from './local-storage.js'
-import { S3FileStorage } from './s3-storage.js'
+// The implementations are chosen by create-storage.ts.
 
 /** A file of a multipart request, read into memory (the HTTP layer bounds its size). */
 export interface UploadedFile {
@@ -26,10 +24,4 @@ export interface FileStorage {
   delete(key: string): Promise<void>
   /** Fails when the storage cannot be used (called at startup, so a bad configuration stops the server). */
   check(): Promise<void>
-}
-
-/** S3 when the S3_* variables are set, else DATA_DIR/uploads. */
-export function createStorage(config: Config): FileStorage {
-  if (config.s3) return new S3FileStorage(config.s3)
-  return new LocalFileStorage(`${config.dataDir}/uploads`)
 }

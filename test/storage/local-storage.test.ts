@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalFileStorage } from '../../src/storage/local-storage.js'
-import { createStorage } from '../../src/storage/file-storage.js'
+import { createStorage } from '../../src/storage/create-storage.js'
 import { loadConfig } from '../../src/config.js'
 import { fileStorageContract } from './file-storage.contract.js'
 
