@@ -104,6 +104,7 @@ const SQL_SENSITIVE = {
   'notifications/push-notifications.test.ts': "the push loop's claims (FOR UPDATE SKIP LOCKED, leases)",
   'notifications/notification-metrics.test.ts': 'gauges counted over a database of its own (ownDatabase)',
   'scheduler/due-probe.test.ts': "the loops' idle probe and claims: statements and transactions",
+  'jobs/leased.test.ts': 'leases taken by several nodes: FOR UPDATE SKIP LOCKED claims and timestamptz arithmetic',
 }
 
 /** Files with an SQL signal that still run once (unit phase, PGlite), and why. */
