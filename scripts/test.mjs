@@ -313,7 +313,7 @@ async function runPhase(name) {
     root,
     env: environment({ ...phase.env, ...topology?.env }),
     jobs: phase.jobs ?? JOBS,
-    timeoutSeconds: phase.timeoutSeconds ?? 120,
+    timeoutSeconds: phase.timeoutSeconds ?? 300,
     raiseOpenFiles: phase.raiseOpenFiles,
     full: process.env.ROOST_TEST_REPORTER === 'tap',
     weight,
