@@ -10,6 +10,8 @@ import { Prisma } from '../db/index.js'
 import {
   extractMentionCandidates,
   renderMarkdown,
+  topicLinkCandidates,
+  topicWithKey,
   type MentionCandidates,
   type MentionableUser,
   type RenderContext,
@@ -65,7 +67,7 @@ export async function loadRenderContext(
       ? []
       : await db.stream.findMany({
           where: { id: { in: (await idsMatchingLower(db, 'stream_name', { realm_id: realm.id }, c.streamNames)).map((r) => r.id) }, deactivated: false },
-          select: { id: true, name: true, inviteOnly: true, isWebPublic: true },
+          select: { id: true, name: true, inviteOnly: true, isWebPublic: true, historyPublicToSubscribers: true },
         })
   const subscribed = new Set(
     streams.length === 0
@@ -78,6 +80,7 @@ export async function loadRenderContext(
         ).map((s) => s.streamId),
   )
   const linkable = streams.filter((s) => canAccessStreamContent(sender, s, subscribed.has(s.id)))
+  const topicWith = await firstTopicMessages(db, sender.id, linkable, topicLinkCandidates(c.streamNames))
 
   const emoji =
     c.emojiNames.length === 0
@@ -89,6 +92,7 @@ export async function loadRenderContext(
     usersById,
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
     streamsByName: new Map(linkable.map((s) => [s.name.toLowerCase(), { id: s.id, name: s.name }])),
+    topicWith,
     realmEmoji: new Map(
       emoji.map((e) => [
         e.name,
@@ -98,6 +102,36 @@ export async function loadRenderContext(
     realmUrl: realmUrl(realm, config.externalUrl),
     linkifiers: linkifiers === undefined ? await loadLinkifiers(db, realm.id) : compileLinkifiers(linkifiers),
   }
+}
+
+/**
+ * For topic links (upstream level 347, get_first_message_for_user_in_topic):
+ * the first message of each linked topic that the sender may read (the
+ * channel's whole history when it is shared with subscribers, otherwise the
+ * sender's own copies), in one statement whatever the number of links.
+ */
+async function firstTopicMessages(
+  db: Db,
+  senderId: number,
+  linkable: { id: number; name: string; historyPublicToSubscribers: boolean }[],
+  links: { streamName: string; topic: string }[],
+): Promise<Map<string, number>> {
+  const byName = new Map(linkable.map((s) => [s.name.toLowerCase(), s]))
+  const wanted = new Map<string, { streamId: number; topic: string; shared: boolean }>()
+  for (const link of links) {
+    const stream = byName.get(link.streamName.toLowerCase())
+    if (stream) wanted.set(topicWithKey(stream.id, link.topic), { streamId: stream.id, topic: link.topic.toLowerCase(), shared: stream.historyPublicToSubscribers })
+  }
+  if (wanted.size === 0) return new Map()
+  const rows = [...wanted.values()]
+  const found = await db.$queryRaw<{ stream_id: number; topic: string; first_id: number | null }[]>(Prisma.sql`
+    SELECT t.stream_id, t.topic, (
+      SELECT min(m.id) FROM message m
+      WHERE m.stream_id = t.stream_id AND lower(m.topic) = t.topic
+        AND (t.shared OR EXISTS (SELECT 1 FROM user_message um WHERE um.user_id = ${senderId} AND um.message_id = m.id))
+    ) AS first_id
+    FROM unnest(${rows.map((r) => r.streamId)}::int[], ${rows.map((r) => r.topic)}::text[], ${rows.map((r) => r.shared)}::bool[]) AS t(stream_id, topic, shared)`)
+  return new Map(found.flatMap((r) => (r.first_id === null ? [] : [[topicWithKey(r.stream_id, r.topic), r.first_id] as const])))
 }
 
 function mentionCandidatesOfAll(contents: readonly string[]): MentionCandidates {

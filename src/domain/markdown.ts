@@ -48,6 +48,12 @@ export interface RenderContext {
   groupsByName: Map<string, MentionableGroup>
   /** Lower-cased channel name → channel (only channels the sender may link). */
   streamsByName: Map<string, LinkableStream>
+  /**
+   * topicWithKey(channel, topic) → the first message of the topic the sender
+   * may read: a topic link names it with `/with/` so that it follows the
+   * topic when it moves (upstream level 347). No entry: a plain topic link.
+   */
+  topicWith?: Map<string, number>
   /** Emoji name → custom emoji of the realm. */
   realmEmoji: Map<string, RealmEmoji>
   /** e.g. `https://chat.example.com`; links to it become relative. */
@@ -268,6 +274,18 @@ function channelOnlyLink(name: string, ctx: RenderContext): string | undefined {
   )
 }
 
+/** The key of RenderContext.topicWith: topics compare without case. */
+export const topicWithKey = (streamId: number, topic: string): string => `${streamId}\n${topic.toLowerCase()}`
+
+/** The channel and topic names of the `#**channel>topic**` links of a content (not message links, `…@id`). */
+export function topicLinkCandidates(streamNames: readonly string[]): { streamName: string; topic: string }[] {
+  return streamNames.flatMap((text) => {
+    const gt = text.indexOf('>')
+    if (gt <= 0 || /@\d+$/.test(text)) return []
+    return [{ streamName: text.slice(0, gt), topic: text.slice(gt + 1) }]
+  })
+}
+
 function channelTopicLink(text: string, ctx: RenderContext): string | undefined {
   const gt = text.indexOf('>')
   if (gt <= 0) return undefined
@@ -282,7 +300,9 @@ function channelTopicLink(text: string, ctx: RenderContext): string | undefined 
   if (near) {
     return `<a class="message-link" href="${base}/near/${near[2]}">#${escapeHtml(stream.name)} &gt; ${shownTopic} @ 💬</a>`
   }
-  return `<a class="stream-topic" data-stream-id="${stream.id}" href="${base}">#${escapeHtml(stream.name)} &gt; ${shownTopic}</a>`
+  const withId = ctx.topicWith?.get(topicWithKey(stream.id, topic))
+  const href = withId === undefined ? base : `${base}/with/${withId}`
+  return `<a class="stream-topic" data-stream-id="${stream.id}" href="${href}">#${escapeHtml(stream.name)} &gt; ${shownTopic}</a>`
 }
 
 export function unicodeEmojiHtml(code: string, name: string): string {

@@ -20,6 +20,34 @@ t.test('POST /messages/render', async (t) => {
     t.notMatch(elsewhere, `data-user-id="${otherMember.id}"`, 'another organization’s users are not mentioned')
   })
 
+  t.test('topic and message links (levels 319, 347): a topic link names its first message with /with/, a message link /near/', async (t) => {
+    const { general, secret } = fx.streams
+    const first = await sendTo(t, app, otherMember, 'general', 'Linked Topic', 'one')
+    await sendTo(t, app, otherMember, 'general', 'linked topic', 'two')
+    const render = async (content: string) => expectSuccess(t, await as(app, member).post('/messages/render', { content })).rendered as string
+    t.equal(
+      await render('#**general>linked topic**'),
+      `<p><a class="stream-topic" data-stream-id="${general.id}" href="/#narrow/channel/${general.id}-general/topic/linked.20topic/with/${first}">#general &gt; linked topic</a></p>`,
+      'the first message, topics compared without case',
+    )
+    t.equal(
+      await render('#**general>nobody here**'),
+      `<p><a class="stream-topic" data-stream-id="${general.id}" href="/#narrow/channel/${general.id}-general/topic/nobody.20here">#general &gt; nobody here</a></p>`,
+      'a topic without messages: no with',
+    )
+    t.equal(
+      await render(`#**general>linked topic@${first}**`),
+      `<p><a class="message-link" href="/#narrow/channel/${general.id}-general/topic/linked.20topic/near/${first}">#general &gt; linked topic @ 💬</a></p>`,
+    )
+    // secret does not share its history: only messages the sender received count.
+    const before = await sendTo(t, app, fx.users.owner, 'secret', 'old', 'before')
+    const mine = await sendTo(t, app, member, 'secret', 'old', 'mine')
+    t.ok(before < mine)
+    t.match(await render('#**secret>old**'), `href="/#narrow/channel/${secret.id}-secret/topic/old/with/${before}"`, 'member received both: the first')
+    const id = await sendTo(t, app, member, 'general', 'render', '#**general>linked topic**')
+    t.match((await messageAs(t, app, member, id)).content, `/with/${first}"`, 'a sent message renders it too')
+  })
+
   t.test('nothing is stored or sent', async (t) => {
     const before = await services.prisma.message.count({ where: { realmId: fx.realm.id } })
     expectSuccess(t, await as(app, member).post('/messages/render', { content: 'draft' }))
