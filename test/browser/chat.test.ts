@@ -112,14 +112,88 @@ t.test('two people in two browsers', async (t) => {
     t.match(ann.page.url(), /#search\//)
   })
 
-  t.test('keyboard only: a channel, a topic and a message', async (t) => {
-    await ann.page.goto(`${origin}/#channel/${general.id}/topic/keys`)
-    await ann.page.waitForSelector('.compose textarea')
-    await ann.page.focus('.compose textarea')
-    await ann.page.keyboard.type('typed without a mouse')
-    await ann.page.keyboard.press('Enter')
+  t.test('keyboard only: the next unread topic, moving between messages, replying, composing, the navigation', async (t) => {
+    expectSuccess(t, await as(app, member).post('/mark_all_as_read'))
+    const say = async (content: string) => expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'keys', content })).id as number
+    await say('first key message')
+    const second = await say('second key message')
+    const page = ann.page
+    const focused = () => page.evaluate(() => ({ id: (document.activeElement as HTMLElement | null)?.dataset?.id, tag: document.activeElement?.tagName, href: document.activeElement?.getAttribute('href') }))
+    await page.goto(`${origin}/#starred`)
+    await page.waitForSelector('.messages')
+    await page.locator('.messages').focus()
+    await page.keyboard.press('n')
+    await page.waitForURL(`${origin}/#channel/${general.id}/topic/keys`)
+    await page.locator('.message .content', { hasText: 'second key message' }).waitFor()
+    t.pass('n opens the next unread topic')
+    await page.keyboard.press('j')
+    await page.keyboard.press('j')
+    t.equal((await focused()).id, String(second), 'j moves to the next message')
+    await page.keyboard.press('r')
+    t.equal((await focused()).tag, 'TEXTAREA', 'r replies: the compose box has the focus')
+    await page.keyboard.type('typed without a mouse')
+    await page.keyboard.press('Enter')
     await bob.page.locator('.message .content', { hasText: 'typed without a mouse' }).waitFor({ timeout: 10_000 })
     t.pass('sent by keyboard')
+    await page.keyboard.press('Escape')
+    t.equal((await focused()).tag, 'DIV', 'Escape leaves the compose box for the messages')
+    await page.keyboard.press('c')
+    t.equal((await focused()).tag, 'TEXTAREA', 'c focuses the compose box')
+    await page.keyboard.press('Escape')
+
+    // From another view, r on a message opens its conversation with the compose box focused.
+    await page.goto(`${origin}/#all`)
+    await page.locator('.message .content', { hasText: 'typed without a mouse' }).waitFor()
+    await page.locator('.messages').focus()
+    await page.keyboard.press('k')
+    await page.keyboard.press('r')
+    await page.waitForURL(`${origin}/#channel/${general.id}/topic/keys`)
+    await page.waitForFunction(() => document.activeElement?.matches('.compose textarea'))
+    t.pass('r from all messages opens the topic and focuses the compose box')
+
+    // Tab reaches a channel and then its topic in the navigation; Enter opens them.
+    await page.goto(`${origin}/#starred`)
+    await page.waitForSelector('.messages')
+    const tabTo = async (href: string) => {
+      for (let i = 0; i < 80 && (await focused()).href !== href; i++) await page.keyboard.press('Tab')
+      t.equal((await focused()).href, href, `Tab reaches ${href}`)
+      await page.keyboard.press('Enter')
+      await page.waitForURL(`${origin}/${href}`)
+    }
+    await page.locator('a.skip').focus()
+    await tabTo(`#channel/${general.id}`)
+    await tabTo(`#channel/${general.id}/topic/keys`)
+    await page.screenshot({ path: path.join(ROOT, 'dist/screenshots/web-client-keyboard.png') })
+  })
+
+  t.test('topic mute and follow in the topic view: set there, changed elsewhere, shown in both places', async (t) => {
+    const page = ann.page
+    await page.goto(`${origin}/#channel/${general.id}/topic/keys`)
+    const select = page.getByLabel('Topic notifications')
+    await select.selectOption({ label: 'Followed' })
+    const policyOnServer = async () => {
+      const state = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['user_topic'], event_types: ['heartbeat'] }))
+      return (state.user_topics as { stream_id: number; topic_name: string; visibility_policy: number }[]).find((u) => u.stream_id === general.id && u.topic_name === 'keys')?.visibility_policy ?? 0
+    }
+    for (let policy = await policyOnServer(); policy !== 3; policy = await policyOnServer()) await new Promise((resolve) => setTimeout(resolve, 100))
+    t.pass('followed on the server (POST /user_topics)')
+    const navTopic = page.locator(`nav a[href="#channel/${general.id}/topic/keys"]`)
+    await navTopic.locator('.followed-mark').waitFor()
+    await page.screenshot({ path: path.join(ROOT, 'dist/screenshots/web-client-topic.png') })
+    // Another client of the same user mutes it: the user_topic event reaches this page.
+    expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: general.id, topic: 'keys', visibility_policy: 1 }))
+    await page.waitForFunction(() => (document.querySelector('.topic-bar select') as HTMLSelectElement).value === '1', undefined, { timeout: 10_000 })
+    await page.locator(`nav li.muted a[href="#channel/${general.id}/topic/keys"]`).waitFor()
+    t.pass('muted elsewhere: the view and the navigation show it')
+    // A muted topic's new messages do not count as unread for its channel.
+    expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'keys', content: 'in a muted topic' }))
+    await page.goto(`${origin}/#starred`)
+    await page.waitForSelector('.messages')
+    t.equal(await page.locator(`nav a[href="#channel/${general.id}"] .count`).count(), 0, 'no channel count for a muted topic')
+    await page.goto(`${origin}/#channel/${general.id}/topic/keys`)
+    await page.getByLabel('Topic notifications').selectOption({ label: 'Default' })
+    for (let policy = await policyOnServer(); policy !== 0; policy = await policyOnServer()) await new Promise((resolve) => setTimeout(resolve, 100))
+    t.same(await seriousViolations(page), [], 'axe-core on the topic view')
   })
 
   t.test('a file attached in the compose box is uploaded and sent as a link', async (t) => {

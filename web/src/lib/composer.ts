@@ -9,6 +9,29 @@ class Composer {
   private listeners = new Set<Listener>()
   topic: string | undefined
 
+  private focusListeners = new Set<() => void>()
+  private focusPending = false
+
+  /** Focuses the open view's compose box (the `c` and `r` keys). */
+  focus(): void {
+    this.focusPending = true
+    for (const l of this.focusListeners) l()
+  }
+  /** Focuses the compose box of the view about to open (a reply that changes the view). */
+  focusNext(): void {
+    this.focusPending = true
+  }
+  /** The compose box asks whether it should take the focus (once). */
+  takeFocus(): boolean {
+    const pending = this.focusPending
+    this.focusPending = false
+    return pending
+  }
+  onFocus(l: () => void): () => void {
+    this.focusListeners.add(l)
+    return () => this.focusListeners.delete(l)
+  }
+
   subscribe(l: Listener): () => void {
     this.listeners.add(l)
     return () => this.listeners.delete(l)
