@@ -134,8 +134,8 @@ export async function getOwnUser(ctx: UserQueryContext & { userDataCache: UserDa
     max_message_id: rows[0]?.max_message_id ?? -1,
     user_id: common.user_id,
     delivery_email: common.delivery_email,
-    // Bots have no profile; upstream gives them their bot fields instead. bot_type is null for others (spec "User").
-    bot_type,
-    ...(dict.is_bot ? { bot_owner_id } : { profile_data: profile_data ?? {} }),
+    // Exactly the spec's fields for people. Bots have no profile; upstream gives them their bot fields
+    // (bot_type, bot_owner_id) instead. User objects in lists keep bot_type: null for people (spec "User").
+    ...(dict.is_bot ? { bot_type, bot_owner_id } : { profile_data: profile_data ?? {} }),
   }
 }
