@@ -30,12 +30,22 @@ export const HAS_OPERANDS = ['link', 'attachment', 'image', 'reaction'] as const
 export const IN_OPERANDS = ['home', 'all'] as const
 export const CHANNELS_OPERANDS = ['public', 'web-public'] as const
 
+/**
+ * Legacy names. Upstream's NarrowBuilder accepts exactly these besides the
+ * operators above (`stream`, `streams`, `pm-with`, `group-pm-with`, and the
+ * underscore spellings `pm_with` and `group_pm_with` that older clients such
+ * as the terminal client send); `subject`, an old name of `topic`, is kept too.
+ */
 const OPERATOR_ALIASES: Readonly<Record<string, NarrowOperator>> = {
   stream: 'channel',
   streams: 'channels',
   'pm-with': 'dm',
+  pm_with: 'dm',
+  group_pm_with: 'group-pm-with',
   subject: 'topic',
 }
+/** Upstream validates these spellings' operands as plain strings (emails), not IDs. */
+const STRING_OPERAND_ALIASES: ReadonlySet<string> = new Set(['pm_with', 'group_pm_with'])
 const IS_ALIASES: Readonly<Record<string, string>> = { private: 'dm' }
 
 export type NarrowOperand = string | number | number[]
@@ -99,6 +109,7 @@ export function parseNarrowTerm(raw: unknown): NarrowTerm {
   const name = String(operatorRaw)
   const operator = OPERATOR_ALIASES[name] ?? name
   if (!isOneOf(NARROW_OPERATORS, operator)) throw badNarrow(`unknown operator ${name}`)
+  if (STRING_OPERAND_ALIASES.has(name) && typeof operandRaw !== 'string') throw invalidShape(`operand of ${name} must be a string`)
   let operand = checkOperand(operator, operandRaw)
 
   switch (operator) {

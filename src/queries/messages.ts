@@ -128,11 +128,11 @@ export async function presentMessages(
 }
 
 function parseAnchor(input: GetMessagesInput): number | 'newest' | 'oldest' | 'first_unread' {
+  // The legacy flag wins over any anchor sent with it, as upstream's parse_anchor_value has it
+  // (the terminal client sends anchor=0 alongside use_first_unread_anchor=true).
+  if (input.useFirstUnreadAnchor) return 'first_unread'
   const raw = input.anchor
-  if (raw === undefined) {
-    if (input.useFirstUnreadAnchor) return 'first_unread'
-    throw badRequest("Missing 'anchor' argument.")
-  }
+  if (raw === undefined) throw badRequest("Missing 'anchor' argument.")
   if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw
   if (!/^-?\d+$/.test(raw.trim())) throw invalidAnchor()
   const n = Number(raw.trim())

@@ -88,6 +88,15 @@ t.test('GET /messages/matches_narrow', async (t) => {
     t.same(Object.keys(inChannel.messages).map(Number).sort((x, y) => x - y), [a, b])
     const all = expectSuccess(t, await as(app, viewer).get('/messages/matches_narrow', { msg_ids: ids, narrow: [] }))
     t.same(Object.keys(all.messages).map(Number).sort((x, y) => x - y), [a, b, dm])
+    for (const op of ['pm_with', 'pm-with']) {
+      const dms = expectSuccess(t, await as(app, viewer).get('/messages/matches_narrow', { msg_ids: ids, narrow: [[op, owner.deliveryEmail]] }))
+      t.same(Object.keys(dms.messages).map(Number), [dm], op)
+    }
+    const group = await send(t, app, owner, { type: 'direct', to: JSON.stringify([viewer.id, member.id]), content: 'all three' })
+    for (const op of ['group_pm_with', 'group-pm-with']) {
+      const groups = expectSuccess(t, await as(app, viewer).get('/messages/matches_narrow', { msg_ids: [...ids, group], narrow: [[op, owner.deliveryEmail]] }))
+      t.same(Object.keys(groups.messages).map(Number), [group], `${op}: group conversations including the user, not the one-to-one one`)
+    }
     const none = expectSuccess(t, await as(app, otherMember).get('/messages/matches_narrow', { msg_ids: [], narrow: [] }))
     t.same(none.messages, {})
   })

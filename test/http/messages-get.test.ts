@@ -118,6 +118,26 @@ t.test('GET /messages and GET /messages/{id}', async (t) => {
     t.same(await ids(otherMember, [{ operator: 'dm', operand: [otherMember.id] }]), [m9])
     t.same(await ids(otherMember, [{ operator: 'dm-including', operand: admin.id }]), [m5])
     t.same(await ids(otherMember, [{ operator: 'dm-including', operand: member.id }]), [m4, m5])
+    // The legacy operators, in both spellings upstream accepts (the terminal client sends pm_with).
+    for (const op of ['pm-with', 'pm_with']) {
+      t.same(await ids(otherMember, [[op, member.deliveryEmail]]), [m4], `${op}: one email is the one-to-one conversation`)
+      t.same(await ids(otherMember, [{ operator: op, operand: `${admin.deliveryEmail},${member.deliveryEmail}` }]), [m5], `${op}: several emails`)
+      t.same(await ids(otherMember, [[op, otherMember.deliveryEmail]]), [m9], `${op}: oneself`)
+    }
+    for (const op of ['group-pm-with', 'group_pm_with']) {
+      t.same(await ids(otherMember, [[op, member.deliveryEmail]]), [m5], `${op}: group conversations including the user`)
+      t.same(await ids(otherMember, [[op, owner.deliveryEmail]]), [], op)
+    }
+    t.same(await ids(otherMember, [{ operator: 'group-pm-with', operand: admin.id }]), [m5])
+    t.same(await ids(otherMember, [{ operator: 'pm_with', operand: member.deliveryEmail, negated: true }, ['is', 'dm']]), [m5, m9])
+    // Upstream validates the underscore spellings' operands as strings only.
+    expectError(t, await get(otherMember, { narrow: [{ operator: 'pm_with', operand: [member.id] }] }), { code: 'BAD_REQUEST', status: 400, msg: 'Invalid narrow: operand of pm_with must be a string' })
+    expectError(t, await get(otherMember, { narrow: [['pm_with', member.deliveryEmail], ['channel', 'general']] }), {
+      code: 'BAD_NARROW', msg: 'Invalid narrow operator: No message can be both a channel message and direct message',
+    })
+    expectError(t, await get(otherMember, { narrow: [['dm_including', member.deliveryEmail]] }), {
+      code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown operator dm_including',
+    })
     t.same(await ids(otherMember, [['is', 'dm']]), [m4, m5, m9])
     t.same(await ids(otherMember, [['is', 'private']]), [m4, m5, m9])
     expectError(t, await get(otherMember, { narrow: [['dm', 'nobody@example.org']] }), { code: 'BAD_NARROW' })
@@ -207,6 +227,15 @@ t.test('GET /messages and GET /messages/{id}', async (t) => {
     t.equal(body.found_anchor, true)
     body = expectSuccess(t, await as(app, viewer).get('/messages', { use_first_unread_anchor: true, num_before: 0, num_after: 1 }))
     t.equal(body.anchor, b)
+    // The flag wins over an anchor sent with it (the terminal client sends anchor=0 with it).
+    for (const anchor of ['0', 'oldest', 'newest', String(a)]) {
+      body = expectSuccess(t, await as(app, viewer).get('/messages', { anchor, use_first_unread_anchor: true, num_before: 0, num_after: 1 }))
+      t.equal(body.anchor, b, `anchor=${anchor}`)
+      t.same(body.messages.map((m: Body) => m.id), [b], `anchor=${anchor}`)
+      t.equal(body.found_anchor, true)
+    }
+    body = expectSuccess(t, await as(app, viewer).get('/messages', { anchor: '0', use_first_unread_anchor: false, num_before: 0, num_after: 1 }))
+    t.same(body.messages.map((m: Body) => m.id), [a], 'use_first_unread_anchor=false leaves the anchor alone')
     await services.prisma.userMessage.update({ where: { userId_messageId: { userId: viewer.id, messageId: b } }, data: { flags: FLAG_BITS.read } })
     body = expectSuccess(t, await get(viewer, { anchor: 'first_unread', num_before: 5, num_after: 5 }))
     t.equal(body.anchor, NEWEST, 'no unread: newest')
