@@ -68,6 +68,21 @@ t.test('a queue deleted on one node is gone on every node', async (t) => {
   expectError(t, await as(a.app, member).delete('/events', { queue_id }), { code: 'BAD_EVENT_QUEUE_ID' })
 })
 
+t.test('a poll held on one node finishes normally when the queue is deleted through another (upstream finishes the held request)', async (t) => {
+  const redisPrefix = `test:${randomUUID()}`
+  const a = await buildTestApp(t, { bus: 'redis', redisPrefix })
+  const b = await buildTestApp(t, { bus: 'redis', redisPrefix, fixture: a.fx })
+  const member = await a.fx.user('member')
+  const { queue_id } = expectSuccess(t, await as(a.app, member).post('/register', { event_types: ['alert_words'] }))
+  const held = as(a.app, member).get('/events', { queue_id, last_event_id: -1 })
+  await waitForHeld(a.services.events)
+  expectSuccess(t, await as(b.app, member).delete('/events', { queue_id }))
+  const res = await withTimeout(held)
+  t.equal(res.statusCode, 200)
+  t.same(bodyOf(res), { result: 'success', msg: '', events: [], queue_id })
+  expectError(t, await as(a.app, member).get('/events', { queue_id, last_event_id: -1 }), { code: 'BAD_EVENT_QUEUE_ID' })
+})
+
 t.test('a newer poll on another node answers the older one', async (t) => {
   const redisPrefix = `test:${randomUUID()}`
   const a = await buildTestApp(t, { bus: 'redis', redisPrefix })

@@ -343,6 +343,30 @@ export function queueStoreContract(t: Test, makeHarness: () => Promise<StoreHarn
     t.equal((await errorOf(q.delete(desc.queueId, BOB))).code, 'BAD_EVENT_QUEUE_ID')
   })
 
+  t.test('a held poll on a queue that is then deleted finishes with no events (upstream finishes the handler); the queue is gone after', async (t) => {
+    const q = node()
+    const desc = await register(q)
+    await harness.store.append(item({ type: 'alert_words', alert_words: ['a'] }))
+    const poll = q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: 0 })
+    await waitForHeld(q)
+    t.equal(await harness.store.wasDeleted(desc.queueId), false)
+    await q.delete(desc.queueId, ALICE)
+    t.same(await withTimeout(poll), [])
+    t.equal(await harness.store.wasDeleted(desc.queueId), true)
+    t.equal((await errorOf(q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: 0 }))).code, 'BAD_EVENT_QUEUE_ID', 'a poll after the deletion')
+    t.equal((await errorOf(q.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: 0, dontBlock: true }))).code, 'BAD_EVENT_QUEUE_ID')
+  })
+
+  t.test('a poll held through another node finishes with no events when the queue is deleted through this one', async (t) => {
+    const a = node()
+    const b = node()
+    const desc = await register(a)
+    const poll = b.getEvents({ queueId: desc.queueId, userId: ALICE, lastEventId: -1 })
+    await waitForHeld(b)
+    await a.delete(desc.queueId, ALICE)
+    t.same(await withTimeout(poll), [])
+  })
+
   t.test('deletes a queue once', async (t) => {
     const q = node()
     const desc = await register(q)

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
 import { anon, as } from '../support/client.js'
-import { expectError, expectSuccess } from '../support/expect.js'
-import { withTimeout } from '../events/queue-store.contract.js'
+import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
+import { waitForHeld, withTimeout } from '../events/queue-store.contract.js'
 
 t.test('POST /register', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
@@ -74,6 +74,11 @@ t.test('POST /register', async (t) => {
 
   t.test('rejects narrow operators events cannot match', async (t) => {
     expectError(t, await as(app, member).post('/register', { narrow: [['search', 'x']] }), { code: 'BAD_REQUEST', msg: 'Operator search not supported.' })
+    // Upstream's check_narrow_for_events: the legacy DM operators are known (no BAD_NARROW) but events cannot be matched on them.
+    for (const op of ['pm_with', 'pm-with', 'group_pm_with', 'group-pm-with']) {
+      expectError(t, await as(app, member).post('/register', { narrow: [[op, member.deliveryEmail]] }), { code: 'BAD_REQUEST', status: 400, msg: `Operator ${op} not supported.` })
+    }
+    expectSuccess(t, await as(app, member).post('/register', { narrow: [['stream', 'general'], ['is', 'private']], event_types: ['message'] }))
     expectError(t, await as(app, member).post('/register', { narrow: 'nope' }), { code: 'BAD_REQUEST' })
     expectError(t, await as(app, member).post('/register', { client_capabilities: '{"bulk_message_deletion": 3}' }), { code: 'BAD_REQUEST' })
   })
@@ -119,6 +124,17 @@ t.test('GET /events and DELETE /events', async (t) => {
     expectSuccess(t, await as(app, member).delete('/events', { queue_id }))
     t.equal(expectError(t, await as(app, member).delete('/events', { queue_id }), { code: 'BAD_EVENT_QUEUE_ID' }).queue_id, queue_id)
     expectError(t, await as(app, member).get('/events', { queue_id, last_event_id: -1, dont_block: true }), { code: 'BAD_EVENT_QUEUE_ID' })
+  })
+
+  t.test('a held poll on a queue that is then deleted finishes normally with no events, as upstream does', async (t) => {
+    const queue_id = await register()
+    const held = as(app, member).get('/events', { queue_id, last_event_id: -1 })
+    await waitForHeld(services.events)
+    expectSuccess(t, await as(app, member).delete('/events', { queue_id }))
+    const res = await withTimeout(held)
+    t.equal(res.statusCode, 200)
+    t.same(bodyOf(res), { result: 'success', msg: '', events: [], queue_id })
+    expectError(t, await as(app, member).get('/events', { queue_id, last_event_id: -1 }), { code: 'BAD_EVENT_QUEUE_ID', msg: `Bad event queue ID: ${queue_id}` })
   })
 
   t.test('registers implicitly without queue_id when not blocking', async (t) => {

@@ -252,6 +252,10 @@ export class EventQueues {
             return []
         }
       }
+    } catch (error) {
+      // Deleted (DELETE /events) while held: upstream finishes the held request with no events.
+      if (parked && error instanceof ApiError && error.code === 'BAD_EVENT_QUEUE_ID' && (await this.store.wasDeleted(desc.queueId))) return []
+      throw error
     } finally {
       clearTimeout(heartbeat)
       if (parked) this.heldPolls--

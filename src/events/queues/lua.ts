@@ -25,6 +25,8 @@
 //   P:q:{<queue_id>}:w    set of watcher node IDs: nodes that read the queue and keep
 //                         what they read (see redis-store.ts, "known queue states")
 //   P:q:{<queue_id>}:s    the database snapshot the queue's register state was read at
+//   P:q:{<queue_id>}:x    "1" for DELETED_QUEUE_MEMORY_SECS after DELETE /events removed the
+//                         queue (not after expiry or a cap): a poll held on it finishes normally
 //   P:uq:{<user_id>}      set of "<user_id>:<queue_id>" for the user's queues
 //   P:r:{<realm_id>}:public  set of "<user_id>:<queue_id>" for the realm's all_public_streams queues
 //   channel P:node:<id>   signals for a node: "w <queue_id> [<queue_id>…]" (new events, or
@@ -495,13 +497,18 @@ return 1
 `)
 
 /**
- * KEYS desc, meta, events, holder, watchers, snapshot (one queue's); ARGV nodeChannelPrefix, queueId.
- * Returns 1 when the queue existed; wakes its holder and watchers so they see it gone.
+ * KEYS desc, meta, events, holder, watchers, snapshot, deleted mark (one queue's);
+ * ARGV nodeChannelPrefix, queueId, how long the mark lives (ms).
+ * Returns 1 when the queue existed; then marks it deleted and wakes its holder
+ * and watchers so they see it gone (a held poll finishes with no events).
  * (The store then removes the queue from its index sets, which live in other slots.)
  */
 export const REMOVE = new WakingScript(`${WAKE}
 local existed = redis.call('DEL', KEYS[1])
-if existed == 1 then wake_readers(KEYS[4], KEYS[5], ARGV[2]) end
+if existed == 1 then
+  redis.call('SET', KEYS[7], '1', 'PX', ARGV[3])
+  wake_readers(KEYS[4], KEYS[5], ARGV[2])
+end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 send_wakes(ARGV[1])
 return existed

@@ -5,7 +5,7 @@
 import { DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_EVENT_QUEUES_PER_USER } from '../../config.js'
 import type { BusItem, WireEvent } from '../bus.js'
 import { eventBytes, eventsFanOut } from './filter.js'
-import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import { DELETED_QUEUE_MEMORY_SECS, type FetchOutcome, type HeldPoll, type Holder, type QueueDescriptor, type QueuedEvent, type QueueStore, type WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
 
 interface MemoryQueue {
@@ -108,8 +108,17 @@ export class MemoryQueueStore implements QueueStore {
   async remove(desc: QueueDescriptor): Promise<boolean> {
     const q = this.live(desc.queueId)
     if (!q) return false
+    this.deleted.set(desc.queueId, this.now() + DELETED_QUEUE_MEMORY_SECS * 1000)
     this.drop(q, true)
     return true
+  }
+
+  /** Queues remove() took away, until when that is remembered (UNIX ms). */
+  private readonly deleted = new Map<string, number>()
+
+  async wasDeleted(queueId: string): Promise<boolean> {
+    const until = this.deleted.get(queueId)
+    return until !== undefined && until > this.now()
   }
 
   async queuesOf(userId: number): Promise<QueueDescriptor[]> {
@@ -205,12 +214,14 @@ export class MemoryQueueStore implements QueueStore {
     this.snapshots.delete(q.desc.queueId)
     indexRemove(this.byUser, q.desc.userId, q.desc.queueId)
     indexRemove(this.publicByRealm, q.desc.realmId, q.desc.queueId)
-    // A held poll re-reads and answers BAD_EVENT_QUEUE_ID.
+    // A held poll re-reads: BAD_EVENT_QUEUE_ID, or no events when remove() deleted the queue.
     if (wakeHolder && q.holder) this.signal(q.holder.nodeId, { kind: 'wake', queueId: q.desc.queueId })
   }
 
   private sweep(): void {
     for (const queueId of [...this.queues.keys()]) this.live(queueId)
+    const now = this.now()
+    for (const [queueId, until] of this.deleted) if (until <= now) this.deleted.delete(queueId)
   }
 }
 

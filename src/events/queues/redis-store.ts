@@ -24,7 +24,7 @@ import { WakeSender } from './wake-sender.js'
 import { eventsFromPairs, queuedEventMaker, RedisSignals } from './redis-signals.js'
 import { ACK, APPEND, CREATE, FETCH, INDEX_ADD, PARK, PARK_ACK, REMOVE, TOUCH } from './lua.js'
 import { groupBySlot } from './slots.js'
-import type { FetchOutcome, HeldPoll, Holder, QueueDescriptor, QueuedEvent, QueueStore, WakeSignal } from './types.js'
+import { DELETED_QUEUE_MEMORY_SECS, type FetchOutcome, type HeldPoll, type Holder, type QueueDescriptor, type QueuedEvent, type QueueStore, type WakeSignal } from './types.js'
 import { heartbeatEvent } from '../schemas/index.js'
 import type { KnownStates } from './known-states.js'
 
@@ -387,11 +387,20 @@ export class RedisQueueStore implements QueueStore {
 
   async remove(desc: QueueDescriptor): Promise<boolean> {
     this.forgetQueue(desc.queueId)
-    const existed = await REMOVE.run(this.redis, [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s')], [this.nodeChannelPrefix, desc.queueId], this.wakes)
+    const existed = await REMOVE.run(
+      this.redis,
+      [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s'), this.key(desc.queueId, ':x')],
+      [this.nodeChannelPrefix, desc.queueId, DELETED_QUEUE_MEMORY_SECS * 1000],
+      this.wakes,
+    )
     this.forgetQueue(desc.queueId)
     const member = indexMember(desc.userId, desc.queueId)
     await Promise.all(this.indexKeys(desc).map((key) => this.redis.srem(key, member)))
     return existed === 1
+  }
+
+  async wasDeleted(queueId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(queueId, ':x'))) === 1
   }
 
   /** Read afresh (no cache): the index may name queues that expired since. */

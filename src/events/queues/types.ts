@@ -18,6 +18,12 @@ export type ClientCapabilities = Record<ClientCapability, boolean>
 
 export const NO_CAPABILITIES: ClientCapabilities = Object.fromEntries(CLIENT_CAPABILITY_KEYS.map((k) => [k, false])) as ClientCapabilities
 
+/**
+ * How long a store remembers that a queue was deleted (wasDeleted): far longer
+ * than a held poll takes to be woken and read its queue again.
+ */
+export const DELETED_QUEUE_MEMORY_SECS = 600
+
 /** Upstream's MAX_QUEUE_TIMEOUT_SECS: the longest lifespan a client may ask for. */
 export const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 3600
 
@@ -97,8 +103,14 @@ export interface QueueStore {
    * answer from memory may come without a promise (a poll's hot path).
    */
   fetch(desc: QueueDescriptor, lastEventId: number, nodeId?: string, deferAck?: boolean): FetchOutcome | Promise<FetchOutcome>
-  /** false when the queue did not exist. */
+  /** false when the queue did not exist. Remembers the removal for DELETED_QUEUE_MEMORY_SECS (wasDeleted). */
   remove(desc: QueueDescriptor): Promise<boolean>
+  /**
+   * Whether remove() took the queue away lately (not garbage collection, a
+   * backlog cap or the per-user cap): a long-poll held on it then finishes
+   * with no events, as upstream finishes the handler of a deleted queue.
+   */
+  wasDeleted(queueId: string): Promise<boolean>
   /** The live queues of a user, oldest first (the admin CLI lists them). */
   queuesOf(userId: number): Promise<QueueDescriptor[]>
   /** Fans one published item out to every queue that accepts it. */
