@@ -17,6 +17,7 @@ import { streamIdNotFound } from '../errors.js'
 import { presentMessage } from '../present/message.js'
 import { loadRenderContext, membersByGroup } from './message-render.js'
 import { messageEvent } from '../events/schemas/index.js'
+import { firstMessageEmissions } from './first-message-id.js'
 
 export type BotMessage =
   | { kind: 'private'; recipient: Pick<User, 'id' | 'email' | 'fullName'>; content: string }
@@ -100,7 +101,7 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
     return { message, recipients }
   })
 
-  const { messages: stored, xid } = await insertMessages(ctx.prisma, items)
+  const { messages: stored, xid, firstInStreams } = await insertMessages(ctx.prisma, items)
   await announceRecipients(ctx, items.flatMap((item) => item.recipients.userIds))
   const emissions: Emission[] = stored.map((message, i) => {
     const m = messages[i] as BotMessage
@@ -130,7 +131,13 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
       ...(stream && !stream.inviteOnly ? { publicStreamId: stream.id } : {}),
     }
   })
-  await publishAll(ctx, emissions, xid)
+  // Channels that got their first message: clients that list them learn its first_message_id (actions/first-message-id.ts).
+  const firstIds = new Map<number, number>()
+  for (const message of stored) {
+    if (message.streamId !== null && firstInStreams.includes(message.streamId) && !firstIds.has(message.streamId)) firstIds.set(message.streamId, message.id)
+  }
+  const first = firstIds.size === 0 ? [] : await firstMessageEmissions(ctx.prisma, ctx.realm.id, [...streams.values()], firstIds)
+  await publishAll(ctx, [...emissions, ...first], xid)
   return stored.map((m) => m.id)
 }
 

@@ -30,6 +30,7 @@ import { groupMemberIds, renderMessageContent } from './message-render.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 import { messageEvent } from '../events/schemas/index.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
+import { firstMessageEmissions } from './first-message-id.js'
 
 export interface SendMessageInput {
   type: MessageType
@@ -183,7 +184,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   )
 
   // One statement, hence one transaction: the events go out after it returns.
-  const { message, xid } = await insertMessage(
+  const { message, xid, firstInStream } = await insertMessage(
     ctx.prisma,
     {
       realmId: ctx.realm.id,
@@ -230,7 +231,9 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     perUser,
     ...(isPublic ? { publicStreamId: target.stream.id } : {}),
   }
-  await publishAll(ctx, [emission], xid)
+  // The channel's first message: clients that list the channel learn its first_message_id (actions/first-message-id.ts).
+  const first = target.kind === 'stream' && firstInStream ? await firstMessageEmissions(ctx.prisma, ctx.realm.id, [target.stream], new Map([[target.stream.id, message.id]])) : []
+  await publishAll(ctx, [emission, ...first], xid)
   // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
   await enqueueMissedMessageEmails(ctx, {
     realmId: ctx.realm.id,

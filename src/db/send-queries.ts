@@ -187,10 +187,11 @@ export async function notifyUserDataChanged(db: Db, userIds: readonly number[]):
  * The message, one user_message row per recipient (one set-based insert), the
  * sender's linked uploads (as claimAttachments does) and the channel's
  * first_message_id when it has none yet, in one statement — hence one
- * transaction even outside an explicit one. Returns the message and the ID of
- * the transaction that wrote it.
+ * transaction even outside an explicit one. Returns the message, the ID of
+ * the transaction that wrote it and whether it became its channel's first
+ * message (first_message_id set by this statement).
  */
-export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRows): Promise<{ message: Message; xid: string }> {
+export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRows): Promise<{ message: Message; xid: string; firstInStream: boolean }> {
   const rows = await fastQuery<Record<string, unknown>>(db, Prisma.sql`
     WITH m AS (
       INSERT INTO message (realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
@@ -208,23 +209,28 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
       ON CONFLICT DO NOTHING
     ), first AS (
       UPDATE stream SET first_message_id = m.id FROM m WHERE stream.id = m.stream_id AND stream.first_message_id IS NULL
+      RETURNING stream.id
     )
-    SELECT m.*, pg_current_xact_id()::text AS "$xid" FROM m`, 'send_insert_message')
+    SELECT m.*, pg_current_xact_id()::text AS "$xid", EXISTS (SELECT 1 FROM first) AS "$first" FROM m`, 'send_insert_message')
   const row = rows[0]
   if (!row) throw new Error('INSERT … RETURNING returned no row')
-  const { $xid, ...columns } = row
-  return { message: toModel<Message>(columns), xid: String($xid) }
+  const { $xid, $first, ...columns } = row
+  return { message: toModel<Message>(columns), xid: String($xid), firstInStream: $first === true }
 }
 
 /**
  * Several messages with their recipients' rows, linked uploads and channels'
  * first_message_id, as insertMessage writes one: two statements whatever
  * their number (their IDs, taken in the given order, then one insert), the
- * second one transaction. Returns the messages in the given order and the ID
- * of the transaction that wrote them.
+ * second one transaction. Returns the messages in the given order, the ID
+ * of the transaction that wrote them and the channels whose first_message_id
+ * they set.
  */
-export async function insertMessages(db: Db, items: readonly { message: NewMessage; recipients: MessageRecipientRows }[]): Promise<{ messages: Message[]; xid: string }> {
-  if (items.length === 0) return { messages: [], xid: '' }
+export async function insertMessages(
+  db: Db,
+  items: readonly { message: NewMessage; recipients: MessageRecipientRows }[],
+): Promise<{ messages: Message[]; xid: string; firstInStreams: number[] }> {
+  if (items.length === 0) return { messages: [], xid: '', firstInStreams: [] }
   const [allocated] = await db.$queryRaw<{ ids: number[] }[]>(Prisma.sql`
     SELECT ARRAY(SELECT nextval(pg_get_serial_sequence('message', 'id'))::int FROM generate_series(1, ${items.length}::int)) AS ids`)
   const ids = [...(allocated?.ids ?? [])].sort((a, b) => a - b)
@@ -262,13 +268,16 @@ export async function insertMessages(db: Db, items: readonly { message: NewMessa
       UPDATE stream SET first_message_id = f.id
       FROM (SELECT stream_id, min(id) AS id FROM m WHERE stream_id IS NOT NULL GROUP BY stream_id) f
       WHERE stream.id = f.stream_id AND stream.first_message_id IS NULL
+      RETURNING stream.id
     )
-    SELECT m.*, pg_current_xact_id()::text AS "$xid" FROM m ORDER BY m.id`)
+    SELECT m.*, pg_current_xact_id()::text AS "$xid", ARRAY(SELECT id FROM first) AS "$first" FROM m ORDER BY m.id`)
   let xid = ''
+  let firstInStreams: number[] = []
   const messages = rows.map((row) => {
-    const { $xid, ...columns } = row
+    const { $xid, $first, ...columns } = row
     xid = String($xid)
+    firstInStreams = (($first as number[] | null) ?? []).map(Number)
     return toModel<Message>(columns)
   })
-  return { messages, xid }
+  return { messages, xid, firstInStreams }
 }
