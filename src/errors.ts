@@ -163,6 +163,10 @@ export const draftNotFound = () => new ApiError('Draft does not exist', 'BAD_REQ
 export const draftNeedsOneChannel = () => badRequest('Must specify exactly 1 channel ID for channel messages')
 export const topicHasNullBytes = () => badRequest('Topic must not contain null bytes')
 export const negativeTimestamp = () => badRequest('Timestamp must not be negative.')
+// Saved snippets
+export const savedSnippetNotFound = () => new ApiError('Saved snippet does not exist.', 'BAD_REQUEST', 404)
+export const textTooShort = (name: string) => badRequest(`${name} is too short.`)
+export const tooManySavedSnippets = (limit: number) => badRequest(`You can have at most ${limit} saved snippets.`)
 // User groups
 export const invalidUserIdInList = (id: number) => badRequest(`Invalid user ID: ${id}`)
 export const invalidUserGroupId = (id: number) => badRequest(`Invalid user group ID: ${id}`)

@@ -27,6 +27,7 @@ export type {
   UserStatus,
   AlertWord,
   Draft,
+  SavedSnippet,
   ScheduledMessage,
   Invitation,
   MultiuseInvite,

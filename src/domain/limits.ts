@@ -10,6 +10,10 @@ export const MAX_MESSAGE_LENGTH = 10000
  */
 export const MAX_RENDERED_CONTENT_BYTES = 256 * 1024
 export const MAX_TOPIC_LENGTH = 60
+/** A saved snippet's title (upstream SavedSnippet.MAX_TITLE_LENGTH); its content takes MAX_MESSAGE_LENGTH. */
+export const MAX_SAVED_SNIPPET_TITLE_LENGTH = 60
+/** Saved snippets one user may keep (upstream has no cap; Roost bounds what register sends). */
+export const MAX_SAVED_SNIPPETS_PER_USER = 1000
 export const MAX_STREAM_NAME_LENGTH = 60
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024
 /**

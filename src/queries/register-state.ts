@@ -15,6 +15,7 @@ import { versionFields } from '../domain/upstream-names.js'
 import { getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
+import { getSavedSnippets } from './saved-snippets.js'
 import { fetchMutedTopics, fetchUserTopics } from './user-topics.js'
 import { fetchMutedUsers } from './muted-users.js'
 import { fetchAlertWords } from './alert-words.js'
@@ -146,6 +147,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     const drafts = user ? await getDrafts(prisma, user.id) : []
     state.drafts = drafts.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id).slice(0, MAX_DRAFTS_IN_REGISTER_RESPONSE)
   }
+  if (want('saved_snippets')) state.saved_snippets = user ? await getSavedSnippets(prisma, user.id) : []
   if (want('scheduled_messages')) state.scheduled_messages = user ? await fetchScheduledMessages(prisma, user.id) : []
   if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id)
   if (want('realm_emoji')) state.realm_emoji = await getRealmEmoji(prisma, realm.id)

@@ -110,6 +110,11 @@ async function draftOf(w: World, user: User): Promise<number> {
   return (body.ids as number[])[0] as number
 }
 
+async function snippetOf(w: World, user: User): Promise<number> {
+  const body = await ok(await as(w.app, user, w.fx).post('/saved_snippets', { title: 'matrix', content: 'snippet' }))
+  return body.saved_snippet_id as number
+}
+
 async function scheduledOf(w: World, user: User, fx: Fixture = w.fx): Promise<number> {
   const body = await ok(
     await as(w.app, user, fx).post('/scheduled_messages', {
@@ -359,6 +364,26 @@ export const MATRIX: Record<string, Row[]> = {
   'DELETE /drafts/:draft_id': [
     { target: 'own', request: async (w) => ({ path: `/drafts/${await draftOf(w, w.actor)}` }), allow: ALL },
     { target: 'other', request: async (w) => ({ path: `/drafts/${await draftOf(w, w.fx.users.otherMember)}` }), allow: NOBODY, deny: { status: 404, code: 'BAD_REQUEST', msg: 'Draft does not exist' } },
+  ],
+  'GET /saved_snippets': [{ target: 'own', request: () => ({ path: '/saved_snippets' }), allow: ALL }],
+  'POST /saved_snippets': [{ target: 'own', request: () => ({ path: '/saved_snippets', params: { title: 't', content: 'c' } }), allow: ALL }],
+  'PATCH /saved_snippets/:saved_snippet_id': [
+    { target: 'own', request: async (w) => ({ path: `/saved_snippets/${await snippetOf(w, w.actor)}`, params: { content: 'changed' } }), allow: ALL },
+    {
+      target: 'other',
+      request: async (w) => ({ path: `/saved_snippets/${await snippetOf(w, w.fx.users.otherMember)}`, params: { content: 'changed' } }),
+      allow: NOBODY,
+      deny: { status: 404, code: 'BAD_REQUEST', msg: 'Saved snippet does not exist.' },
+    },
+  ],
+  'DELETE /saved_snippets/:saved_snippet_id': [
+    { target: 'own', request: async (w) => ({ path: `/saved_snippets/${await snippetOf(w, w.actor)}` }), allow: ALL },
+    {
+      target: 'other',
+      request: async (w) => ({ path: `/saved_snippets/${await snippetOf(w, w.fx.users.otherMember)}` }),
+      allow: NOBODY,
+      deny: { status: 404, code: 'BAD_REQUEST', msg: 'Saved snippet does not exist.' },
+    },
   ],
   'GET /scheduled_messages': [{ target: 'own', request: () => ({ path: '/scheduled_messages' }), allow: ALL }],
   'POST /scheduled_messages': [

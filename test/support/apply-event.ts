@@ -23,6 +23,7 @@ import type {
   PresenceEventSchema,
   RealmEmojiEventSchema,
   RealmUserEventSchema,
+  SavedSnippetsEventSchema,
   ScheduledMessagesEventSchema,
   StreamEventSchema,
   SubscriptionEventSchema,
@@ -57,6 +58,7 @@ export type DeliveredEvent = { id?: number } & (
   | Static<typeof UserTopicEventSchema>
   | Static<typeof MutedTopicsEventSchema>
   | Static<typeof DraftsEventSchema>
+  | Static<typeof SavedSnippetsEventSchema>
   | Static<typeof ScheduledMessagesEventSchema>
   | { type: 'reaction' | 'typing' | 'typing_edit_message' | 'attachment' | 'invites_changed' | 'heartbeat' }
 )
@@ -273,6 +275,14 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
       if (event.op === 'add') state.drafts = [...drafts, ...event.drafts]
       else if (event.op === 'update') state.drafts = drafts.map((d) => (d.id === event.draft.id ? event.draft : d))
       else state.drafts = drafts.filter((d) => d.id !== event.draft_id)
+      break
+    }
+    case 'saved_snippets': {
+      // Upstream's apply_event: append on add, replace by ID on update, drop on remove.
+      const snippets = list<Obj & { id: number }>(state, 'saved_snippets')
+      if (event.op === 'add') state.saved_snippets = [...snippets, event.saved_snippet]
+      else if (event.op === 'update') state.saved_snippets = snippets.map((s) => (s.id === event.saved_snippet.id ? event.saved_snippet : s))
+      else state.saved_snippets = snippets.filter((s) => s.id !== event.saved_snippet_id)
       break
     }
     case 'scheduled_messages': {

@@ -128,6 +128,17 @@ export const DraftDict = Type.Object(
 )
 export type DraftDict = Static<typeof DraftDict>
 
+export const SavedSnippetDict = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    content: Type.String(),
+    date_created: Type.Integer(),
+  },
+  { additionalProperties: false },
+)
+export type SavedSnippetDict = Static<typeof SavedSnippetDict>
+
 export const ScheduledMessageDict = Type.Object(
   {
     scheduled_message_id: Type.Integer(),

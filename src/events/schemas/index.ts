@@ -53,6 +53,7 @@ import {
   AlertWordsEventSchema,
   DraftsEventSchema,
   MutedTopicsEventSchema,
+  SavedSnippetsEventSchema,
   ScheduledMessagesEventSchema,
   UpdateDisplaySettingsEventSchema,
   UpdateGlobalNotificationsEventSchema,
@@ -63,6 +64,7 @@ import {
   type AlertWordsEvent,
   type DraftsEvent,
   type MutedTopicsEvent,
+  type SavedSnippetsEvent,
   type ScheduledMessagesEvent,
   type UpdateDisplaySettingsEvent,
   type UpdateGlobalNotificationsEvent,
@@ -118,6 +120,7 @@ export type ChatEvent =
   | UserTopicEvent
   | MutedTopicsEvent
   | DraftsEvent
+  | SavedSnippetsEvent
   | ScheduledMessagesEvent
   | HeartbeatEvent
   | RealmEvent
@@ -158,6 +161,7 @@ export const EVENT_SCHEMAS: Record<ChatEventType, TSchema> = {
   user_topic: UserTopicEventSchema,
   muted_topics: MutedTopicsEventSchema,
   drafts: DraftsEventSchema,
+  saved_snippets: SavedSnippetsEventSchema,
   scheduled_messages: ScheduledMessagesEventSchema,
   heartbeat: HeartbeatEventSchema,
   realm: RealmEventSchema,

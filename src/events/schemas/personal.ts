@@ -1,9 +1,9 @@
 // The user's own state: user_settings and its legacy forms, alert_words,
-// user_topic, muted_topics, drafts, scheduled_messages.
+// user_topic, muted_topics, drafts, saved_snippets, scheduled_messages.
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import { INHERITING_STREAMS_FIELD } from './internal.js'
-import { DraftDict, eventObject, ScheduledMessageDict } from './common.js'
+import { DraftDict, eventObject, SavedSnippetDict, ScheduledMessageDict } from './common.js'
 
 const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String()])
 export type SettingValue = Static<typeof SettingValue>
@@ -99,6 +99,17 @@ export type DraftsEvent = Static<typeof DraftsEventSchema>
 export const draftsAddEvent = builder((drafts: DraftDict[]): DraftsEvent => ({ type: 'drafts', op: 'add', drafts }))
 export const draftsUpdateEvent = builder((draft: DraftDict): DraftsEvent => ({ type: 'drafts', op: 'update', draft }))
 export const draftsRemoveEvent = builder((draftId: number): DraftsEvent => ({ type: 'drafts', op: 'remove', draft_id: draftId }))
+
+// Upstream zerver/actions/saved_snippets.py: to the user's own clients.
+export const SavedSnippetsEventSchema = Type.Union([
+  eventObject({ type: Type.Literal('saved_snippets'), op: Type.Literal('add'), saved_snippet: SavedSnippetDict }),
+  eventObject({ type: Type.Literal('saved_snippets'), op: Type.Literal('update'), saved_snippet: SavedSnippetDict }),
+  eventObject({ type: Type.Literal('saved_snippets'), op: Type.Literal('remove'), saved_snippet_id: Type.Integer() }),
+])
+export type SavedSnippetsEvent = Static<typeof SavedSnippetsEventSchema>
+export const savedSnippetsAddEvent = builder((snippet: SavedSnippetDict): SavedSnippetsEvent => ({ type: 'saved_snippets', op: 'add', saved_snippet: snippet }))
+export const savedSnippetsUpdateEvent = builder((snippet: SavedSnippetDict): SavedSnippetsEvent => ({ type: 'saved_snippets', op: 'update', saved_snippet: snippet }))
+export const savedSnippetsRemoveEvent = builder((id: number): SavedSnippetsEvent => ({ type: 'saved_snippets', op: 'remove', saved_snippet_id: id }))
 
 export const ScheduledMessagesEventSchema = Type.Union([
   eventObject({ type: Type.Literal('scheduled_messages'), op: Type.Literal('add'), scheduled_messages: Type.Array(ScheduledMessageDict) }),

@@ -5,6 +5,7 @@ import { routes as auth } from './auth.js'
 import { routes as users } from './users.js'
 import { routes as userAdmin } from './user-admin.js'
 import { routes as drafts } from './drafts.js'
+import { routes as savedSnippets } from './saved-snippets.js'
 import { routes as userGroups } from './user-groups.js'
 import { routes as uploads } from './uploads.js'
 import { routes as subscriptions } from './subscriptions.js'
@@ -34,4 +35,4 @@ import { routes as mutedUsers } from './muted-users.js'
 import { routes as streamTopics } from './stream-topics.js'
 import { routes as messageInfo } from './message-info.js'
 
-export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...userGroups, ...uploads, ...subscriptions, ...streams, ...events, ...messages, ...messageEdit, ...messageFlags, ...userTopics, ...reactions, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites, ...typing, ...streamAdmin, ...linkifiers, ...realmSettings, ...emoji, ...attachments, ...pushDevices, ...markRead, ...mutedUsers, ...streamTopics, ...messageInfo]
+export const allRoutes: Route[] = [...serverSettings, ...auth, ...users, ...userAdmin, ...drafts, ...savedSnippets, ...userGroups, ...uploads, ...subscriptions, ...streams, ...events, ...messages, ...messageEdit, ...messageFlags, ...userTopics, ...reactions, ...settings, ...userStatus, ...alertWords, ...customProfileFields, ...presence, ...scheduledMessages, ...invites, ...typing, ...streamAdmin, ...linkifiers, ...realmSettings, ...emoji, ...attachments, ...pushDevices, ...markRead, ...mutedUsers, ...streamTopics, ...messageInfo]
