@@ -68,7 +68,7 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
       data: { realmId: fx.realm.id, name: 'fresh', canRemoveSubscribersGroupId: fx.streams.general.canRemoveSubscribersGroupId, dateCreated: new Date() },
     })
     const upload = await prisma.attachment.create({ data: { realmId: fx.realm.id, ownerId: member.id, fileName: 'a.txt', pathId: `${fx.realm.id}/ab/a.txt`, size: 1 } })
-    const { message, xid } = await insertMessage(
+    const { message, xid, firstInStream } = await insertMessage(
       prisma,
       {
         realmId: fx.realm.id, senderId: member.id, streamId: stream.id, topic: 'hi', dmUserIds: [], content: 'c', renderedContent: '<p>c</p>',
@@ -84,6 +84,7 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     )
     t.strictSame(await prisma.attachmentMessage.findMany({ where: { messageId: message.id } }), [{ attachmentId: upload.id, messageId: message.id }])
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: stream.id } })).firstMessageId, message.id)
+    t.equal(firstInStream, true, 'reported as the channel\'s first message')
 
     const direct = await insertMessage(
       prisma,
@@ -95,6 +96,16 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     )
     t.strictSame(direct.message, await prisma.message.findUnique({ where: { id: direct.message.id } }))
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: stream.id } })).firstMessageId, message.id, 'first message kept')
+    t.equal(direct.firstInStream, false)
+    const again = await insertMessage(
+      prisma,
+      {
+        realmId: fx.realm.id, senderId: member.id, streamId: stream.id, topic: 'hi', dmUserIds: [], content: 'c2', renderedContent: '<p>c2</p>',
+        dateSent: new Date(), client: 'test', hasLink: false, hasImage: false, hasAttachment: false,
+      },
+      { userIds: [member.id], flags: [1], uploadPaths: [] },
+    )
+    t.equal(again.firstInStream, false, 'a later message is not the first')
   })
 
   t.test('several messages at once: in order, each with its rows, attachments and the channels first messages', async (t) => {
@@ -106,7 +117,7 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     if (!one || !two) throw new Error('no channels')
     const upload = await prisma.attachment.create({ data: { realmId: fx.realm.id, ownerId: member.id, fileName: 'b.txt', pathId: `${fx.realm.id}/cd/b.txt`, size: 1 } })
     const base = { realmId: fx.realm.id, senderId: member.id, topic: 't', renderedContent: '<p>x</p>', client: 'test', hasLink: false, hasImage: false, hasAttachment: false }
-    const { messages, xid } = await insertMessages(prisma, [
+    const { messages, xid, firstInStreams } = await insertMessages(prisma, [
       { message: { ...base, streamId: one.id, dmUserIds: [], content: 'first', dateSent: new Date(1_700_000_000_123) }, recipients: { userIds: [member.id, owner.id], flags: [1, 0], uploadPaths: [upload.pathId] } },
       { message: { ...base, streamId: null, topic: '', dmUserIds: [member.id, otherMember.id].sort((a, b) => a - b), content: 'direct', dateSent: new Date() }, recipients: { userIds: [otherMember.id], flags: [2048], uploadPaths: [] } },
       { message: { ...base, streamId: one.id, dmUserIds: [], content: 'second in one', dateSent: new Date() }, recipients: { userIds: [owner.id], flags: [0], uploadPaths: [] } },
@@ -128,5 +139,6 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
     t.strictSame(await prisma.attachmentMessage.findMany({ where: { attachmentId: upload.id } }), [{ attachmentId: upload.id, messageId: first }])
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: one.id } })).firstMessageId, first)
     t.equal((await prisma.stream.findUniqueOrThrow({ where: { id: two.id } })).firstMessageId, inTwo)
+    t.same([...firstInStreams].sort((a, b) => a - b), [one.id, two.id].sort((a, b) => a - b), 'the channels whose first message this was')
   })
 })
