@@ -498,15 +498,17 @@ return 1
 
 /**
  * KEYS desc, meta, events, holder, watchers, snapshot, deleted mark (one queue's);
- * ARGV nodeChannelPrefix, queueId, how long the mark lives (ms).
+ * ARGV nodeChannelPrefix, queueId, how long the mark lives (ms; 0: no mark, the
+ * queue is dropped rather than deleted).
  * Returns 1 when the queue existed; then marks it deleted and wakes its holder
- * and watchers so they see it gone (a held poll finishes with no events).
+ * and watchers so they see it gone (a held poll of a deleted queue finishes
+ * with no events; of a dropped one, with BAD_EVENT_QUEUE_ID).
  * (The store then removes the queue from its index sets, which live in other slots.)
  */
 export const REMOVE = new WakingScript(`${WAKE}
 local existed = redis.call('DEL', KEYS[1])
 if existed == 1 then
-  redis.call('SET', KEYS[7], '1', 'PX', ARGV[3])
+  if tonumber(ARGV[3]) > 0 then redis.call('SET', KEYS[7], '1', 'PX', ARGV[3]) end
   wake_readers(KEYS[4], KEYS[5], ARGV[2])
 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])

@@ -213,7 +213,8 @@ export class RedisQueueStore implements QueueStore {
     if (stale.length > 0) await this.redis.srem(this.userKey(userId), ...stale)
     // The queue just created is never the one dropped (another may share its millisecond).
     const others = live.filter((d) => d.queueId !== created.queueId).sort((a, b) => a.createdAt - b.createdAt)
-    await Promise.all(others.slice(0, Math.max(0, live.length - this.maxPerUser)).map((old) => this.remove(old)))
+    // Dropped, not deleted: a poll held on one answers BAD_EVENT_QUEUE_ID.
+    await Promise.all(others.slice(0, Math.max(0, live.length - this.maxPerUser)).map((old) => this.removeQueue(old, false)))
   }
 
   async setSnapshot(queueId: string, snapshot: string, ttlSecs: number): Promise<void> {
@@ -386,11 +387,16 @@ export class RedisQueueStore implements QueueStore {
   }
 
   async remove(desc: QueueDescriptor): Promise<boolean> {
+    return this.removeQueue(desc, true)
+  }
+
+  /** Removes the queue; `deleted`: remembered as deleted (wasDeleted), as DELETE /events is, not as a cap's drop. */
+  private async removeQueue(desc: QueueDescriptor, deleted: boolean): Promise<boolean> {
     this.forgetQueue(desc.queueId)
     const existed = await REMOVE.run(
       this.redis,
       [...this.queueKeys(desc.queueId), this.key(desc.queueId, ':s'), this.key(desc.queueId, ':x')],
-      [this.nodeChannelPrefix, desc.queueId, DELETED_QUEUE_MEMORY_SECS * 1000],
+      [this.nodeChannelPrefix, desc.queueId, deleted ? DELETED_QUEUE_MEMORY_SECS * 1000 : 0],
       this.wakes,
     )
     this.forgetQueue(desc.queueId)
