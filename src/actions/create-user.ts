@@ -19,7 +19,8 @@ import {
 } from '../errors.js'
 import { isValidEmail } from '../access/user.js'
 import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddPerson } from '../present/user.js'
-import { realmUserAddEvent } from '../events/schemas/index.js'
+import { realmUserAddEvent, userGroupMembersEvent } from '../events/schemas/index.js'
+import { roleGroupName } from '../domain/system-groups.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { usersAmongWhoCanAccess } from '../presence/audience.js'
 import type { Config } from '../config.js'
@@ -76,8 +77,10 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
  * realm_user add to every active user, with delivery_email hidden from those
  * who may not see it. Guests a realm keeps from this user (can_access_all_users_group)
  * get the "Unknown user" placeholder instead, marked so that queues with
- * user_list_incomplete skip it. Call after the user's subscriptions exist: a
- * guest sharing one of its channels may access it.
+ * user_list_incomplete skip it. Then user_group add_members of the user's
+ * role group to every active user, as upstream's do_create_user. Call after
+ * the user's subscriptions exist: a guest sharing one of its channels may
+ * access it.
  */
 export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Config, 'externalUrl'> }, user: User, emit: Emit): Promise<void> {
   const { realm } = ctx
@@ -95,6 +98,9 @@ export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Co
     const placeholder = inaccessibleUserDict(user.id, fakeEmailDomain(realm, ctx.config.externalUrl))
     emit(realmUserAddEvent(placeholder, { inaccessible: true }), kept)
   }
+  // insertUser made the user a member of its role's system group: everyone's realm_user_groups change too.
+  const group = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: realm.id, name: roleGroupName(user.role) } }, select: { id: true } })
+  if (group) emit(userGroupMembersEvent('add_members', group.id, [user.id]), viewers.map((v) => v.id))
 }
 
 /** subscription add to the new user for its default channels, peer_add to those who may know the subscribers. */
