@@ -76,10 +76,10 @@ t.test('saved snippets', async (t) => {
   t.test('state check: a client applying the events matches a fresh register', async (t) => {
     const user = await fx.newUser()
     let id = 0
-    await checkStateAfter(t, app, user, async () => (id = await create(user, 'First', 'one')), { expectTypes: ['saved_snippets'] })
-    await checkStateAfter(t, app, user, () => as(app, user).patch(`/saved_snippets/${id}`, { title: 'Renamed', content: 'two' }), { expectTypes: ['saved_snippets'] })
-    await checkStateAfter(t, app, user, () => create(user, 'Second', 'three'), { expectTypes: ['saved_snippets'] })
-    await checkStateAfter(t, app, user, () => as(app, user).delete(`/saved_snippets/${id}`), { expectTypes: ['saved_snippets'] })
+    await checkStateAfter(t, app, user, async () => (id = await create(user, 'First', 'one')), { expectTypes: ['saved_snippets/add'] })
+    await checkStateAfter(t, app, user, () => as(app, user).patch(`/saved_snippets/${id}`, { title: 'Renamed', content: 'two' }), { expectTypes: ['saved_snippets/update'] })
+    await checkStateAfter(t, app, user, () => create(user, 'Second', 'three'), { expectTypes: ['saved_snippets/add'] })
+    await checkStateAfter(t, app, user, () => as(app, user).delete(`/saved_snippets/${id}`), { expectTypes: ['saved_snippets/remove'] })
   })
 
   t.test('bounds and errors as upstream', async (t) => {

@@ -21,11 +21,11 @@ t.test('register state + events = fresh register', async (t) => {
 
   t.test('creating a channel by subscribing to it', async (t) => {
     await checkStateAfter(t, app, member, () => as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'fresh-one', description: 'new' }] }), {
-      expectTypes: ['stream', 'subscription'],
+      expectTypes: ['stream/create', 'subscription/add'],
     })
     // A bystander learns of the new public channel and its subscriber.
     await checkStateAfter(t, app, other, () => as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'fresh-two' }] }), {
-      expectTypes: ['stream'],
+      expectTypes: ['stream/create'],
     })
   })
 
@@ -36,7 +36,7 @@ t.test('register state + events = fresh register', async (t) => {
       app,
       admin,
       () => as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'fresh-private' }], invite_only: true }),
-      { expectTypes: ['stream'] },
+      { expectTypes: ['stream/create'] },
     )
   })
 
@@ -44,7 +44,7 @@ t.test('register state + events = fresh register', async (t) => {
     // The fixture subscribes member to design: leave it first, to join it again.
     expectSuccess(t, await as(app, member).delete('/users/me/subscriptions', { subscriptions: [fx.streams.design.name] }))
     await checkStateAfter(t, app, member, () => as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.design.name }] }), {
-      expectTypes: ['subscription'],
+      expectTypes: ['subscription/add'],
     })
     await checkStateAfter(t, app, other, () =>
       as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: fx.streams.design.name }], principals: [other.id] }),
@@ -56,7 +56,7 @@ t.test('register state + events = fresh register', async (t) => {
 
   t.test('unsubscribing, self and another user', async (t) => {
     await checkStateAfter(t, app, member, () => as(app, member).delete('/users/me/subscriptions', { subscriptions: [fx.streams.design.name] }), {
-      expectTypes: ['subscription'],
+      expectTypes: ['subscription/remove'],
     })
     await checkStateAfter(t, app, other, () => as(app, admin).delete('/users/me/subscriptions', { subscriptions: [fx.streams.design.name], principals: [other.id] }))
     // Leaving a private channel hides it.
@@ -78,7 +78,7 @@ t.test('register state + events = fresh register', async (t) => {
             { stream_id, property: 'desktop_notifications', value: false },
           ],
         }),
-      { expectTypes: ['subscription'] },
+      { expectTypes: ['subscription/update'] },
     )
     await checkStateAfter(t, app, member, () =>
       as(app, member).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id, property: 'in_home_view', value: true }] }),
@@ -125,7 +125,7 @@ t.test('register state + events = fresh register', async (t) => {
       }),
     ).messages as { id: number }[]
     await checkStateAfter(t, app, member, () => as(app, owner).patch(`/messages/${id}`, { stream_id: fx.streams.design.id, propagate_mode: 'change_all' }), {
-      expectTypes: ['update_message', 'stream'],
+      expectTypes: ['update_message', 'stream/update'],
       upstreamGaps: [{ lostMessageIds: moved.map((m) => m.id), why: 'unread state and max_message_id of the messages moved out of reach of its copies' }],
     })
   })
@@ -147,30 +147,33 @@ t.test('register state + events = fresh register', async (t) => {
     const subs = expectSuccess(t, await as(app, member).get('/users/me/subscriptions')).subscriptions as { name: string; first_message_id: number }[]
     const bots = subs.find((s) => s.name === 'first-gone')?.first_message_id ?? 0
     t.ok(bots < mine, "the Notification Bot's message comes first")
-    await checkStateAfter(t, app, member, () => as(app, admin).delete(`/messages/${bots}`), { expectTypes: ['stream'] })
+    await checkStateAfter(t, app, member, () => as(app, admin).delete(`/messages/${bots}`), { expectTypes: ['stream/update'] })
     // A bystander who sees the public channel without being subscribed is told too.
-    await checkStateAfter(t, app, other, () => as(app, admin).delete(`/messages/${mine}`), { expectTypes: ['stream'] })
+    await checkStateAfter(t, app, other, () => as(app, admin).delete(`/messages/${mine}`), { expectTypes: ['stream/update'] })
   })
 
   t.test('message flags: read, unread, starred', async (t) => {
     const ids = [await send(other, toGeneral('flag me', 'flags')), await send(other, { type: 'direct', to: [member.id], content: 'flag dm' })]
     await checkStateAfter(t, app, member, () => as(app, member).post('/messages/flags', { messages: ids, op: 'add', flag: 'read' }), {
-      expectTypes: ['update_message_flags'],
+      expectTypes: ['update_message_flags/add'],
     })
-    await checkStateAfter(t, app, member, () => as(app, member).post('/messages/flags', { messages: ids, op: 'remove', flag: 'read' }))
+    await checkStateAfter(t, app, member, () => as(app, member).post('/messages/flags', { messages: ids, op: 'remove', flag: 'read' }), {
+      expectTypes: ['update_message_flags/remove'],
+    })
     await checkStateAfter(t, app, member, () => as(app, member).post('/messages/flags', { messages: ids, op: 'add', flag: 'starred' }))
     await checkStateAfter(t, app, member, () => as(app, member).post('/messages/flags', { messages: [ids[0]], op: 'remove', flag: 'starred' }))
   })
 
   t.test('reactions', async (t) => {
     const id = await send(other, toGeneral('react to me', 'reactions'))
-    await checkStateAfter(t, app, member, () => as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }), { expectTypes: ['reaction'] })
-    await checkStateAfter(t, app, member, () => as(app, member).delete(`/messages/${id}/reactions`, { emoji_name: 'smile' }))
+    await checkStateAfter(t, app, member, () => as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'smile' }), { expectTypes: ['reaction/add'] })
+    await checkStateAfter(t, app, member, () => as(app, member).delete(`/messages/${id}/reactions`, { emoji_name: 'smile' }), { expectTypes: ['reaction/remove'] })
   })
 
   t.test('settings, modern and legacy', async (t) => {
     await checkStateAfter(t, app, member, () => as(app, member).patch('/settings', { dense_mode: false, enable_desktop_notifications: false, default_language: 'de' }), {
-      expectTypes: ['user_settings'],
+      expectTypes: ['user_settings/update'],
+      expectLegacyTypes: ['update_display_settings', 'update_global_notifications'],
     })
     // Legacy clients see inherited channel notification settings resolved. Roost
     // sends them an update per subscribed channel that inherits the setting;
@@ -213,10 +216,12 @@ t.test('register state + events = fresh register', async (t) => {
         const body = expectSuccess(t, await as(app, member).post('/drafts', { drafts: [{ type: 'stream', to: [fx.streams.general.id], topic: 'd', content: 'draft' }] }))
         draftId = (body.ids as number[])[0] as number
       },
-      { expectTypes: ['drafts'] },
+      { expectTypes: ['drafts/add'] },
     )
-    await checkStateAfter(t, app, member, () => as(app, member).patch(`/drafts/${draftId}`, { draft: { type: 'private', to: [other.id], topic: '', content: 'changed' } }))
-    await checkStateAfter(t, app, member, () => as(app, member).delete(`/drafts/${draftId}`))
+    await checkStateAfter(t, app, member, () => as(app, member).patch(`/drafts/${draftId}`, { draft: { type: 'private', to: [other.id], topic: '', content: 'changed' } }), {
+      expectTypes: ['drafts/update'],
+    })
+    await checkStateAfter(t, app, member, () => as(app, member).delete(`/drafts/${draftId}`), { expectTypes: ['drafts/remove'] })
   })
 
   t.test('scheduled messages', async (t) => {
@@ -233,10 +238,12 @@ t.test('register state + events = fresh register', async (t) => {
         )
         id = body.scheduled_message_id as number
       },
-      { expectTypes: ['scheduled_messages'] },
+      { expectTypes: ['scheduled_messages/add'] },
     )
-    await checkStateAfter(t, app, member, () => as(app, member).patch(`/scheduled_messages/${id}`, { content: 'rescheduled', scheduled_delivery_timestamp: at + 60 }))
-    await checkStateAfter(t, app, member, () => as(app, member).delete(`/scheduled_messages/${id}`))
+    await checkStateAfter(t, app, member, () => as(app, member).patch(`/scheduled_messages/${id}`, { content: 'rescheduled', scheduled_delivery_timestamp: at + 60 }), {
+      expectTypes: ['scheduled_messages/update'],
+    })
+    await checkStateAfter(t, app, member, () => as(app, member).delete(`/scheduled_messages/${id}`), { expectTypes: ['scheduled_messages/remove'] })
   })
 
   t.test('user groups', async (t) => {
@@ -250,11 +257,15 @@ t.test('register state + events = fresh register', async (t) => {
         const groups = expectSuccess(t, await as(app, admin).get('/user_groups')).user_groups as { id: number; name: string }[]
         groupId = groups.find((g) => g.name === 'state-crew')?.id ?? 0
       },
-      { expectTypes: ['user_group'] },
+      { expectTypes: ['user_group/add'] },
     )
-    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/user_groups/${groupId}`, { name: 'state-crew-2', description: 'renamed' }))
-    await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { add: [other.id], delete: [member.id] }))
-    await checkStateAfter(t, app, other, () => as(app, admin).delete(`/user_groups/${groupId}`))
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/user_groups/${groupId}`, { name: 'state-crew-2', description: 'renamed' }), {
+      expectTypes: ['user_group/update'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { add: [other.id], delete: [member.id] }), {
+      expectTypes: ['user_group/add_members', 'user_group/remove_members'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).delete(`/user_groups/${groupId}`), { expectTypes: ['user_group/remove'] })
   })
 
   t.test('custom profile fields', async (t) => {
@@ -268,14 +279,14 @@ t.test('register state + events = fresh register', async (t) => {
       },
       { expectTypes: ['custom_profile_fields'] },
     )
-    await checkStateAfter(t, app, other, () => as(app, member).patch('/users/me/profile_data', { data: [{ id: fieldId, value: 'Platform' }] }), { expectTypes: ['realm_user'] })
+    await checkStateAfter(t, app, other, () => as(app, member).patch('/users/me/profile_data', { data: [{ id: fieldId, value: 'Platform' }] }), { expectTypes: ['realm_user/update'] })
     await checkStateAfter(t, app, other, () => as(app, admin).delete(`/realm/profile_fields/${fieldId}`))
   })
 
   t.test('user administration', async (t) => {
     const target = await fx.newUser({ fullName: 'Admin Target' })
     await checkStateAfter(t, app, other, () => as(app, admin).patch(`/users/${target.id}`, { role: ROLE.MODERATOR, full_name: 'Renamed Target' }), {
-      expectTypes: ['realm_user'],
+      expectTypes: ['realm_user/update'],
     })
     await checkStateAfter(t, app, target, () => as(app, admin).patch(`/users/${target.id}`, { role: ROLE.MEMBER }))
     await checkStateAfter(t, app, other, () => as(app, admin).delete(`/users/${target.id}`))
@@ -289,7 +300,15 @@ t.test('register state + events = fresh register', async (t) => {
   })
 
   t.test('typing and presence', async (t) => {
-    await checkStateAfter(t, app, other, () => as(app, member).post('/typing', { op: 'start', to: [other.id] }), { expectTypes: ['typing'] })
+    await checkStateAfter(t, app, other, () => as(app, member).post('/typing', { op: 'start', to: [other.id] }), { expectTypes: ['typing/start'] })
     await checkStateAfter(t, app, other, () => as(app, member).post('/users/me/presence', { status: 'active' }))
+    await checkStateAfter(t, app, other, () => as(app, member).post('/typing', { op: 'stop', to: [other.id] }), { expectTypes: ['typing/stop'] })
+    // A user's first report brings it online: everyone is told.
+    const newcomer = await fx.newUser({ fullName: 'Presence Newcomer' })
+    await checkStateAfter(t, app, other, () => as(app, newcomer).post('/users/me/presence', { status: 'active' }), { expectTypes: ['presence'] })
+    // Editing a message's content: its conversation is told.
+    const editing = await send(member, { type: 'direct', to: [other.id], content: 'being edited' })
+    await checkStateAfter(t, app, other, () => as(app, member).post(`/messages/${editing}/typing`, { op: 'start' }), { expectTypes: ['typing_edit_message/start'] })
+    await checkStateAfter(t, app, other, () => as(app, member).post(`/messages/${editing}/typing`, { op: 'stop' }), { expectTypes: ['typing_edit_message/stop'] })
   })
 })

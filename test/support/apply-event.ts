@@ -16,12 +16,17 @@ import type { Static } from 'typebox'
 import type {
   AlertWordsEventSchema,
   CustomProfileFieldsEventSchema,
+  DefaultStreamsEventSchema,
   DeleteMessageEventSchema,
   DraftsEventSchema,
   MessageEventSchema,
   MutedTopicsEventSchema,
+  MutedUsersEventSchema,
   PresenceEventSchema,
   RealmEmojiEventSchema,
+  RealmEventSchema,
+  RealmFiltersEventSchema,
+  RealmLinkifiersEventSchema,
   RealmUserEventSchema,
   SavedSnippetsEventSchema,
   ScheduledMessagesEventSchema,
@@ -60,6 +65,11 @@ export type DeliveredEvent = { id?: number } & (
   | Static<typeof DraftsEventSchema>
   | Static<typeof SavedSnippetsEventSchema>
   | Static<typeof ScheduledMessagesEventSchema>
+  | Static<typeof RealmEventSchema>
+  | Static<typeof DefaultStreamsEventSchema>
+  | Static<typeof RealmLinkifiersEventSchema>
+  | Static<typeof RealmFiltersEventSchema>
+  | Static<typeof MutedUsersEventSchema>
   | { type: 'reaction' | 'typing' | 'typing_edit_message' | 'attachment' | 'invites_changed' | 'heartbeat' }
 )
 
@@ -72,6 +82,8 @@ export interface ClientOptions {
   includeSubscribers: boolean
   /** The queue's client_capabilities.user_list_incomplete. */
   userListIncomplete: boolean
+  /** The queue's client_gravatar (client_extavatar): the client computes gravatar URLs itself. */
+  clientExtavatar: boolean
 }
 
 interface SubDict extends Obj {
@@ -294,6 +306,23 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
       } else state.scheduled_messages = messages.filter((m) => m.scheduled_message_id !== event.scheduled_message_id)
       break
     }
+    case 'realm':
+      // Upstream's apply_event: the setting's register key is realm_<name>.
+      if (event.op === 'update') state[`realm_${event.property}`] = event.value
+      else for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value
+      break
+    case 'default_streams':
+      state.realm_default_streams = event.default_streams
+      break
+    case 'realm_linkifiers':
+      state.realm_linkifiers = event.realm_linkifiers
+      break
+    case 'realm_filters':
+      state.realm_filters = event.realm_filters
+      break
+    case 'muted_users':
+      state.muted_users = event.muted_users
+      break
     // No register state: reactions and submessages come with messages, typing
     // is transient, attachments and invitations are fetched on demand.
     case 'reaction':
@@ -428,10 +457,13 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
   const person = event.person
   const userId = person.user_id
   if (event.op === 'add') {
-    raw.set(userId, { ...event.person, is_active: true, ...(event.person.is_bot ? {} : { profile_data: {} }) })
+    // Upstream's apply_event: a client computing gravatar URLs itself keeps null for them.
+    const gravatar = options.clientExtavatar && event.person.avatar_url?.startsWith('https://secure.gravatar.com/') === true
+    raw.set(userId, { ...event.person, is_active: true, ...(gravatar ? { avatar_url: null } : {}), ...(event.person.is_bot ? {} : { profile_data: {} }) })
   } else if (event.op === 'remove') {
+    // Upstream: the user leaves the list, or (without user_list_incomplete) becomes the "Unknown user" stand-in.
     if (options.userListIncomplete) raw.delete(userId)
-    else if (raw.has(userId)) raw.set(userId, { ...(raw.get(userId) as UserRow), full_name: event.person.full_name })
+    else if (raw.has(userId)) raw.set(userId, inaccessibleUser(userId, String(state.realm_bot_domain), event.person.full_name))
     if (options.includeSubscribers) {
       for (const sub of list<SubDict>(state, 'subscriptions')) sub.subscribers = (sub.subscribers ?? []).filter((id) => id !== userId)
     }
@@ -466,6 +498,29 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
   const strip = ({ is_active: _active, ...rest }: UserRow): Obj => rest
   state.realm_users = rows.filter((u) => u.is_active).map(strip)
   state.realm_non_active_users = rows.filter((u) => !u.is_active).map(strip)
+}
+
+/** Upstream's stand-in for a user the client may no longer access (get_data_for_inaccessible_user). */
+function inaccessibleUser(userId: number, domain: string, fullName: string): UserRow {
+  return {
+    email: `user${userId}@${domain}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_billing_admin: false,
+    role: 400,
+    is_bot: false,
+    full_name: fullName,
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    bot_type: null,
+    profile_data: {},
+  }
 }
 
 /** Upstream's "is_me" branch of realm_user update: the register keys about the user. */

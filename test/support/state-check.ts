@@ -29,8 +29,16 @@ export type StateCheckTap = Pick<Test, 'same' | 'ok'>
 export interface StateCheckOptions {
   /** Further register keys left out of the comparison, each with the reason (shown in the assertion's name). */
   ignore?: Record<string, string>
-  /** Event types fn must produce for the modern client (a check that the scenario did something). */
+  /**
+   * Events fn must produce for the modern client, as `type` or `type/op`
+   * (a check that the scenario did something). These lists are also the
+   * record of what the state check covers: test/events/state-check-coverage.test.ts
+   * reads them from the test sources and fails when an event type and op of
+   * the schemas is named by none.
+   */
   expectTypes?: string[]
+  /** The same for events only the legacy client receives (update_display_settings…). */
+  expectLegacyTypes?: string[]
   /** Values upstream's own events leave stale, each with the reason (shown in the assertion's name). */
   upstreamGaps?: UpstreamGap[]
 }
@@ -62,6 +70,7 @@ interface Variant {
   params: Params
   includeSubscribers: boolean
   userListIncomplete: boolean
+  clientExtavatar: boolean
 }
 
 const VARIANTS: Variant[] = [
@@ -70,12 +79,14 @@ const VARIANTS: Variant[] = [
     params: { client_capabilities: MODERN_CAPABILITIES, include_subscribers: true, slim_presence: true, client_extavatar: true, apply_markdown: true },
     includeSubscribers: true,
     userListIncomplete: MODERN_CAPABILITIES.user_list_incomplete,
+    clientExtavatar: true,
   },
   {
     name: 'legacy client',
     params: { client_capabilities: {}, include_subscribers: false, slim_presence: false, client_extavatar: false, apply_markdown: false },
     includeSubscribers: false,
     userListIncomplete: false,
+    clientExtavatar: false,
   },
 ]
 
@@ -153,6 +164,7 @@ export async function checkStateAfter(
       userId: user.id,
       includeSubscribers: variant.includeSubscribers,
       userListIncomplete: variant.userListIncomplete,
+      clientExtavatar: variant.clientExtavatar,
     })
     const skip = lost.length > 0 ? [...ignored, 'max_message_id'] : ignored
     const [got, want] = [applied, after[i] as RegisterState].map((state) => withoutGaps(withoutIgnored(state, skip), gaps))
@@ -162,7 +174,12 @@ export async function checkStateAfter(
   await Promise.all(
     [...before, ...after].map((state) => as(app, user).delete('/events', { queue_id: String(state.queue_id) })),
   )
-  const modern = (events[0] ?? []).filter((e) => e.type !== 'heartbeat')
-  for (const type of options.expectTypes ?? []) t.ok(modern.some((e) => e.type === type), `a ${type} event was sent`)
-  return modern
+  const [modern, legacy] = [0, 1].map((i) => (events[i] ?? []).filter((e) => e.type !== 'heartbeat'))
+  const sent = (list: CapturedEvent[], expected: string): boolean => {
+    const [type, op] = expected.split('/')
+    return list.some((e) => e.type === type && (op === undefined || e.op === op))
+  }
+  for (const type of options.expectTypes ?? []) t.ok(sent(modern ?? [], type), `a ${type} event was sent`)
+  for (const type of options.expectLegacyTypes ?? []) t.ok(sent(legacy ?? [], type), `a ${type} event was sent to the legacy client`)
+  return modern ?? []
 }

@@ -16,9 +16,12 @@
 //      carries an internal field that events/queues/filter.ts strips) and a
 //      builder `fooEvent = builder((…): FooEvent => ({ … }))`.
 //   2. Here: add the type to `ChatEvent` and the schema to EVENT_SCHEMAS.
-//   3. If register returns state for it: teach the client model
-//      test/support/apply-event.ts to apply it, and cover the action with
-//      checkStateAfter (test/support/state-check.ts).
+//   3. Teach the client model test/support/apply-event.ts to apply it (a
+//      no-op when register returns no state for it) and test the action
+//      with checkStateAfter (test/support/state-check.ts), naming the event
+//      in expectTypes as `type` or `type/op`:
+//      test/events/state-check-coverage.test.ts fails until every type and
+//      op of EVENT_SCHEMAS is named there.
 import { Type, type Static, type TSchema } from 'typebox'
 import Value from 'typebox/value'
 import type { AttachmentEvent, DeleteMessageEvent, MessageEvent, ReactionEvent, TypingEditMessageEvent, TypingEvent, UpdateMessageEvent, UpdateMessageFlagsEvent } from './messages.js'
