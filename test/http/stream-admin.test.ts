@@ -69,10 +69,13 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
   t.test('renames a channel: event to everyone who sees it, notice in the channel', async (t) => {
     const design = fx.streams.design
     const events = await captureEvents(app, otherMember, () => as(app, admin).patch(`/streams/${design.id}`, { new_name: '  Design Team ' }))
-    t.same(events.filter((e) => e.type === 'stream'), [
-      { id: events.find((e) => e.type === 'stream')?.id, type: 'stream', op: 'update', property: 'name', value: 'Design Team', stream_id: design.id, name: 'design' },
-    ])
     const notice = await lastNotice(design.id)
+    const streamEvents = events.filter((e) => e.type === 'stream')
+    // The notice is the channel's first message: clients also learn its first_message_id.
+    t.same(streamEvents, [
+      { id: streamEvents[0]?.id, type: 'stream', op: 'update', property: 'name', value: 'Design Team', stream_id: design.id, name: 'design' },
+      { id: streamEvents[1]?.id, type: 'stream', op: 'update', property: 'first_message_id', value: notice.id, stream_id: design.id, name: 'Design Team' },
+    ])
     t.equal(notice.topic, 'channel events')
     t.equal(notice.content, `@_**Adam Admin|${admin.id}** renamed channel **design** to **Design Team**.`)
     t.equal((await services.prisma.stream.findUniqueOrThrow({ where: { id: design.id } })).name, 'Design Team')
