@@ -13,6 +13,7 @@
 // by message ID, groups in order of their oldest message, muted channels and
 // topics left out of `count` and of wildcard `mentions`.
 import type { Static } from 'typebox'
+import { inaccessibleUserDict } from '../../src/present/user.js'
 import type {
   AlertWordsEventSchema,
   CustomProfileFieldsEventSchema,
@@ -500,27 +501,9 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
   state.realm_non_active_users = rows.filter((u) => !u.is_active).map(strip)
 }
 
-/** Upstream's stand-in for a user the client may no longer access (get_data_for_inaccessible_user). */
+/** Upstream's stand-in for a user the client may no longer access (get_data_for_inaccessible_user), under the name the event gives. */
 function inaccessibleUser(userId: number, domain: string, fullName: string): UserRow {
-  return {
-    email: `user${userId}@${domain}`,
-    user_id: userId,
-    avatar_version: 1,
-    is_admin: false,
-    is_owner: false,
-    is_guest: false,
-    is_billing_admin: false,
-    role: 400,
-    is_bot: false,
-    full_name: fullName,
-    timezone: '',
-    is_active: true,
-    date_joined: '1970-01-01T00:00:00+00:00',
-    delivery_email: null,
-    avatar_url: '/static/images/unknown-user-avatar.png',
-    bot_type: null,
-    profile_data: {},
-  }
+  return { ...inaccessibleUserDict(userId, domain), full_name: fullName }
 }
 
 /** Upstream's "is_me" branch of realm_user update: the register keys about the user. */
