@@ -32,23 +32,16 @@ export const routes = [
     },
   }),
 
-  // Someone is editing a message (upstream level 361's path; level 351 named the message in the body).
-  route({
-    method: 'POST',
-    url: '/messages/:message_id/typing',
-    params: { message_id: Type.Integer(), op: TYPING_OP },
-    handler: async (input, ctx) => {
-      await sendEditTypingNotification(ctx, { messageId: input.message_id, op: input.op })
-      return {}
-    },
-  }),
-  route({
-    method: 'POST',
-    url: '/message_edit_typing',
-    params: { message_id: Type.Integer(), op: TYPING_OP },
-    handler: async (input, ctx) => {
-      await sendEditTypingNotification(ctx, { messageId: input.message_id, op: input.op })
-      return {}
-    },
-  }),
+  // Someone is editing a message: upstream level 361's path, and level 351's, which named the message in the body.
+  ...['/messages/:message_id/typing', '/message_edit_typing'].map((url) =>
+    route({
+      method: 'POST',
+      url,
+      params: { message_id: Type.Integer(), op: TYPING_OP },
+      handler: async (input, ctx) => {
+        await sendEditTypingNotification(ctx, { messageId: input.message_id, op: input.op })
+        return {}
+      },
+    }),
+  ),
 ]
