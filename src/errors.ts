@@ -30,6 +30,8 @@ export type ErrorCode =
   | 'INTERNAL_SERVER_ERROR'
   | 'SERVER_NOT_READY'
   | 'CSRF_FAILED'
+  | 'EXPECTATION_MISMATCH'
+  | 'SYSTEM_GROUP_REQUIRED'
 
 export class ApiError extends Error {
   constructor(
@@ -182,7 +184,6 @@ export const alreadySubgroup = (groupId: number) => badRequest(`User group ${gro
 export const notSubgroup = (groupId: number) => badRequest(`User group ${groupId} is not a subgroup of this group.`)
 export const subgroupCycle = (groupId: number) =>
   badRequest(`User group ${groupId} is already a subgroup of one of the passed subgroups.`)
-export const groupSettingOldMismatch = () => badRequest("'old' value does not match the expected value.")
 export const userGroupInUse = (name: string) => badRequest(`User group '${name}' is used by a setting and cannot be deleted.`)
 // Uploads
 export const noFileUploaded = () => badRequest('You must specify a file to upload')
@@ -296,7 +297,12 @@ export const linkifierOrderIncomplete = () => badRequest('The ordered list must 
 export const invalidLanguage = (code: string) => badRequest(`Invalid language '${code}'`)
 export const invalidVideoChatProvider = (value: number) => badRequest(`Invalid video_chat_provider ${value}`)
 export const invalidGiphyRating = (value: number) => badRequest(`Invalid giphy_rating ${value}`)
-export const groupSettingMustBeSystemGroup = (setting: string) => badRequest(`'${setting}' must be a system user group.`)
+export const groupSettingMustBeSystemGroup = (setting: string) =>
+  new ApiError(`'${setting}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED', 400, { setting_name: setting })
+// Group-setting values (domain/group-setting-value.ts)
+export const groupSettingOldMismatch = () => new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH', 400)
+export const userGroupDeactivated = () => badRequest('User group is deactivated.')
+export const groupSettingValueInvalid = (name: string, why: string) => badRequest(`Invalid ${name}: ${why}`)
 // Custom emoji, attachments, avatars by user, push devices (cl-emoji)
 export const emojiNameMissing = () => badRequest('Emoji name is missing')
 export const emojiNameBadEnd = () => badRequest('Emoji names must end with either a letter or digit.')

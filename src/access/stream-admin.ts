@@ -46,7 +46,7 @@ export async function streamNameTaken(tx: Tx, realmId: number, name: string, exc
 /** can_remove_subscribers_group: a group of the realm, not role:internet nor role:nobody (as at creation). */
 export async function accessStreamSettingGroup(tx: Tx, realmId: number, groupId: number, setting: string): Promise<number> {
   const group = await tx.userGroup.findUnique({ where: { id: groupId } })
-  if (!group || group.realmId !== realmId || group.deactivated) throw invalidUserGroup()
+  if (!group || group.realmId !== realmId || group.deactivated || group.isAnonymous) throw invalidUserGroup()
   if (group.isSystemGroup && (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.nobody)) {
     throw groupSettingNotAllowed(setting, group.name)
   }

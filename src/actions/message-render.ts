@@ -58,7 +58,7 @@ export async function loadRenderContext(
     c.groupNames.length === 0
       ? []
       : await db.userGroup.findMany({
-          where: { id: { in: (await idsMatchingLower(db, 'user_group_name', { realm_id: realm.id }, c.groupNames)).map((r) => r.id) }, deactivated: false, isSystemGroup: false },
+          where: { id: { in: (await idsMatchingLower(db, 'user_group_name', { realm_id: realm.id }, c.groupNames)).map((r) => r.id) }, deactivated: false, isSystemGroup: false, isAnonymous: false },
           select: { id: true, name: true },
         })
 

@@ -16,7 +16,7 @@ export function requireGroupEditPermission(ctx: TxContext): void {
 /** A group of the user's realm, for reading (upstream's GET group endpoints are require_member_or_admin too). */
 export async function accessUserGroupForRead(ctx: ActionContext, groupId: number, db: Tx | ActionContext['prisma'] = ctx.prisma): Promise<UserGroup> {
   requireMemberOrAdmin(ctx)
-  const group = await db.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false } })
+  const group = await db.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false, isAnonymous: false } })
   if (!group) throw invalidUserGroup()
   return group
 }
@@ -25,7 +25,7 @@ export async function accessUserGroupForRead(ctx: ActionContext, groupId: number
 export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: number): Promise<UserGroup> {
   requireGroupEditPermission(ctx)
   await tx.$executeRaw`SELECT id FROM user_group WHERE id = ${groupId} FOR UPDATE`
-  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false } })
+  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, deactivated: false, isAnonymous: false } })
   if (!group) throw invalidUserGroup()
   if (group.isSystemGroup) throw insufficientPermission()
   if (!isModeratorOrAbove(ctx.user.role)) {

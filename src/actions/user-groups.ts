@@ -38,7 +38,7 @@ async function checkNameFree(tx: Tx, realmId: number, name: string, exceptId?: n
 
 /** The group a can_mention_group value names; role:internet and role:owners are not allowed. */
 async function mentionGroup(tx: Tx, realmId: number, groupId: number): Promise<UserGroup> {
-  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId, deactivated: false } })
+  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId, deactivated: false, isAnonymous: false } })
   if (!group) throw invalidUserGroup()
   if (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.owners) throw groupSettingNotAllowed('can_mention_group', group.name)
   return group
@@ -57,7 +57,7 @@ export async function checkUserIds(tx: Tx, realmId: number, userIds: number[]): 
 /** Every ID must be a group of the realm. */
 export async function checkGroupIds(tx: Tx, realmId: number, groupIds: number[]): Promise<number[]> {
   const unique = [...new Set(groupIds)]
-  const found = await tx.userGroup.findMany({ where: { id: { in: unique }, realmId, deactivated: false }, select: { id: true } })
+  const found = await tx.userGroup.findMany({ where: { id: { in: unique }, realmId, deactivated: false, isAnonymous: false }, select: { id: true } })
   const known = new Set(found.map((g) => g.id))
   const missing = unique.find((id) => !known.has(id))
   if (missing !== undefined) throw invalidUserGroupId(missing)

@@ -23,7 +23,7 @@ export function mentionGroupOf(group: UserGroup, defaults: { everyone: number; n
 /** Every active group of the realm with its direct members and subgroups (GET /user_groups). */
 export async function getUserGroups(db: Db, realmId: number): Promise<UserGroupDict[]> {
   const [groups, members, edges, defaults] = await Promise.all([
-    db.userGroup.findMany({ where: { realmId, deactivated: false }, orderBy: { id: 'asc' } }),
+    db.userGroup.findMany({ where: { realmId, deactivated: false, isAnonymous: false }, orderBy: { id: 'asc' } }),
     db.userGroupMember.findMany({ where: { group: { realmId } }, select: { groupId: true, userId: true } }),
     db.userGroupSubgroup.findMany({ where: { supergroup: { realmId } }, select: { supergroupId: true, subgroupId: true } }),
     defaultMentionGroupIds(db, realmId),

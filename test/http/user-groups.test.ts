@@ -92,7 +92,7 @@ t.test('user groups', async (t) => {
     const moderators = await systemGroupId(SYSTEM_GROUPS.moderators)
     const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
     expectError(t, await as(app, member).patch(`/user_groups/${id}`, { can_mention_group: { new: moderators, old: moderators } }), {
-      code: 'BAD_REQUEST', msg: "'old' value does not match the expected value.",
+      code: 'EXPECTATION_MISMATCH', msg: "'old' value does not match the expected value.",
     })
     const changed = await groupEvents(services, () => as(app, member).patch(`/user_groups/${id}`, { can_mention_group: { new: moderators, old: everyone } }))
     expectSuccess(t, changed.result)

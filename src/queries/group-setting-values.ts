@@ -1,0 +1,67 @@
+// Reads for group-setting values (domain/group-setting-value.ts): stored
+// group IDs → wire values, and the group IDs that decide a user's
+// permissions.
+import type { PrismaClient, Tx } from '../db/index.js'
+import type { GroupSettingValue } from '../domain/group-setting-value.js'
+import { recursiveGroupIds } from '../domain/group-membership.js'
+import { isProvisionalMember, ROLE } from '../domain/roles.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
+
+type Db = PrismaClient | Tx
+
+/**
+ * The wire value of each stored setting group: a named group's ID, or for an anonymous
+ * group its active direct members and its direct subgroups (sorted). Three queries at most.
+ */
+export async function presentGroupSettingValues(db: Db, groupIds: Iterable<number>): Promise<Map<number, GroupSettingValue>> {
+  const ids = [...new Set(groupIds)]
+  const out = new Map<number, GroupSettingValue>()
+  if (ids.length === 0) return out
+  const anonymous = (await db.userGroup.findMany({ where: { id: { in: ids }, isAnonymous: true }, select: { id: true } })).map((g) => g.id)
+  for (const id of ids) out.set(id, id)
+  if (anonymous.length === 0) return out
+  const [members, subgroups] = await Promise.all([
+    db.userGroupMember.findMany({ where: { groupId: { in: anonymous }, user: { isActive: true } }, select: { groupId: true, userId: true } }),
+    db.userGroupSubgroup.findMany({ where: { supergroupId: { in: anonymous } }, select: { supergroupId: true, subgroupId: true } }),
+  ])
+  for (const id of anonymous) {
+    out.set(id, {
+      direct_members: members.filter((m) => m.groupId === id).map((m) => m.userId).sort((a, b) => a - b),
+      direct_subgroups: subgroups.filter((s) => s.supergroupId === id).map((s) => s.subgroupId).sort((a, b) => a - b),
+    })
+  }
+  return out
+}
+
+/** The realm's system groups by name (role:members → its ID, …). */
+export async function getSystemGroupIds(db: Db, realmId: number): Promise<Map<string, number>> {
+  const rows = await db.userGroup.findMany({ where: { realmId, isSystemGroup: true }, select: { id: true, name: true } })
+  return new Map(rows.map((r) => [r.name, r.id]))
+}
+
+export interface PermissionUser {
+  id: number
+  role: number
+  dateJoined: Date
+}
+
+/**
+ * Every group (named or anonymous) the user belongs to for permission checks, transitively:
+ * as getRecursiveGroupIds, except that a member still inside the realm's waiting period
+ * counts in role:members but not role:fullmembers.
+ */
+export async function getPermissionGroupIds(db: Db, realm: { id: number; waitingPeriodThreshold: number }, user: PermissionUser, now: Date): Promise<Set<number>> {
+  const [direct, edges] = await Promise.all([
+    db.userGroupMember.findMany({ where: { userId: user.id, group: { realmId: realm.id, deactivated: false } }, select: { groupId: true, group: { select: { name: true, isSystemGroup: true } } } }),
+    db.userGroupSubgroup.findMany({ where: { supergroup: { realmId: realm.id, deactivated: false } }, select: { supergroupId: true, subgroupId: true } }),
+  ])
+  let directIds = direct.map((m) => m.groupId)
+  if (user.role === ROLE.MEMBER && isProvisionalMember(user, realm, now)) {
+    const full = direct.find((m) => m.group.isSystemGroup && m.group.name === SYSTEM_GROUPS.fullMembers)
+    if (full) {
+      const members = await db.userGroup.findFirst({ where: { realmId: realm.id, name: SYSTEM_GROUPS.members, isSystemGroup: true }, select: { id: true } })
+      directIds = directIds.filter((id) => id !== full.groupId).concat(members ? [members.id] : [])
+    }
+  }
+  return recursiveGroupIds(directIds, edges)
+}
