@@ -1,7 +1,8 @@
 // POST and DELETE /messages/{id}/reactions (upstream-behaviour §15): emoji
 // checked as for user status; a vote for an existing reaction keeps its
 // name; reacting to a readable message never received adds a historical
-// copy. `reaction` events go to everyone who can see the message.
+// copy. `reaction` events go to everyone who can see the message (restricted
+// guests who may not access the reacting user see it as "Unknown user").
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Message, Stream, Tx } from '../db/index.js'
@@ -11,7 +12,10 @@ import { HISTORICAL_FLAGS } from '../domain/flags.js'
 import { checkEmoji, emojiForName } from '../domain/user-status.js'
 import { reactionAlreadyExists, reactionDoesNotExist, reactionNeedsEmoji } from '../errors.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
-import { reactionEvent as buildReactionEvent, type BuiltEvent } from '../events/schemas/index.js'
+import { reactionEvent } from '../events/schemas/index.js'
+import { usersWhoMayAccess } from '../access/user.js'
+import { inaccessibleUserDict } from '../present/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 
 export interface AddReactionInput {
   messageId: number
@@ -27,19 +31,29 @@ export interface RemoveReactionInput {
   reactionType: string
 }
 
-function reactionEvent(ctx: ActionContext, op: 'add' | 'remove', messageId: number, r: { emojiName: string; emojiCode: string; reactionType: string }): BuiltEvent {
-  return buildReactionEvent(op, ctx.user, messageId, r)
-}
+type ReactionChange = { op: 'add' | 'remove'; messageId: number; emoji: { emojiName: string; emojiCode: string; reactionType: string } }
 
 async function realmEmoji(ctx: ActionContext) {
   return ctx.prisma.realmEmoji.findMany({ where: { realmId: ctx.realm.id }, select: { id: true, name: true, deactivated: true } })
 }
 
-async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<BuiltEvent>): Promise<void> {
+/**
+ * Makes the change and tells everyone who can see the message. The event's
+ * deprecated `user` names the reacting user; restricted guests who may not
+ * access that user get it as the "Unknown user" stand-in (one statement
+ * finds them, none when guests are not restricted).
+ */
+async function publish(ctx: ActionContext, message: Message, stream: Stream | null, change: (tx: Tx) => Promise<ReactionChange>): Promise<void> {
   await inTransaction(ctx, async (tx, emit) => {
-    const event = await change(tx)
+    const { op, messageId, emoji } = await change(tx)
     const { userIds } = audienceOf(await messageAudience(tx, message.id, stream))
-    emit(event, userIds)
+    const seeing = new Set(await usersWhoMayAccess(tx, ctx.realm, userIds, ctx.user.id))
+    const blind = userIds.filter((id) => !seeing.has(id))
+    emit(reactionEvent(op, ctx.user, messageId, emoji), blind.length === 0 ? userIds : userIds.filter((id) => seeing.has(id)))
+    if (blind.length > 0) {
+      const stand = inaccessibleUserDict(ctx.user.id, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
+      emit(reactionEvent(op, { id: ctx.user.id, email: stand.email, fullName: stand.full_name }, messageId, emoji), blind)
+    }
   })
 }
 
@@ -63,7 +77,7 @@ export async function addReaction(ctx: ActionContext, input: AddReactionInput): 
         INSERT INTO user_message (user_id, message_id, flags) VALUES (${ctx.user.id}, ${message.id}, ${HISTORICAL_FLAGS}) ON CONFLICT DO NOTHING`)
     }
     await tx.reaction.create({ data: { messageId: message.id, userId: ctx.user.id, ...chosen } })
-    return reactionEvent(ctx, 'add', message.id, chosen)
+    return { op: 'add', messageId: message.id, emoji: chosen }
   })
 }
 
@@ -81,6 +95,6 @@ export async function removeReaction(ctx: ActionContext, input: RemoveReactionIn
   if (!reaction) throw reactionDoesNotExist()
   await publish(ctx, message, stream, async (tx) => {
     await tx.reaction.delete({ where: { id: reaction.id } })
-    return reactionEvent(ctx, 'remove', message.id, reaction)
+    return { op: 'remove', messageId: message.id, emoji: reaction }
   })
 }

@@ -8,8 +8,12 @@
 // the sender, when queue_id and local_id were given, also
 // { local_message_id, sender_queue_id } (only the queue `sender_queue_id`
 // should keep local_message_id; sender_queue_id itself is internal).
+// Restricted guests who may not access the sender get a second event, the
+// same message with the sender shown as the "Unknown user" stand-in.
 import type { ActionContext } from './context.js'
-import { announceRecipients, publishAll } from './context.js'
+import { announceRecipients, publishAll, type Emission } from './context.js'
+import { usersWhoMayAccess } from '../access/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import type { Stream, User } from '../db/index.js'
 import { findDirectAudience, findStreamAudience, insertMessage, type AudienceExtras } from '../db/send-queries.js'
 import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
@@ -25,7 +29,7 @@ import {
   topicWildcardMentionNotAllowed,
 } from '../errors.js'
 import { mayMentionTopicWildcard } from '../domain/markdown.js'
-import { presentMessage } from '../present/message.js'
+import { presentMessage, withInaccessibleSender } from '../present/message.js'
 import { groupMemberIds, renderMessageContent } from './message-render.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 import { messageEvent } from '../events/schemas/index.js'
@@ -84,6 +88,8 @@ type Target = AudienceExtras &
         subscriberCount: number
         /** Distinct senders of the topic so far (upstream's topic participants, without reactions); empty when no topic wildcard can be mentioned. */
         participants: Set<number>
+        /** Whether the sender is subscribed: if not, some restricted guests among the recipients may not access the sender. */
+        senderSubscribed: boolean
       }
     | { kind: 'private'; participants: Pick<User, 'id' | 'email' | 'fullName'>[]; recipientIds: number[] }
   )
@@ -120,6 +126,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       recipientIds,
       subscriberCount: subscriberIds.length,
       participants: new Set(audience.participantIds),
+      senderSubscribed: subscriberIds.includes(sender.id),
       ...extrasOf(audience),
     }
   }
@@ -214,26 +221,46 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   })
   // Recipients with the same flags share one (read-only) entry: most have the same.
   const entries = new Map<number, { flags: string[] }>()
-  const perUser: Record<number, Record<string, unknown>> = {}
+  const flagsOf = new Map<number, Record<string, unknown>>()
   target.recipientIds.forEach((userId, i) => {
     const mask = flags[i] ?? 0
     let entry = entries.get(mask)
     if (entry === undefined) entries.set(mask, (entry = { flags: flagsToList(mask) }))
-    perUser[userId] = entry
+    flagsOf.set(userId, entry)
   })
   if (input.queueId !== undefined && input.localId !== undefined) {
-    perUser[sender.id] = { ...perUser[sender.id], local_message_id: input.localId, sender_queue_id: input.queueId }
+    flagsOf.set(sender.id, { ...flagsOf.get(sender.id), local_message_id: input.localId, sender_queue_id: input.queueId })
   }
+  const perUserOf = (userIds: readonly number[]) => Object.fromEntries(userIds.map((id) => [id, flagsOf.get(id) ?? {}]))
+  // A sender who is not subscribed may be a user some restricted guests among
+  // the subscribers may not access (they share no channel or conversation):
+  // those get the message with the sender shown as the "Unknown user"
+  // stand-in, as upstream's user_ids_without_access_to_sender. One statement,
+  // and none when the sender is subscribed or guests are not restricted.
+  const seeing =
+    target.kind === 'stream' && !target.senderSubscribed ? new Set(await usersWhoMayAccess(ctx.prisma, ctx.realm, target.recipientIds, sender.id)) : undefined
+  const blind = seeing === undefined ? [] : target.recipientIds.filter((id) => !seeing.has(id))
+  const shownTo = blind.length === 0 ? target.recipientIds : target.recipientIds.filter((id) => seeing?.has(id))
   const isPublic = target.kind === 'stream' && !target.stream.inviteOnly
-  const emission = {
+  const emission: Emission = {
     event: messageEvent({ ...presented, raw_content: content }),
-    userIds: target.recipientIds,
-    perUser,
+    userIds: shownTo,
+    perUser: perUserOf(shownTo),
     ...(isPublic ? { publicStreamId: target.stream.id } : {}),
   }
+  const hidden: Emission[] =
+    blind.length === 0
+      ? []
+      : [
+          {
+            event: messageEvent({ ...withInaccessibleSender(presented, fakeEmailDomain(ctx.realm, ctx.config.externalUrl)), raw_content: content }),
+            userIds: blind,
+            perUser: perUserOf(blind),
+          },
+        ]
   // The channel's first message: clients that list the channel learn its first_message_id (actions/first-message-id.ts).
   const first = target.kind === 'stream' && firstInStream ? await firstMessageEmissions(ctx.prisma, ctx.realm.id, [target.stream], new Map([[target.stream.id, message.id]])) : []
-  await publishAll(ctx, [emission, ...first], xid)
+  await publishAll(ctx, [emission, ...hidden, ...first], xid)
   // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
   await enqueueMissedMessageEmails(ctx, {
     realmId: ctx.realm.id,

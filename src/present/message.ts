@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto'
 import type { Message, Realm, Stream, User } from '../db/index.js'
 import { flagsToList } from '../domain/flags.js'
 import { editTimestamps, shownHistoryEntry } from '../domain/message-edit.js'
+import { inaccessibleUserDict } from './user.js'
 
 export type PresentableUser = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'realmId' | 'avatarSource' | 'avatarVersion' | 'avatarHash'>
 
@@ -108,4 +109,15 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
   }
   if (o.flags !== undefined) out.flags = flagsToList(o.flags)
   return out
+}
+
+/**
+ * A message dict as a viewer who may not access its sender sees it: the
+ * sender's name, address and picture are those of the "Unknown user"
+ * stand-in (upstream's finalize_payload without can_access_sender); the
+ * sender's ID stays. Returns a copy.
+ */
+export function withInaccessibleSender(message: Record<string, unknown>, emailDomain: string): Record<string, unknown> {
+  const stand = inaccessibleUserDict(Number(message.sender_id), emailDomain)
+  return { ...message, sender_full_name: stand.full_name, sender_email: stand.email, avatar_url: stand.avatar_url }
 }

@@ -7,7 +7,9 @@ import { FLAG_BITS, HISTORICAL_FLAGS } from '../domain/flags.js'
 import { flagMask } from '../db/flag-sql.js'
 import { parseNarrow } from '../domain/narrow.js'
 import { badRequest, incompatibleParameters, invalidAnchor, tooManyMessagesRequested } from '../errors.js'
-import { avatarUrlOf, presentMessage, type MessageRow } from '../present/message.js'
+import { avatarUrlOf, presentMessage, withInaccessibleSender, type MessageRow } from '../present/message.js'
+import { fakeEmailDomain } from '../present/realm.js'
+import type { Config } from '../config.js'
 import { accessMessageById } from '../access/message.js'
 import { accessibleAmong } from '../access/user.js'
 import { INACCESSIBLE_USER_NAME } from '../present/user.js'
@@ -28,6 +30,8 @@ export interface ViewerContext {
   prisma: PrismaClient
   realm: Realm
   user: User
+  /** EXTERNAL_URL, for the domain of the "Unknown user" stand-in's address. */
+  config: Pick<Config, 'externalUrl'>
   /** The node's authentication cache: the senders and participants it holds are not read again (presentMessages). */
   authCache?: Pick<AuthCache, 'cachedUserById'>
 }
@@ -93,8 +97,11 @@ export async function presentMessages(
   }
   const lookups = await messageLookups(ctx.prisma, rows.map((r) => r.message.id), usersToRead, streamIds)
   for (const user of lookups.users) userById.set(user.id, user)
-  // A restricted guest sees "Unknown user" for users it may not access, as in its user list.
+  // A restricted guest sees "Unknown user" for users it may not access, as in
+  // its user list; a sender it may not access also gets the stand-in's address
+  // and picture (withInaccessibleSender).
   const known = await accessibleAmong(ctx.prisma, ctx.realm, ctx.user, [...userIds])
+  const hiddenDomain = known.size < userIds.size ? fakeEmailDomain(ctx.realm, ctx.config.externalUrl) : ''
   const shown = <U extends { id: number; fullName: string }>(u: U): U => (known.has(u.id) ? u : { ...u, fullName: INACCESSIBLE_USER_NAME })
   for (const [id, user] of userById) userById.set(id, shown(user))
   const streamById = new Map(lookups.streams.map((s) => [s.id, s]))
@@ -112,7 +119,7 @@ export async function presentMessages(
     if (!sender) throw new Error(`sender ${message.senderId} of message ${message.id} not found`)
     let avatarUrl = avatarOf.get(sender.id)
     if (avatarUrl === undefined) avatarOf.set(sender.id, (avatarUrl = avatarUrlOf(sender, options.clientExtavatar)))
-    return presentMessage(message, {
+    const presented = presentMessage(message, {
       applyMarkdown: options.applyMarkdown,
       clientExtavatar: options.clientExtavatar,
       realm: ctx.realm,
@@ -124,6 +131,7 @@ export async function presentMessages(
       flags,
       allowEditHistory: ctx.realm.allowEditHistory,
     })
+    return known.has(sender.id) ? presented : withInaccessibleSender(presented, hiddenDomain)
   })
 }
 

@@ -1,7 +1,8 @@
 // Restricted guests (can_access_all_users_group = members) learn no name of a
 // user they may not access: mentions render, are stored and are edited as
-// mentions of an unknown user, read receipts leave such users out and their
-// typing reaches no such guest.
+// mentions of an unknown user, read receipts leave such users out, their
+// typing reaches no such guest, and messages and reactions of theirs (fetched
+// or live) show them as the "Unknown user" stand-in.
 import t from 'tap'
 import type { User } from '../../src/db/index.js'
 import { buildTestApp, type TestApp } from '../support/app.js'
@@ -9,6 +10,8 @@ import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { MODERN_CAPABILITIES } from '../support/events.js'
 import { eventsUntil, ofType, register, sentinel, sentinelArrived } from '../support/queues.js'
+import { fakeEmailDomain } from '../../src/present/realm.js'
+import { INACCESSIBLE_USER_AVATAR_URL } from '../../src/present/user.js'
 
 async function restrictGuests(services: TestApp['services'], realmId: number): Promise<void> {
   const members = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId, name: 'role:members' } })
@@ -85,5 +88,78 @@ t.test('restricted guests and the names of users they may not access', async (t)
     t.notMatch(JSON.stringify(seen), 'Hidden Person')
     const forMember = expectSuccess(t, await as(app, member).get(`/messages/${id}`)).message as { sender_full_name: string }
     t.equal(forMember.sender_full_name, 'Hidden Person')
+  })
+
+  const standIn = (u: User) => ({
+    sender_id: u.id,
+    sender_full_name: 'Unknown user',
+    sender_email: `user${u.id}@${fakeEmailDomain(fx.realm, services.config.externalUrl)}`,
+    avatar_url: INACCESSIBLE_USER_AVATAR_URL,
+  })
+  const senderFields = (m: Record<string, unknown>) => ({ sender_id: m.sender_id, sender_full_name: m.sender_full_name, sender_email: m.sender_email, avatar_url: m.avatar_url })
+
+  t.test('GET /messages: a sender the guest may not access has the stand-in name, address and picture', async (t) => {
+    const id = expectSuccess(t, await as(app, hidden).post('/messages', { type: 'stream', to: 'general', topic: 'window', content: 'window' })).id as number
+    const window = async (by: User) =>
+      (expectSuccess(t, await as(app, by).get('/messages', { anchor: id, num_before: 0, num_after: 0, narrow: [] })).messages as Record<string, unknown>[])[0] ?? {}
+    const seen = await window(guest)
+    t.strictSame(senderFields(seen), standIn(hidden))
+    t.notMatch(JSON.stringify(seen), /Hidden Person/)
+    t.notMatch(JSON.stringify(seen), new RegExp(hidden.email.replace(/[.+]/g, '\\$&')))
+    const forMember = await window(member)
+    t.strictSame(senderFields(forMember), { sender_id: hidden.id, sender_full_name: 'Hidden Person', sender_email: hidden.email, avatar_url: forMember.avatar_url })
+    t.not(forMember.avatar_url, INACCESSIBLE_USER_AVATAR_URL)
+    const single = expectSuccess(t, await as(app, guest).get(`/messages/${id}`)).message as Record<string, unknown>
+    t.strictSame(senderFields(single), standIn(hidden), 'GET /messages/{id} alike')
+  })
+
+  t.test('the message event shows a sender the guest may not access as the stand-in, to that guest only', async (t) => {
+    const types = { event_types: ['message', 'user_settings'] }
+    const guestQueue = await register(t, app, guest, MODERN_CAPABILITIES, types)
+    const memberQueue = await register(t, app, member, MODERN_CAPABILITIES, types)
+    const id = expectSuccess(t, await as(app, hidden).post('/messages', { type: 'stream', to: 'general', topic: 'live', content: 'live' })).id as number
+    // The typing test above left the sentinel setting on.
+    await sentinel(t, app, guest, false)
+    await sentinel(t, app, member, false)
+    const [forGuest] = ofType(await eventsUntil(t, app, guestQueue, sentinelArrived), 'message')
+    const [forMember] = ofType(await eventsUntil(t, app, memberQueue, sentinelArrived), 'message')
+    const guestMessage = (forGuest?.message ?? {}) as Record<string, unknown>
+    const memberMessage = (forMember?.message ?? {}) as Record<string, unknown>
+    t.equal(guestMessage.id, id)
+    t.strictSame(senderFields(guestMessage), standIn(hidden))
+    t.notMatch(JSON.stringify(forGuest), /Hidden Person/)
+    t.strictSame(forGuest?.flags, [], 'the guest still gets its flags')
+    t.equal(memberMessage.id, id)
+    t.equal(memberMessage.sender_full_name, 'Hidden Person', 'a member gets the real sender')
+    t.equal(memberMessage.sender_email, hidden.email)
+    const { sender_full_name: _g, sender_email: _ge, avatar_url: _ga, ...guestRest } = guestMessage
+    const { sender_full_name: _m, sender_email: _me, avatar_url: _ma, ...memberRest } = memberMessage
+    t.strictSame(guestRest, memberRest, 'otherwise the same message')
+    const peerId = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'general', topic: 'live', content: 'peer' })).id as number
+    const peer = expectSuccess(t, await as(app, guest).get(`/messages/${peerId}`)).message as Record<string, unknown>
+    t.equal(peer.sender_full_name, member.fullName, 'a subscribed sender is shown as is')
+  })
+
+  t.test("the reaction event's user is the stand-in for a guest that may not access the reacting user", async (t) => {
+    const id = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: 'general', topic: 'react', content: 'react to me' })).id as number
+    const types = { event_types: ['reaction', 'user_settings'] }
+    for (const op of ['add', 'remove'] as const) {
+      const guestQueue = await register(t, app, guest, MODERN_CAPABILITIES, types)
+      const memberQueue = await register(t, app, member, MODERN_CAPABILITIES, types)
+      const res = op === 'add'
+        ? await as(app, hidden).post(`/messages/${id}/reactions`, { emoji_name: 'smile' })
+        : await as(app, hidden).delete(`/messages/${id}/reactions`, { emoji_name: 'smile' })
+      expectSuccess(t, res)
+      await sentinel(t, app, guest, op === 'add')
+      await sentinel(t, app, member, op === 'add')
+      const emoji = { message_id: id, emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' }
+      const stand = standIn(hidden)
+      t.strictSame(ofType(await eventsUntil(t, app, guestQueue, sentinelArrived), 'reaction').map(({ id: _id, ...e }) => e), [
+        { type: 'reaction', op, user_id: hidden.id, user: { user_id: hidden.id, email: stand.sender_email, full_name: 'Unknown user' }, ...emoji },
+      ], `${op}: the guest's event`)
+      t.strictSame(ofType(await eventsUntil(t, app, memberQueue, sentinelArrived), 'reaction').map(({ id: _id, ...e }) => e), [
+        { type: 'reaction', op, user_id: hidden.id, user: { user_id: hidden.id, email: hidden.email, full_name: 'Hidden Person' }, ...emoji },
+      ], `${op}: a member's event`)
+    }
   })
 })

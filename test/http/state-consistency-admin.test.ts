@@ -2,7 +2,8 @@
 // the user's own lists: channel administration (PATCH and DELETE
 // /streams/{id}), default channels, organization settings (PATCH /realm),
 // custom emoji, linkifiers, muted users, legacy muted topics, subgroups,
-// uploads, new users and a restricted guest losing sight of a user. Each
+// uploads, new users, a restricted guest losing sight of a user and that
+// user's messages and reactions reaching the guest. Each
 // change runs under checkStateAfter (test/support/state-check.ts): a modern
 // and a legacy client applying the events they receive end where a fresh
 // register does. test/http/state-consistency.test.ts covers messages,
@@ -158,5 +159,15 @@ t.test('register state + events = fresh register, administration', async (t) => 
     await checkStateAfter(t, app, guest, () => as(app, admin).delete('/users/me/subscriptions', { subscriptions: ['guest-and-stranger'], principals: [stranger.id] }), {
       expectTypes: ['realm_user/remove'],
     })
+    // The stranger, no longer subscribed, posts and reacts there: the guest's events show the "Unknown user" stand-in.
+    const events = await checkStateAfter(t, app, guest, () => as(app, stranger).post('/messages', { type: 'stream', to: 'guest-and-stranger', topic: 'unseen', content: 'hello' }), {
+      expectTypes: ['message'],
+    })
+    const posted = events.find((e) => e.type === 'message')?.message as Record<string, unknown> | undefined
+    t.equal(posted?.sender_full_name, 'Unknown user', "the stranger's message reaches the guest from an unknown user")
+    const reacted = await checkStateAfter(t, app, guest, () => as(app, stranger).post(`/messages/${String(posted?.id)}/reactions`, { emoji_name: 'smile' }), {
+      expectTypes: ['reaction/add'],
+    })
+    t.equal(reacted.find((e) => e.type === 'reaction')?.user?.full_name, 'Unknown user', "the stranger's reaction likewise")
   })
 })
