@@ -18,6 +18,7 @@ import { Prisma, type Tx } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { accessStreamById } from '../access/stream.js'
 import { noSuchTopic } from '../errors.js'
+import { topicFromClient } from '../domain/topics.js'
 import { queuePushRemovals } from '../notifications/enqueue.js'
 import { flagMask } from '../db/flag-sql.js'
 
@@ -106,6 +107,7 @@ export async function markStreamAsRead(ctx: ActionContext, streamId: number): Pr
 export async function markTopicAsRead(ctx: ActionContext, streamId: number, topicName: string): Promise<number> {
   const { stream } = await accessStreamById(ctx, streamId)
   if (topicName === '') return markStreamAsRead(ctx, stream.id)
+  topicName = topicFromClient(topicName)
   const exists = await ctx.prisma.$queryRaw<{ found: boolean }[]>(Prisma.sql`
     SELECT EXISTS (
       SELECT 1 FROM message m JOIN user_message um ON um.message_id = m.id AND um.user_id = ${ctx.user.id}

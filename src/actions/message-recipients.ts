@@ -81,7 +81,7 @@ export function parseAddressee(input: { type: MessageType; to?: string; topic?: 
   if (input.type === 'channel' || input.type === 'stream') {
     const channel = input.to === undefined ? null : channelIndicator(input.to)
     if (input.topic === undefined) throw missingTopic()
-    return { kind: 'stream', channel, topic: normalizeTopic(input.topic) }
+    return { kind: 'stream', channel, topic: normalizeTopic(input.topic, { noTopicIsEmpty: true }) }
   }
   const to = input.to === undefined ? [] : privateRecipients(input.to)
   if (to.length === 0) throw new ApiError('Message must have recipients')

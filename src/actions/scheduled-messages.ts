@@ -16,6 +16,7 @@ import {
   scheduledRecipientRequired,
   scheduledTimeNotInFuture,
   scheduledTopicRequired,
+  topicsRequired,
 } from '../errors.js'
 import { checkMaySendToStream, findDirectRecipients, findStreamForSend, type MessageType } from './message-recipients.js'
 import { renderMessageContent } from './message-render.js'
@@ -69,10 +70,10 @@ async function resolveRecipient(ctx: ActionContext, kind: ScheduledRecipientKind
   if (kind === 'stream') {
     const streamId = channelIdOf(to)
     if (topic === undefined) throw missingTopic()
-    const normalized = normalizeTopic(topic)
-    if (ctx.realm.mandatoryTopics && normalized === '(no topic)') throw badRequest('Topics are required in this organization')
+    const normalized = normalizeTopic(topic, { noTopicIsEmpty: true })
     const stream = await findStreamForSend(ctx, streamId)
     await checkMaySendToStream(ctx, stream)
+    if (ctx.realm.mandatoryTopics && normalized === '') throw topicsRequired()
     return { recipientType: 'stream', streamId: stream.id, to: [], topic: normalized }
   }
   const ids = userIdsOf(to)
@@ -147,7 +148,8 @@ export async function editScheduledMessage(ctx: ActionContext, id: number, input
     const kind = input.type !== undefined ? recipientKindOf(input.type) : (row.recipientType as ScheduledRecipientKind)
     Object.assign(data, await resolveRecipient(ctx, kind, input.to, input.topic ?? (kind === 'stream' ? row.topic : undefined)))
   } else if (input.topic !== undefined && row.recipientType === 'stream') {
-    data.topic = normalizeTopic(input.topic)
+    data.topic = normalizeTopic(input.topic, { noTopicIsEmpty: true })
+    if (ctx.realm.mandatoryTopics && data.topic === '') throw topicsRequired()
   }
   if (input.scheduledDeliveryTimestamp !== undefined) {
     data.scheduledTimestamp = deliveryTime(ctx, input.scheduledDeliveryTimestamp)

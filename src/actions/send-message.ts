@@ -22,10 +22,10 @@ import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
 import { isFullMember } from '../domain/roles.js'
 import {
-  badRequest,
   streamIdNotFound,
   streamNameNotFound,
   streamWildcardMentionNotAllowed,
+  topicsRequired,
   topicWildcardMentionNotAllowed,
 } from '../errors.js'
 import { mayMentionTopicWildcard } from '../domain/markdown.js'
@@ -69,9 +69,6 @@ export function defaultReadBySender(clientName: string): boolean {
   return READ_BY_SENDER_CLIENTS.has(name) || name.includes('desktop app')
 }
 
-/** What clients send as the topic when the user left it empty. */
-const NO_TOPIC = '(no topic)'
-
 // Reads and writes are raw statements (db/send-queries.ts): one to resolve
 // the addressee with everything the flags need (channel, subscribers, topic
 // participants, alert words, a bot's owner) and the realm's linkifiers, one
@@ -102,7 +99,6 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const text = content()
   const sender = ctx.user
   if (addressee.kind === 'stream') {
-    if (ctx.realm.mandatoryTopics && addressee.topic === NO_TOPIC) throw badRequest('Topics are required in this organization')
     const channel = sendingChannel(ctx, addressee.channel)
     const audience = await findStreamAudience(ctx.prisma, {
       realmId: ctx.realm.id,
@@ -118,6 +114,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
     } else if (!audience) throw streamNameNotFound(channel.trim())
     const { stream, subscriberIds } = audience
     if (!input.internal) checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))
+    if (ctx.realm.mandatoryTopics && addressee.topic === '') throw topicsRequired()
     const recipientIds = [...new Set([...subscriberIds, sender.id])].sort((a, b) => a - b)
     return {
       kind: 'stream',

@@ -40,7 +40,7 @@ export async function sendTypingNotification(ctx: ActionContext, input: TypingIn
   }
   if (settings && !settings.sendStreamTypingNotifications) throw badRequest('User has disabled typing notifications for channel messages')
   const { stream } = await accessStreamById(ctx, input.streamId)
-  const topic = normalizeTopic(input.topic)
+  const topic = normalizeTopic(input.topic, { noTopicIsEmpty: true })
   const subscribers = await ctx.prisma.subscription.findMany({ where: { streamId: stream.id, active: true }, select: { userId: true } })
   if (subscribers.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return
   const event = streamTypingEvent(input.op, sender, stream.id, topic)

@@ -7,6 +7,7 @@ import { inTransaction } from './context.js'
 import type { Tx } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import { accessStreamById } from '../access/stream.js'
+import { topicFromClient } from '../domain/topics.js'
 import { fetchMutedTopics } from '../queries/user-topics.js'
 import { mutedTopicsEvent, userTopicEvent } from '../events/schemas/index.js'
 
@@ -36,7 +37,7 @@ export async function saveTopicPolicy(tx: Tx, o: { userId: number; streamId: num
 }
 
 export async function setTopicVisibility(ctx: ActionContext, input: SetTopicVisibilityInput): Promise<void> {
-  const topic = input.topic.trim()
+  const topic = topicFromClient(input.topic.trim())
   const now = ctx.now()
   // Removing a policy works on a channel the user lost access to, as long as there is one to remove.
   const existing =

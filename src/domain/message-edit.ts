@@ -6,14 +6,12 @@
 import { badRequest, moveTimeLimitExceeded } from '../errors.js'
 import { hashEncode, streamNarrowSlug } from './markdown.js'
 import { hasPolicyPermission, isAdmin, isModeratorOrAbove, type PolicyRealm, type PolicyUser } from './roles.js'
-import { topicResolutionChange } from './topics.js'
+import { NO_TOPIC_NAME, topicResolutionChange } from './topics.js'
 
 /** Upstream allows 20 seconds past every edit and move limit (network delays, the compose box's countdown). */
 export const EDIT_LIMIT_BUFFER_SECONDS = 20
 /** A resolve notice this young is deleted, instead of answered, by the opposite toggle. */
 export const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60
-/** Anyone may retitle messages without a topic. */
-export const NO_TOPIC_NAME = '(no topic)'
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all'
 export const PROPAGATE_MODES: readonly PropagateMode[] = ['change_one', 'change_later', 'change_all']
@@ -51,7 +49,8 @@ export function checkContentEdit(o: { realm: EditRealm; actor: EditActor; sender
 }
 
 export function checkTopicEdit(o: { realm: EditRealm; actor: EditActor; currentTopic: string; sentAt: Date; now: Date }): void {
-  const allowed = o.currentTopic === NO_TOPIC_NAME || hasPolicyPermission(o.realm.editTopicPolicy, o.actor, o.realm, o.now)
+  // Anyone may retitle messages without a topic: the empty topic, or "(no topic)" as sent before level 370.
+  const allowed = o.currentTopic === '' || o.currentTopic === NO_TOPIC_NAME || hasPolicyPermission(o.realm.editTopicPolicy, o.actor, o.realm, o.now)
   if (!allowed) throw badRequest("You don't have permission to edit this message")
   if (!exemptFromMoveLimits(o.actor.role) && pastLimit(o.realm.moveMessagesWithinStreamLimitSeconds, o.sentAt, o.now)) {
     throw badRequest("The time limit for editing this message's topic has passed.")

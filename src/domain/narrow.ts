@@ -5,7 +5,7 @@ import { ApiError, tooManyItems } from '../errors.js'
 import { MAX_SMALL_LIST } from './limits.js'
 import { inInt32Range } from './int-range.js'
 import { FLAG_BITS, MENTION_MASK } from './flags.js'
-import { isResolved } from './topics.js'
+import { isResolved, topicFromClient } from './topics.js'
 
 export const NARROW_OPERATORS = [
   'channel',
@@ -122,6 +122,10 @@ export function parseNarrowTerm(raw: unknown): NarrowTerm {
       break
     case 'in':
       if (!isOneOf(IN_OPERANDS, operand)) throw badNarrow(`unknown 'in' operand ${String(operand)}`)
+      break
+    case 'topic':
+      // Clients without the empty topic name it by its display name (upstream update_narrow_terms_containing_empty_topic_fallback_name).
+      if (typeof operand === 'string') operand = topicFromClient(operand)
       break
     case 'channels':
       if (!isOneOf(CHANNELS_OPERANDS, operand)) throw badNarrow(`unknown channels operand ${String(operand)}`)

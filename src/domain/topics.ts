@@ -40,10 +40,39 @@ export function firstUnprintablePosition(s: string): number | null {
   return null
 }
 
-/** Topic as sent → topic as stored: trimmed, checked, truncated to 60 with `...`. */
-export function normalizeTopic(topic: string): string {
-  const trimmed = topic.trim()
-  if (trimmed === '') throw new ApiError("Topic can't be empty!")
+/**
+ * What clients that cannot show the empty topic (no `empty_topic_name`
+ * capability, or `allow_empty_topic_name` false) get in its place: upstream's
+ * `realm_empty_topic_display_name` (level 334) in its default language.
+ */
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat'
+
+/** What clients before level 334 sent for a message without a topic; since level 370 it names the empty topic. */
+export const NO_TOPIC_NAME = '(no topic)'
+
+/** A channel message's topic as a client gets it: the display name for the empty topic unless it accepts "". */
+export function topicForClient(topic: string, allowEmpty: boolean): string {
+  return topic === '' && !allowEmpty ? EMPTY_TOPIC_DISPLAY_NAME : topic
+}
+
+/** A topic named by a client: the display name of the empty topic names it (upstream maybe_rename_general_chat_to_empty_topic). */
+export function topicFromClient(topic: string): string {
+  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic
+}
+
+export interface NormalizeTopicOptions {
+  /** "(no topic)" names the empty topic too (sending and scheduling since level 370, typing since 372). */
+  noTopicIsEmpty?: boolean
+}
+
+/**
+ * Topic as sent → topic as stored: trimmed, checked, truncated to 60 with
+ * `...`. The empty topic is valid (level 334); its display name, and with
+ * `noTopicIsEmpty` "(no topic)", stand for it.
+ */
+export function normalizeTopic(topic: string, options: NormalizeTopicOptions = {}): string {
+  const trimmed = topicFromClient(topic.trim())
+  if (trimmed === '' || (options.noTopicIsEmpty === true && trimmed === NO_TOPIC_NAME)) return ''
   const bad = firstUnprintablePosition(trimmed)
   if (bad !== null) throw new ApiError(`Invalid character in topic, at position ${bad}!`)
   return truncateTopic(trimmed)

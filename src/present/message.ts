@@ -6,6 +6,7 @@ import type { Message, Realm, Stream, User } from '../db/index.js'
 import { flagsToList } from '../domain/flags.js'
 import { editTimestamps, shownHistoryEntry } from '../domain/message-edit.js'
 import { inaccessibleUserDict } from './user.js'
+import { topicForClient } from '../domain/topics.js'
 
 export type PresentableUser = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'realmId' | 'avatarSource' | 'avatarVersion' | 'avatarHash'>
 
@@ -34,6 +35,8 @@ export interface PresentMessageOptions {
   flags?: number
   /** The realm's allow_edit_history: when false, `edit_history` is never shown (default true). */
   allowEditHistory?: boolean
+  /** The client accepts "" as a topic (level 334); otherwise the empty topic is shown by its display name (default true). */
+  allowEmptyTopicName?: boolean
 }
 
 export type MessageRow = Pick<
@@ -76,7 +79,7 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
     recipient_id: isStream ? row.streamId : dmRecipientId(row.dmUserIds),
     timestamp: seconds(row.dateSent),
     client: row.client,
-    subject: row.topic,
+    subject: isStream ? topicForClient(row.topic, o.allowEmptyTopicName !== false) : row.topic,
     topic_links: [],
     is_me_message: isMeMessage(row.content),
     reactions: (o.reactions ?? []).map((r) => ({

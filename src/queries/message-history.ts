@@ -6,6 +6,7 @@
 // prev_* fields and content_html_diff of what it changed. The first snapshot
 // is the message as sent (topic, content, rendered_content, timestamp,
 // user_id of the sender).
+import { topicForClient } from '../domain/topics.js'
 import type { ActionContext } from '../services.js'
 import { accessMessageById } from '../access/message.js'
 import { highlightHtmlDifferences } from '../domain/html-diff.js'
@@ -30,7 +31,8 @@ export function storedEdits(json: unknown): StoredEdit[] {
   return Array.isArray(json) ? json.filter(isRecord).map((e) => e as StoredEdit) : []
 }
 
-export async function getMessageHistory(ctx: ActionContext, messageId: number): Promise<HistorySnapshot[]> {
+/** `allowEmptyTopicName` (level 334): "" may be a topic in the answer; otherwise a channel message's empty topic is shown by its display name. */
+export async function getMessageHistory(ctx: ActionContext, messageId: number, allowEmptyTopicName = true): Promise<HistorySnapshot[]> {
   if (!ctx.realm.allowEditHistory) throw editHistoryDisabled()
   const { message } = await accessMessageById(ctx, messageId)
   let content = message.content
@@ -63,5 +65,12 @@ export async function getMessageHistory(ctx: ActionContext, messageId: number): 
     topic,
     user_id: message.senderId,
   })
+  if (message.streamId !== null && !allowEmptyTopicName) {
+    for (const snapshot of snapshots) {
+      for (const key of ['topic', 'prev_topic']) {
+        if (typeof snapshot[key] === 'string') snapshot[key] = topicForClient(snapshot[key], false)
+      }
+    }
+  }
   return snapshots.reverse()
 }

@@ -45,6 +45,8 @@ export interface GetMessagesInput {
   narrow?: unknown
   applyMarkdown: boolean
   clientExtavatar: boolean
+  /** Level 334: "" may be a topic in the answer; otherwise the empty topic is shown by its display name. */
+  allowEmptyTopicName: boolean
   /** Upstream level 300: these messages (those that match the narrow), instead of a window around an anchor. */
   messageIds?: number[]
 }
@@ -74,7 +76,7 @@ type WindowRow = MessageRow & { realmId: number; flags: number; candidates?: num
 export async function presentMessages(
   ctx: ViewerContext,
   rows: { message: MessageRow & { realmId: number }; flags: number }[],
-  options: { applyMarkdown: boolean; clientExtavatar: boolean },
+  options: { applyMarkdown: boolean; clientExtavatar: boolean; allowEmptyTopicName: boolean },
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return []
   const userIds = new Set<number>()
@@ -130,6 +132,7 @@ export async function presentMessages(
       reactions: reactionsOf.get(message.id) ?? [],
       flags,
       allowEditHistory: ctx.realm.allowEditHistory,
+      allowEmptyTopicName: options.allowEmptyTopicName,
     })
     return known.has(sender.id) ? presented : withInaccessibleSender(presented, hiddenDomain)
   })
@@ -372,6 +375,7 @@ async function getMessagesById(ctx: ViewerContext, input: GetMessagesInput, mess
   const presented = await presentMessages(ctx, rows.map((r) => ({ message: r, flags: r.flags })), {
     applyMarkdown: input.applyMarkdown,
     clientExtavatar: input.clientExtavatar,
+    allowEmptyTopicName: input.allowEmptyTopicName,
   })
   if (narrow.isSearch) {
     for (const [i, m] of presented.entries()) {
@@ -391,7 +395,7 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
   const presented = await presentMessages(
     ctx,
     window.rows.map((r) => ({ message: r, flags: r.flags })),
-    { applyMarkdown: input.applyMarkdown, clientExtavatar: input.clientExtavatar },
+    { applyMarkdown: input.applyMarkdown, clientExtavatar: input.clientExtavatar, allowEmptyTopicName: input.allowEmptyTopicName },
   )
   if (window.isSearch) {
     for (const m of presented) {
@@ -421,21 +425,22 @@ export async function getMessages(ctx: ViewerContext, input: GetMessagesInput): 
 /** The ids of GET /messages' window (no byte budget: nothing is presented), for POST /messages/flags/narrow. */
 export async function getMessageIds(
   ctx: ViewerContext,
-  input: Omit<GetMessagesInput, 'applyMarkdown' | 'clientExtavatar'>,
+  input: Omit<GetMessagesInput, 'applyMarkdown' | 'clientExtavatar' | 'allowEmptyTopicName'>,
 ): Promise<{ ids: number[]; found_oldest: boolean; found_newest: boolean }> {
-  const window = await messageWindow(ctx, { ...input, applyMarkdown: false, clientExtavatar: true }, { kind: 'ids' })
+  const window = await messageWindow(ctx, { ...input, applyMarkdown: false, clientExtavatar: true, allowEmptyTopicName: true }, { kind: 'ids' })
   return { ids: window.rows.map((r) => r.id), found_oldest: window.found_oldest, found_newest: window.found_newest }
 }
 
 export async function getMessage(
   ctx: ViewerContext,
   messageId: number,
-  options: { applyMarkdown: boolean },
+  options: { applyMarkdown: boolean; allowEmptyTopicName: boolean },
 ): Promise<{ message: Record<string, unknown>; raw_content: string }> {
   const { message, userMessage } = await accessMessageById(ctx, messageId)
   const [presented] = await presentMessages(ctx, [{ message, flags: userMessage?.flags ?? HISTORICAL_FLAGS }], {
     applyMarkdown: options.applyMarkdown,
     clientExtavatar: false,
+    allowEmptyTopicName: options.allowEmptyTopicName,
   })
   return { message: presented ?? {}, raw_content: message.content }
 }

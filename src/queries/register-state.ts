@@ -1,6 +1,7 @@
 // The initial state of POST /register: each key present only when
 // fetch_event_types selects it (upstream-behaviour §3.2). The route creates
 // the queue first, then reads this snapshot, so no change falls between them.
+import { EMPTY_TOPIC_DISPLAY_NAME, topicForClient } from '../domain/topics.js'
 import type { PrismaClient, Realm, Stream, User, UserSettings } from '../db/index.js'
 import type { Config } from '../config.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
@@ -121,6 +122,8 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   }
   if (want('realm')) Object.assign(state, realmState(realm, ctx.config.externalUrl, ctx.config.maxFileUploadSizeMib, user === null))
   if (want('realm')) state.server_emoji_data_url = serverEmojiDataUrl(realm, ctx.config.externalUrl)
+  // Level 334: what clients show for the empty topic (and get for it without the empty_topic_name capability).
+  if (want('realm')) state.realm_empty_topic_display_name = EMPTY_TOPIC_DISPLAY_NAME
   Object.assign(state, await fetchRealmExtras(ctx, want))
   if (want('realm_user')) Object.assign(state, await realmUserState(ctx, options))
   if (want('realm_linkifiers')) {
@@ -159,6 +162,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
     if (want('update_global_notifications')) Object.assign(state, legacySettingsState(userSettings, 'notifications'))
   }
   if (want('user_topic')) state.user_topics = user ? await fetchUserTopics(prisma, user.id) : []
+  if (!options.capabilities.empty_topic_name) showEmptyTopicByName(state)
   // Legacy key, left out only for clients that name user_topic in fetch_event_types (upstream); they get no muted_topics events either.
   if (want('muted_topics') && (options.fetchEventTypes === null || !want('user_topic'))) state.muted_topics = user ? await fetchMutedTopics(prisma, user.id) : []
   if (want('user_status')) {
@@ -272,4 +276,12 @@ async function visibleStreams(ctx: RegisterStateContext, options: RegisterStateO
   if (!options.includeSubscribers) return streams
   const subscribers = await getSubscriberIds(prisma, streams.map((s) => s.stream_id))
   return streams.map((s) => ({ ...s, subscribers: subscribers.get(s.stream_id) ?? [] }))
+}
+
+/** Level 334: without the empty_topic_name capability, the empty topic of unreads and topic policies is named by its display name. */
+function showEmptyTopicByName(state: Record<string, unknown>): void {
+  const unread = state.unread_msgs as { streams?: { topic: string }[] } | undefined
+  for (const entry of unread?.streams ?? []) entry.topic = topicForClient(entry.topic, false)
+  const userTopics = state.user_topics as { topic_name: string }[] | undefined
+  for (const entry of userTopics ?? []) entry.topic_name = topicForClient(entry.topic_name, false)
 }

@@ -8,13 +8,15 @@
 import type { ActionContext } from '../services.js'
 import { Prisma } from '../db/index.js'
 import { accessStreamById } from '../access/stream.js'
+import { topicForClient } from '../domain/topics.js'
 
 export interface TopicDict {
   name: string
   max_id: number
 }
 
-export async function getStreamTopics(ctx: ActionContext, streamId: number): Promise<TopicDict[]> {
+/** `allowEmptyTopicName` (level 334): the empty topic is named "" rather than by its display name. */
+export async function getStreamTopics(ctx: ActionContext, streamId: number, allowEmptyTopicName: boolean): Promise<TopicDict[]> {
   const { stream } = await accessStreamById(ctx, streamId)
   const own = stream.historyPublicToSubscribers
     ? Prisma.empty
@@ -27,5 +29,5 @@ export async function getStreamTopics(ctx: ActionContext, streamId: number): Pro
       ORDER BY lower(m.topic), m.id DESC
     ) t
     ORDER BY max_id DESC`)
-  return rows.map((r) => ({ name: r.name, max_id: r.max_id }))
+  return rows.map((r) => ({ name: topicForClient(r.name, allowEmptyTopicName), max_id: r.max_id }))
 }

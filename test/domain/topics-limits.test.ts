@@ -35,7 +35,11 @@ t.test('resolution', async (t) => {
 
 t.test('topic normalization', async (t) => {
   t.equal(normalizeTopic('  hello  '), 'hello')
-  t.throws(() => normalizeTopic('   '), { message: "Topic can't be empty!" })
+  // The empty topic (level 334); its display name and, where asked, "(no topic)" name it (level 370).
+  t.equal(normalizeTopic('   '), '')
+  t.equal(normalizeTopic(' general chat '), '')
+  t.equal(normalizeTopic('(no topic)'), '(no topic)')
+  t.equal(normalizeTopic(' (no topic) ', { noTopicIsEmpty: true }), '')
   t.throws(() => normalizeTopic('a\u0000b'), { message: 'Invalid character in topic, at position 2!' })
   const long = 'x'.repeat(70)
   t.equal(normalizeTopic(long), 'x'.repeat(57) + '...')

@@ -29,7 +29,7 @@ t.test('senders come from the authentication cache when it holds them', async (t
   const read = async (cache?: typeof authCache) => {
     const result = await getMessages(
       { prisma: services.prisma, realm: fx.realm, user: owner, config: services.config, authCache: cache },
-      { anchor: 'newest', numBefore: 3, numAfter: 0, includeAnchor: true, applyMarkdown: true, clientExtavatar: false },
+      { anchor: 'newest', numBefore: 3, numAfter: 0, includeAnchor: true, applyMarkdown: true, clientExtavatar: false, allowEmptyTopicName: true },
     )
     return { messages: result.messages.toJSON() as Record<string, unknown>[] }
   }

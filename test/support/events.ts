@@ -17,6 +17,7 @@ export const MODERN_CAPABILITIES = {
   user_settings_object: true,
   linkifier_url_template: true,
   user_list_incomplete: true,
+  empty_topic_name: true,
 }
 
 export type CapturedEvent = Record<string, any> // nested event payloads are read loosely

@@ -17,12 +17,16 @@
 //   A user_settings change of a global default carries, in INHERITING_STREAMS_FIELD,
 //   the user's channels that inherit it: those queues also get a subscription
 //   update per channel, so their resolved values stay true.
+// * topics are stored and published as they are, the empty topic as "";
+//   queues without the empty_topic_name capability get its display name in
+//   every topic field upstream lists for level 334 (emptyTopicByName).
 // * a realm_user add about a user the recipient cannot access carries the
 //   "Unknown user" placeholder and INACCESSIBLE_USER_FIELD; queues with
 //   user_list_incomplete do not receive it.
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { legacySettingsEvents } from './legacy-settings.js'
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../domain/topics.js'
 import { subscriptionUpdateEvent } from '../schemas/index.js'
 import { matchesNarrow, type NarrowableMessage } from '../../domain/narrow.js'
 import {
@@ -115,6 +119,46 @@ function inheritedUpdates(event: WireEvent): WireEvent[] {
   return (streamIds as number[]).map((id) => subscriptionUpdateEvent(id, inherited.property, event.value as boolean))
 }
 
+const named = (topic: unknown): unknown => (topic === '' ? EMPTY_TOPIC_DISPLAY_NAME : topic)
+
+/**
+ * Level 334, for queues without empty_topic_name: the empty topic of a
+ * channel message by its display name in message `subject`, delete_message
+ * `topic`, update_message `orig_subject`/`subject`, user_topic `topic_name`,
+ * typing `topic` and the unread details of update_message_flags remove.
+ */
+function emptyTopicByName(event: WireEvent): WireEvent {
+  switch (event.type) {
+    case 'message': {
+      const message = event.message
+      if (!isRecord(message) || message.type !== 'stream' || message.subject !== '') return event
+      return { ...event, message: { ...message, subject: EMPTY_TOPIC_DISPLAY_NAME } }
+    }
+    case 'delete_message':
+    case 'typing':
+      return event.topic === '' ? { ...event, topic: EMPTY_TOPIC_DISPLAY_NAME } : event
+    case 'update_message': {
+      if (event.orig_subject !== '' && event.subject !== '') return event
+      const out: WireEvent = { ...event }
+      if ('orig_subject' in out) out.orig_subject = named(out.orig_subject)
+      if ('subject' in out) out.subject = named(out.subject)
+      return out
+    }
+    case 'user_topic':
+      return event.topic_name === '' ? { ...event, topic_name: EMPTY_TOPIC_DISPLAY_NAME } : event
+    case 'update_message_flags': {
+      const details = event.message_details
+      if (!isRecord(details) || !Object.values(details).some((d) => isRecord(d) && d.type === 'stream' && d.topic === '')) return event
+      const renamed = Object.fromEntries(
+        Object.entries(details).map(([id, d]) => [id, isRecord(d) && d.type === 'stream' ? { ...d, topic: named(d.topic) } : d]),
+      )
+      return { ...event, message_details: renamed }
+    }
+    default:
+      return event
+  }
+}
+
 /** The events (zero, one or several) that `desc`'s queue receives for `item`, without IDs. */
 export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[] {
   if (item.realmId !== desc.realmId) return []
@@ -186,6 +230,7 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[
     default:
       out = [event]
   }
+  if (!caps.empty_topic_name) out = out.map(emptyTopicByName)
   const types = desc.eventTypes
   const accepted = types === null ? out : out.filter((e) => types.includes(e.type))
   // Kept in the queue, never sent: lets a fetch drop what the register snapshot already contains.

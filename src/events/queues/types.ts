@@ -12,6 +12,8 @@ export const CLIENT_CAPABILITY_KEYS = [
   'user_settings_object',
   'linkifier_url_template',
   'user_list_incomplete',
+  'empty_topic_name',
+  'archived_channels',
 ] as const
 export type ClientCapability = (typeof CLIENT_CAPABILITY_KEYS)[number]
 export type ClientCapabilities = Record<ClientCapability, boolean>

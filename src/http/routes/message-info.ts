@@ -3,7 +3,7 @@
 // a message the user sends).
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { json } from '../params.js'
+import { json, optional } from '../params.js'
 import { MAX_MESSAGE_LENGTH } from '../../domain/limits.js'
 import { renderMessageContent } from '../../actions/message-render.js'
 import { getMessageHistory } from '../../queries/message-history.js'
@@ -14,8 +14,8 @@ export const routes = [
   route({
     method: 'GET',
     url: '/messages/:message_id/history',
-    params: { message_id: Type.Integer() },
-    handler: async (input, ctx) => ({ message_history: await getMessageHistory(ctx, input.message_id) }),
+    params: { message_id: Type.Integer(), allow_empty_topic_name: optional(Type.Boolean(), { default: false }) },
+    handler: async (input, ctx) => ({ message_history: await getMessageHistory(ctx, input.message_id, input.allow_empty_topic_name ?? false) }),
   }),
 
   route({

@@ -50,6 +50,7 @@ export const routes = [
       client_extavatar: optional(upstreamAlias(Type.Boolean(), 'client_gravatar'), { default: true }),
       // At most MAX_MESSAGES_PER_FETCH, checked with upstream's error after the parameter combination.
       message_ids: optional(json(Type.Array(Type.Integer({ minimum: 0 })))),
+      allow_empty_topic_name: optional(Type.Boolean(), { default: false }),
     },
     handler: async (input, ctx) => {
       const result = await getMessages(ctx, {
@@ -62,6 +63,7 @@ export const routes = [
         narrow: input.narrow,
         applyMarkdown: input.apply_markdown ?? true,
         clientExtavatar: input.client_extavatar ?? true,
+        allowEmptyTopicName: input.allow_empty_topic_name ?? false,
       })
       return { ...result }
     },
@@ -73,7 +75,9 @@ export const routes = [
     params: {
       message_id: Type.Integer(),
       apply_markdown: optional(Type.Boolean(), { default: true }),
+      allow_empty_topic_name: optional(Type.Boolean(), { default: false }),
     },
-    handler: async (input, ctx) => getMessage(ctx, input.message_id, { applyMarkdown: input.apply_markdown ?? true }),
+    handler: async (input, ctx) =>
+      getMessage(ctx, input.message_id, { applyMarkdown: input.apply_markdown ?? true, allowEmptyTopicName: input.allow_empty_topic_name ?? false }),
   }),
 ]
