@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'REACTION_DOES_NOT_EXIST'
   | 'REQUEST_CONFUSING_VAR'
   | 'CANNOT_DEACTIVATE_LAST_USER'
+  | 'CANNOT_DEACTIVATE_GROUP_IN_USE'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'INTERNAL_SERVER_ERROR'
@@ -180,13 +181,18 @@ export const userGroupNameBadPrefix = (prefix: string) => badRequest(`User group
 export const userGroupExists = (name: string) => badRequest(`User group '${name}' already exists.`)
 export const noNewDataSupplied = () => badRequest('No new data supplied')
 export const nothingToAddOrDelete = () => badRequest('Nothing to do. Specify at least one of "add" or "delete".')
+export const nothingToDoForGroupMembers = () =>
+  badRequest('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".')
 export const alreadyGroupMember = (userId: number) => badRequest(`User ${userId} is already a member of this group`)
 export const notGroupMember = (userId: number) => badRequest(`There is no member '${userId}' in this user group`)
 export const alreadySubgroup = (groupId: number) => badRequest(`User group ${groupId} is already a subgroup of this group.`)
 export const notSubgroup = (groupId: number) => badRequest(`User group ${groupId} is not a subgroup of this group.`)
 export const subgroupCycle = (groupId: number) =>
   badRequest(`User group ${groupId} is already a subgroup of one of the passed subgroups.`)
-export const userGroupInUse = (name: string) => badRequest(`User group '${name}' is used by a setting and cannot be deleted.`)
+export const userGroupDeactivated = () => badRequest('User group is deactivated.')
+/** Level 298: where the group is used, upstream's objection objects. */
+export const cannotDeactivateGroupInUse = (objections: Record<string, unknown>[]) =>
+  new ApiError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, { objections })
 // Uploads
 export const noFileUploaded = () => badRequest('You must specify a file to upload')
 export const tooManyFilesUploaded = () => badRequest('You may only upload one file at a time')

@@ -7,6 +7,10 @@
 // access it. A reactivated account is back among the subscribers of its
 // channels: those who follow the channels' subscribers get `peer_add` (upstream
 // do_reactivate_user), as deactivation dropped it from every subscriber list.
+// A deactivated account is a member of no user group (upstream level 303):
+// its rows stay; clients that receive the is_active update drop it from every
+// group themselves, those who cannot access it get user_group remove_members,
+// and a reactivation tells everyone add_members for each of its direct groups.
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
@@ -25,7 +29,8 @@ import {
   userAlreadyActive,
 } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
-import { invitesChangedEvent, realmUserUpdateEvent } from '../events/schemas/index.js'
+import { invitesChangedEvent, realmUserUpdateEvent, userGroupMembersEvent } from '../events/schemas/index.js'
+import { activeUserIds } from '../queries/user-groups.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { peerEvents } from './subscription-events.js'
 import { revokeWebSessions } from './web-sessions.js'
@@ -61,8 +66,13 @@ async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: Us
   const ids = [target.id, ...bots.map((b) => b.id)]
   await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
   await revokeWebSessions(tx, ids)
+  const everyone = await activeUserIds(tx, ctx.realm.id)
+  const groupsOf = await directGroupIds(tx, ids)
   for (const id of ids) {
-    emit(realmUserUpdateEvent({ user_id: id, is_active: false }), await usersWhoCanAccess(tx, ctx.realm, id))
+    const audience = await usersWhoCanAccess(tx, ctx.realm, id)
+    emit(realmUserUpdateEvent({ user_id: id, is_active: false }), audience)
+    const others = everyone.filter((u) => !audience.includes(u) && !ids.includes(u))
+    if (others.length > 0) for (const groupId of groupsOf.get(id) ?? []) emit(userGroupMembersEvent('remove_members', groupId, [id]), others)
   }
   const invites = await tx.invitation.updateMany({ where: { invitedById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
   const links = await tx.multiuseInvite.updateMany({ where: { referredById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
@@ -83,7 +93,17 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
     if (changed.count === 0) throw userAlreadyActive()
     emit(realmUserUpdateEvent({ user_id: target.id, is_active: true }), await usersWhoCanAccess(tx, ctx.realm, target.id))
     await emitSubscriberReturns(tx, ctx, emit, target.id)
+    const everyone = await activeUserIds(tx, ctx.realm.id)
+    for (const groupId of (await directGroupIds(tx, [target.id])).get(target.id) ?? []) emit(userGroupMembersEvent('add_members', groupId, [target.id]), everyone)
   })
+}
+
+/** Each user's direct groups, in ID order. */
+async function directGroupIds(tx: Tx, userIds: number[]): Promise<Map<number, number[]>> {
+  const rows = await tx.userGroupMember.findMany({ where: { userId: { in: userIds } }, select: { userId: true, groupId: true }, orderBy: { groupId: 'asc' } })
+  const out = new Map<number, number[]>()
+  for (const row of rows) out.set(row.userId, [...(out.get(row.userId) ?? []), row.groupId])
+  return out
 }
 
 /** peer_add for each active channel the reactivated user is still subscribed to. */

@@ -1,9 +1,12 @@
 // POST /user_groups/{id}/members and /subgroups: additions first, then
-// removals, all in one transaction; each change is a user_group event.
-import { inTransaction, type ActionContext } from './context.js'
+// removals, all in one transaction; each change is a user_group event. The
+// members endpoint also takes add_subgroups and delete_subgroups (level 311),
+// applied after the members as upstream does.
+import { inTransaction, type ActionContext, type Emit, type TxContext } from './context.js'
 import { accessUserGroupForWrite, lockGroupGraph, requireGroupEditPermission } from './user-groups-access.js'
 import { checkGroupIds, checkUserIds } from './user-groups.js'
-import { alreadyGroupMember, alreadySubgroup, notGroupMember, notSubgroup, nothingToAddOrDelete, subgroupCycle } from '../errors.js'
+import { alreadyGroupMember, alreadySubgroup, notGroupMember, notSubgroup, nothingToAddOrDelete, nothingToDoForGroupMembers, subgroupCycle } from '../errors.js'
+import type { Tx } from '../db/index.js'
 import { userGroupMembersEvent, userGroupSubgroupsEvent } from '../events/schemas/index.js'
 import { activeUserIds, getRecursiveSubgroupIds } from '../queries/user-groups.js'
 
@@ -12,15 +15,25 @@ export interface AddDeleteInput {
   delete?: number[]
 }
 
-export async function updateUserGroupMembers(ctx: ActionContext, groupId: number, input: AddDeleteInput): Promise<void> {
+export interface MembersInput extends AddDeleteInput {
+  addSubgroups?: number[]
+  deleteSubgroups?: number[]
+}
+
+export async function updateUserGroupMembers(ctx: ActionContext, groupId: number, input: MembersInput): Promise<void> {
   requireGroupEditPermission(ctx)
   const add = input.add ?? []
   const remove = input.delete ?? []
-  if (add.length === 0 && remove.length === 0) throw nothingToAddOrDelete()
+  const subgroups = { add: input.addSubgroups ?? [], delete: input.deleteSubgroups ?? [] }
+  if (add.length === 0 && remove.length === 0 && subgroups.add.length === 0 && subgroups.delete.length === 0) throw nothingToDoForGroupMembers()
   await inTransaction(ctx, async (tx, emit) => {
-    const group = await accessUserGroupForWrite(ctx, tx, groupId)
+    if (subgroups.add.length > 0 || subgroups.delete.length > 0) await lockGroupGraph(tx, ctx.realm.id)
+    // Members of a deactivated group stay editable (upstream); its subgroups do not.
+    const group = await accessUserGroupForWrite(ctx, tx, groupId, { allowDeactivated: add.length + remove.length > 0 && subgroups.add.length + subgroups.delete.length === 0 })
     const recipients = await activeUserIds(tx, ctx.realm.id)
-    const direct = async () => new Set((await tx.userGroupMember.findMany({ where: { groupId: group.id }, select: { userId: true } })).map((m) => m.userId))
+    // Deactivated users are in no group (level 303): checkUserIds refuses them, and their rows count as absent.
+    const direct = async () =>
+      new Set((await tx.userGroupMember.findMany({ where: { groupId: group.id, user: { isActive: true } }, select: { userId: true } })).map((m) => m.userId))
     if (add.length > 0) {
       const userIds = await checkUserIds(tx, ctx.realm.id, add)
       const existing = await direct()
@@ -30,13 +43,14 @@ export async function updateUserGroupMembers(ctx: ActionContext, groupId: number
       emit(userGroupMembersEvent('add_members', group.id, userIds), recipients)
     }
     if (remove.length > 0) {
+      const userIds = await checkUserIds(tx, ctx.realm.id, remove)
       const existing = await direct()
-      const missing = remove.find((id) => !existing.has(id))
+      const missing = userIds.find((id) => !existing.has(id))
       if (missing !== undefined) throw notGroupMember(missing)
-      const userIds = [...new Set(remove)]
       await tx.userGroupMember.deleteMany({ where: { groupId: group.id, userId: { in: userIds } } })
       emit(userGroupMembersEvent('remove_members', group.id, userIds), recipients)
     }
+    await changeSubgroups(tx, emit, group.id, recipients, subgroups, ctx)
   })
 }
 
@@ -49,25 +63,29 @@ export async function updateUserGroupSubgroups(ctx: ActionContext, groupId: numb
     await lockGroupGraph(tx, ctx.realm.id)
     const group = await accessUserGroupForWrite(ctx, tx, groupId)
     const recipients = await activeUserIds(tx, ctx.realm.id)
-    const direct = async () =>
-      new Set((await tx.userGroupSubgroup.findMany({ where: { supergroupId: group.id }, select: { subgroupId: true } })).map((e) => e.subgroupId))
-    if (add.length > 0) {
-      const subgroupIds = await checkGroupIds(tx, ctx.realm.id, add)
-      const existing = await direct()
-      const already = subgroupIds.find((id) => existing.has(id))
-      if (already !== undefined) throw alreadySubgroup(already)
-      // The new edges would close a cycle if this group already sits at or below one of them.
-      if ((await getRecursiveSubgroupIds(tx, subgroupIds)).has(group.id)) throw subgroupCycle(group.id)
-      await tx.userGroupSubgroup.createMany({ data: subgroupIds.map((subgroupId) => ({ supergroupId: group.id, subgroupId })) })
-      emit(userGroupSubgroupsEvent('add_subgroups', group.id, subgroupIds), recipients)
-    }
-    if (remove.length > 0) {
-      const subgroupIds = await checkGroupIds(tx, ctx.realm.id, remove)
-      const existing = await direct()
-      const missing = subgroupIds.find((id) => !existing.has(id))
-      if (missing !== undefined) throw notSubgroup(missing)
-      await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: group.id, subgroupId: { in: subgroupIds } } })
-      emit(userGroupSubgroupsEvent('remove_subgroups', group.id, subgroupIds), recipients)
-    }
+    await changeSubgroups(tx, emit, group.id, recipients, { add, delete: remove }, ctx)
   })
+}
+
+/** Subgroup additions, then removals, of a group the caller locked and may change. */
+async function changeSubgroups(tx: Tx, emit: Emit, groupId: number, recipients: number[], input: { add: number[]; delete: number[] }, ctx: TxContext): Promise<void> {
+  const direct = async () => new Set((await tx.userGroupSubgroup.findMany({ where: { supergroupId: groupId }, select: { subgroupId: true } })).map((e) => e.subgroupId))
+  if (input.add.length > 0) {
+    const subgroupIds = await checkGroupIds(tx, ctx.realm.id, input.add)
+    const existing = await direct()
+    const already = subgroupIds.find((id) => existing.has(id))
+    if (already !== undefined) throw alreadySubgroup(already)
+    // The new edges would close a cycle if this group already sits at or below one of them.
+    if ((await getRecursiveSubgroupIds(tx, subgroupIds)).has(groupId)) throw subgroupCycle(groupId)
+    await tx.userGroupSubgroup.createMany({ data: subgroupIds.map((subgroupId) => ({ supergroupId: groupId, subgroupId })) })
+    emit(userGroupSubgroupsEvent('add_subgroups', groupId, subgroupIds), recipients)
+  }
+  if (input.delete.length > 0) {
+    const subgroupIds = await checkGroupIds(tx, ctx.realm.id, input.delete)
+    const existing = await direct()
+    const missing = subgroupIds.find((id) => !existing.has(id))
+    if (missing !== undefined) throw notSubgroup(missing)
+    await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: groupId, subgroupId: { in: subgroupIds } } })
+    emit(userGroupSubgroupsEvent('remove_subgroups', groupId, subgroupIds), recipients)
+  }
 }

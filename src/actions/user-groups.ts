@@ -1,5 +1,7 @@
-// Creating, renaming/describing and deleting user groups, each told to every
-// active user of the realm by a user_group event.
+// Creating, renaming/describing and deactivating user groups, each told to
+// every active user of the realm by a user_group event. Groups are never
+// deleted (upstream level 294): a deactivated group keeps its row, its name
+// and its members, and stays editable.
 import type { Tx, UserGroup } from '../db/index.js'
 import { inTransaction, type ActionContext } from './context.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
@@ -11,14 +13,16 @@ import {
   invalidUserGroupId,
   invalidUserIdInList,
   noNewDataSupplied,
+  cannotDeactivateGroupInUse,
+  userGroupDeactivated,
   userGroupExists,
-  userGroupInUse,
   userGroupNameBadPrefix,
   userGroupNameEmpty,
   userGroupNameTooLong,
 } from '../errors.js'
 import { userGroupAddEvent, userGroupRemoveEvent, userGroupUpdateEvent } from '../events/schemas/index.js'
 import { activeUserIds, defaultMentionGroupIds, getUserGroupDict, mentionGroupOf } from '../queries/user-groups.js'
+import { getGroupObjections } from '../queries/group-usage.js'
 
 export const MAX_USER_GROUP_NAME_LENGTH = 100
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:']
@@ -54,13 +58,14 @@ export async function checkUserIds(tx: Tx, realmId: number, userIds: number[]): 
   return unique
 }
 
-/** Every ID must be a group of the realm. */
+/** Every ID must be an active group of the realm (a deactivated one cannot be a subgroup, upstream). */
 export async function checkGroupIds(tx: Tx, realmId: number, groupIds: number[]): Promise<number[]> {
   const unique = [...new Set(groupIds)]
-  const found = await tx.userGroup.findMany({ where: { id: { in: unique }, realmId, deactivated: false, isAnonymous: false }, select: { id: true } })
+  const found = await tx.userGroup.findMany({ where: { id: { in: unique }, realmId, isAnonymous: false }, select: { id: true, deactivated: true } })
   const known = new Set(found.map((g) => g.id))
   const missing = unique.find((id) => !known.has(id))
   if (missing !== undefined) throw invalidUserGroupId(missing)
+  if (found.some((g) => g.deactivated)) throw userGroupDeactivated()
   return unique
 }
 
@@ -102,13 +107,13 @@ export async function updateUserGroup(ctx: ActionContext, groupId: number, input
   requireGroupEditPermission(ctx)
   if (input.name === undefined && input.description === undefined && input.canMentionGroup === undefined) throw noNewDataSupplied()
   await inTransaction(ctx, async (tx, emit) => {
-    const group = await accessUserGroupForWrite(ctx, tx, groupId)
+    const group = await accessUserGroupForWrite(ctx, tx, groupId, { allowDeactivated: true })
     const recipients = await activeUserIds(tx, ctx.realm.id)
     if (input.name !== undefined && input.name !== group.name) {
       const name = checkGroupName(input.name)
       await checkNameFree(tx, ctx.realm.id, name, group.id)
       await tx.userGroup.update({ where: { id: group.id }, data: { name } })
-      emit(userGroupUpdateEvent(group.id, { name }), recipients)
+      emit(userGroupUpdateEvent(group.id, { name }, { groupDeactivated: group.deactivated }), recipients)
     }
     if (input.description !== undefined && input.description !== group.description) {
       await tx.userGroup.update({ where: { id: group.id }, data: { description: input.description } })
@@ -126,15 +131,21 @@ export async function updateUserGroup(ctx: ActionContext, groupId: number, input
   })
 }
 
-export async function deleteUserGroup(ctx: ActionContext, groupId: number): Promise<void> {
+/**
+ * POST /user_groups/{id}/deactivate (level 290): refused while the group is a
+ * subgroup of an active group or the value of a setting (level 298). Told as
+ * user_group update {deactivated: true} and remove; each queue keeps the one
+ * its include_deactivated_groups capability asks for (events/queues/filter.ts).
+ */
+export async function deactivateUserGroup(ctx: ActionContext, groupId: number): Promise<void> {
   await inTransaction(ctx, async (tx, emit) => {
     await lockGroupGraph(tx, ctx.realm.id)
     const group = await accessUserGroupForWrite(ctx, tx, groupId)
-    // A group that another group's can_mention_group names cannot go (the row is referenced).
-    const users = await tx.userGroup.count({ where: { canMentionGroupId: group.id, id: { not: group.id } } })
-    if (users > 0) throw userGroupInUse(group.name)
-    await tx.userGroup.update({ where: { id: group.id }, data: { canMentionGroupId: null } })
-    await tx.userGroup.delete({ where: { id: group.id } })
-    emit(userGroupRemoveEvent(group.id), await activeUserIds(tx, ctx.realm.id))
+    const objections = await getGroupObjections(tx, ctx.realm.id, group.id)
+    if (objections.length > 0) throw cannotDeactivateGroupInUse(objections)
+    await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } })
+    const recipients = await activeUserIds(tx, ctx.realm.id)
+    emit(userGroupUpdateEvent(group.id, { deactivated: true }), recipients)
+    emit(userGroupRemoveEvent(group.id), recipients)
   })
 }

@@ -19,7 +19,10 @@ export function presentUserGroup(group: UserGroup, parts: GroupParts): UserGroup
     description: group.description,
     members: [...parts.memberIds].sort((a, b) => a - b),
     direct_subgroup_ids: [...parts.subgroupIds].sort((a, b) => a - b),
+    creator_id: group.creatorId,
+    date_created: Math.floor(group.dateCreated.getTime() / 1000),
     is_system_group: group.isSystemGroup,
     can_mention_group: parts.canMentionGroupId,
+    deactivated: group.deactivated,
   }
 }

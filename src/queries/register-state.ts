@@ -152,7 +152,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   }
   if (want('saved_snippets')) state.saved_snippets = user ? await getSavedSnippets(prisma, user.id) : []
   if (want('scheduled_messages')) state.scheduled_messages = user ? await fetchScheduledMessages(prisma, user.id) : []
-  if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id)
+  if (want('realm_user_groups')) state.realm_user_groups = await getUserGroups(prisma, realm.id, { includeDeactivated: options.capabilities.include_deactivated_groups })
   if (want('realm_emoji')) state.realm_emoji = await getRealmEmoji(prisma, realm.id)
   if (want('muted_users')) state.muted_users = user ? await fetchMutedUsers(prisma, user.id) : []
   if (want('onboarding_steps')) state.onboarding_steps = []

@@ -20,11 +20,15 @@ export function mentionGroupOf(group: UserGroup, defaults: { everyone: number; n
   return group.canMentionGroupId ?? (group.isSystemGroup ? defaults.nobody : defaults.everyone)
 }
 
-/** Every active group of the realm with its direct members and subgroups (GET /user_groups). */
-export async function getUserGroups(db: Db, realmId: number): Promise<UserGroupDict[]> {
+/**
+ * The realm's groups with their direct members and subgroups (GET /user_groups,
+ * register): deactivated groups only when asked for. Deactivated users are
+ * members of no group (level 303): their rows stay, for a reactivation.
+ */
+export async function getUserGroups(db: Db, realmId: number, options: { includeDeactivated?: boolean } = {}): Promise<UserGroupDict[]> {
   const [groups, members, edges, defaults] = await Promise.all([
-    db.userGroup.findMany({ where: { realmId, deactivated: false, isAnonymous: false }, orderBy: { id: 'asc' } }),
-    db.userGroupMember.findMany({ where: { group: { realmId } }, select: { groupId: true, userId: true } }),
+    db.userGroup.findMany({ where: { realmId, isAnonymous: false, ...(options.includeDeactivated ? {} : { deactivated: false }) }, orderBy: { id: 'asc' } }),
+    db.userGroupMember.findMany({ where: { group: { realmId }, user: { isActive: true } }, select: { groupId: true, userId: true } }),
     db.userGroupSubgroup.findMany({ where: { supergroup: { realmId } }, select: { supergroupId: true, subgroupId: true } }),
     defaultMentionGroupIds(db, realmId),
   ])
@@ -39,7 +43,7 @@ export async function getUserGroups(db: Db, realmId: number): Promise<UserGroupD
 
 export async function getUserGroupDict(db: Db, group: UserGroup): Promise<UserGroupDict> {
   const [members, edges, defaults] = await Promise.all([
-    db.userGroupMember.findMany({ where: { groupId: group.id }, select: { userId: true } }),
+    db.userGroupMember.findMany({ where: { groupId: group.id, user: { isActive: true } }, select: { userId: true } }),
     db.userGroupSubgroup.findMany({ where: { supergroupId: group.id }, select: { subgroupId: true } }),
     defaultMentionGroupIds(db, group.realmId),
   ])
@@ -74,10 +78,10 @@ export async function getSubgroupIds(db: Db, groupId: number, directOnly: boolea
   return [...all].sort((a, b) => a - b)
 }
 
-/** Users in the group directly, or also through its subgroups. */
+/** Active users in the group directly, or also through its subgroups. */
 export async function getGroupMemberIds(db: Db, groupId: number, directOnly: boolean): Promise<number[]> {
   const groupIds = directOnly ? [groupId] : [...(await getRecursiveSubgroupIds(db, [groupId]))]
-  const rows = await db.userGroupMember.findMany({ where: { groupId: { in: groupIds } }, select: { userId: true }, distinct: ['userId'] })
+  const rows = await db.userGroupMember.findMany({ where: { groupId: { in: groupIds }, user: { isActive: true } }, select: { userId: true }, distinct: ['userId'] })
   return rows.map((r) => r.userId).sort((a, b) => a - b)
 }
 

@@ -614,9 +614,15 @@ export const MATRIX: Record<string, Row[]> = {
       denyFor: MEMBERS_OR_ADMINS_ONLY,
     },
   ],
-  'DELETE /user_groups/:user_group_id': [
-    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}` }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },
-    { target: 'foreign', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.foreign.users.member, w.foreign)}` }), allow: NOBODY, deny: bad('Invalid user group'), denyFor: MEMBERS_OR_ADMINS_ONLY },
+  'POST /user_groups/:user_group_id/deactivate': [
+    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/deactivate` }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },
+    {
+      target: 'foreign',
+      request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.foreign.users.member, w.foreign)}/deactivate` }),
+      allow: NOBODY,
+      deny: bad('Invalid user group'),
+      denyFor: MEMBERS_OR_ADMINS_ONLY,
+    },
   ],
   'POST /user_groups/:user_group_id/members': [
     { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/members`, params: { add: [w.fx.users.otherMember.id] } }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },

@@ -265,7 +265,22 @@ t.test('register state + events = fresh register', async (t) => {
     await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { add: [other.id], delete: [member.id] }), {
       expectTypes: ['user_group/add_members', 'user_group/remove_members'],
     })
-    await checkStateAfter(t, app, other, () => as(app, admin).delete(`/user_groups/${groupId}`), { expectTypes: ['user_group/remove'] })
+    const sub = expectSuccess(t, await as(app, admin).post('/user_groups/create', { name: 'state-sub', description: 'sub', members: [] })).group_id as number
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { add: [member.id], add_subgroups: [sub] }), {
+      expectTypes: ['user_group/add_members', 'user_group/add_subgroups'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { delete_subgroups: [sub] }), {
+      expectTypes: ['user_group/remove_subgroups'],
+    })
+    // Deactivation (levels 290, 294): the modern client keeps the group as deactivated, the legacy one drops it.
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/deactivate`), {
+      expectTypes: ['user_group/update'],
+      expectLegacyTypes: ['user_group/remove'],
+    })
+    // A deactivated group's rename reaches only the modern client; its description both.
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/user_groups/${groupId}`, { name: 'state-crew-old', description: 'retired' }), {
+      expectTypes: ['user_group/update'],
+    })
   })
 
   t.test('custom profile fields', async (t) => {
@@ -290,7 +305,8 @@ t.test('register state + events = fresh register', async (t) => {
     })
     await checkStateAfter(t, app, target, () => as(app, admin).patch(`/users/${target.id}`, { role: ROLE.MEMBER }))
     await checkStateAfter(t, app, other, () => as(app, admin).delete(`/users/${target.id}`))
-    await checkStateAfter(t, app, other, () => as(app, admin).post(`/users/${target.id}/reactivate`))
+    // Level 303: the deactivated user leaves every group (the is_active update says so) and comes back with add_members.
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/users/${target.id}/reactivate`), { expectTypes: ['realm_user/update', 'user_group/add_members'] })
   })
 
   t.test('invitations', async (t) => {

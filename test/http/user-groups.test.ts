@@ -7,7 +7,7 @@ import type { BusItem } from '../../src/events/bus.js'
 import type { User } from '../../src/db/index.js'
 import { SYSTEM_GROUPS } from '../../src/domain/system-groups.js'
 import { POLICY } from '../../src/domain/roles.js'
-import { busItemsDuring } from '../support/events.js'
+import { busItemsDuring, captureEvents } from '../support/events.js'
 
 const groupEvents = <T>(services: Services, fn: () => Promise<T>) => busItemsDuring(services, fn, 'user_group')
 
@@ -48,7 +48,20 @@ t.test('user groups', async (t) => {
     const id = expectSuccess(t, result).group_id
     const group = (await groupsOf(member)).find((g) => g.id === id)
     const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
-    t.same(group, { id, name, description: 'Backend team', members: [member.id, otherMember.id].sort((a, b) => a - b), direct_subgroup_ids: [admins], is_system_group: false, can_mention_group: everyone })
+    t.type(group?.date_created, 'number')
+    t.same(group, {
+      id,
+      name,
+      description: 'Backend team',
+      members: [member.id, otherMember.id].sort((a, b) => a - b),
+      direct_subgroup_ids: [admins],
+      creator_id: member.id,
+      date_created: group?.date_created,
+      is_system_group: false,
+      can_mention_group: everyone,
+      deactivated: false,
+    })
+    t.same(Object.keys(group ?? {}), ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'creator_id', 'date_created', 'is_system_group', 'can_mention_group', 'deactivated'])
     t.equal(items.length, 1)
     t.same(items[0]?.event, { type: 'user_group', op: 'add', group })
     for (const user of [owner, member, guest]) t.ok(items[0]?.userIds.includes(user.id))
@@ -118,24 +131,114 @@ t.test('user groups', async (t) => {
     const { app: app2, fx: fx2 } = await buildTestApp(t)
     const body = expectSuccess(t, await as(app2, fx2.users.member).post('/user_groups/create', { name: 'elsewhere', description: '', members: [] }))
     expectError(t, await as(app, member).get(`/user_groups/${body.group_id}/members`), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
-    expectError(t, await as(app, admin).delete(`/user_groups/${body.group_id}`), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
+    expectError(t, await as(app, admin).post(`/user_groups/${body.group_id}/deactivate`), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
   })
 
-  t.test('DELETE /user_groups/{id} removes the group and tells everyone', async (t) => {
+  t.test('groups are not deleted (level 294): DELETE answers 405', async (t) => {
     const id = await create(member)
-    const { result, items } = await groupEvents(services, () => as(app, member).delete(`/user_groups/${id}`))
-    expectSuccess(t, result)
-    t.match(items.map((i) => i.event), [{ type: 'user_group', op: 'remove', group_id: id }])
-    t.notOk((await groupsOf(member)).some((g) => g.id === id))
-    expectError(t, await as(app, member).delete(`/user_groups/${id}`), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
-    const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
-    expectError(t, await as(app, owner).delete(`/user_groups/${everyone}`), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    const res = await as(app, member).delete(`/user_groups/${id}`)
+    t.equal(res.statusCode, 405)
+    t.same(res.json(), { result: 'error', msg: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', allowed_methods: ['PATCH'] })
+    t.ok((await groupsOf(member)).some((g) => g.id === id))
   })
 
-  t.test('a group named by another group\'s can_mention_group cannot be deleted', async (t) => {
-    const used = await create(member)
-    await create(member, { can_mention_group: used })
-    expectError(t, await as(app, member).delete(`/user_groups/${used}`), { code: 'BAD_REQUEST', status: 400 })
+  t.test('POST /user_groups/{id}/deactivate deactivates the group and tells everyone', async (t) => {
+    const id = await create(member)
+    const { result, items } = await groupEvents(services, () => as(app, member).post(`/user_groups/${id}/deactivate`))
+    t.same(expectSuccess(t, result), { result: 'success', msg: '' })
+    t.same(items.map((i) => i.event), [
+      { type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } },
+      { type: 'user_group', op: 'remove', group_id: id },
+    ])
+    for (const item of items) for (const user of [owner, member, guest]) t.ok(item.userIds.includes(user.id))
+    t.notOk((await groupsOf(member)).some((g) => g.id === id))
+    const all = expectSuccess(t, await as(app, member).get('/user_groups', { include_deactivated_groups: true })).user_groups as Record<string, unknown>[]
+    t.match(all.find((g) => g.id === id), { id, deactivated: true, members: [member.id] })
+    expectError(t, await as(app, member).post(`/user_groups/${id}/deactivate`), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+  })
+
+  t.test('a queue with include_deactivated_groups gets the update, one without it the remove', async (t) => {
+    const id = await create(member)
+    const modern = await captureEvents(app, otherMember, () => as(app, member).post(`/user_groups/${id}/deactivate`), { register: { event_types: ['user_group'] } })
+    t.same(modern.map(({ id: _id, ...e }) => e), [{ type: 'user_group', op: 'update', group_id: id, data: { deactivated: true } }])
+    const other = await create(member)
+    const legacy = await captureEvents(app, otherMember, () => as(app, member).post(`/user_groups/${other}/deactivate`), {
+      register: { event_types: ['user_group'], client_capabilities: {} },
+    })
+    t.same(legacy.map(({ id: _id, ...e }) => e), [{ type: 'user_group', op: 'remove', group_id: other }])
+    const withGroups = expectSuccess(t, await as(app, otherMember).post('/register', { fetch_event_types: ['realm_user_groups'], client_capabilities: { include_deactivated_groups: true } }))
+    t.ok((withGroups.realm_user_groups as { id: number }[]).some((g) => g.id === other))
+    const without = expectSuccess(t, await as(app, otherMember).post('/register', { fetch_event_types: ['realm_user_groups'] }))
+    t.notOk((without.realm_user_groups as { id: number }[]).some((g) => g.id === other))
+  })
+
+  t.test('a deactivated group keeps its name, description and members editable, not its subgroups', async (t) => {
+    const id = await create(member)
+    expectSuccess(t, await as(app, member).post(`/user_groups/${id}/deactivate`))
+    const name = uniqueName('old')
+    const modern = await captureEvents(app, otherMember, () => as(app, member).patch(`/user_groups/${id}`, { name, description: 'retired' }), { register: { event_types: ['user_group'] } })
+    t.same(modern.map(({ id: _id, ...e }) => e), [
+      { type: 'user_group', op: 'update', group_id: id, data: { name } },
+      { type: 'user_group', op: 'update', group_id: id, data: { description: 'retired' } },
+    ])
+    const legacy = await captureEvents(app, otherMember, () => as(app, member).patch(`/user_groups/${id}`, { name: `${name}-2`, description: 'gone' }), {
+      register: { event_types: ['user_group'], client_capabilities: {} },
+    })
+    t.same(legacy.map(({ id: _id, ...e }) => e), [{ type: 'user_group', op: 'update', group_id: id, data: { description: 'gone' } }])
+    expectSuccess(t, await as(app, member).post(`/user_groups/${id}/members`, { add: [otherMember.id] }))
+    const other = await create(member)
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { add_subgroups: [other] }), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, member).post(`/user_groups/${id}/subgroups`, { add: [other] }), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, member).post(`/user_groups/${other}/subgroups`, { add: [id] }), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, member).post('/user_groups/create', { name: uniqueName(), description: '', members: [], subgroups: [id] }), {
+      code: 'BAD_REQUEST', msg: 'User group is deactivated.',
+    })
+    expectError(t, await as(app, member).get(`/user_groups/${id}/members`), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, member).get(`/user_groups/${id}/subgroups`), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, member).get(`/user_groups/${id}/members/${member.id}`), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    const all = expectSuccess(t, await as(app, member).get('/user_groups', { include_deactivated_groups: true })).user_groups as Record<string, unknown>[]
+    t.match(all.find((g) => g.id === id), { name: `${name}-2`, description: 'gone', members: [member.id, otherMember.id].sort((a, b) => a - b), deactivated: true })
+  })
+
+  t.test('deactivation needs the group to be writable', async (t) => {
+    const id = await create(member)
+    expectError(t, await as(app, otherMember).post(`/user_groups/${id}/deactivate`), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectError(t, await as(app, guest).post(`/user_groups/${id}/deactivate`), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
+    expectError(t, await as(app, member).post('/user_groups/999999/deactivate'), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
+    const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
+    expectError(t, await as(app, owner).post(`/user_groups/${everyone}/deactivate`), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectSuccess(t, await as(app, moderator).post(`/user_groups/${id}/deactivate`))
+  })
+
+  t.test('a group in use cannot be deactivated (CANNOT_DEACTIVATE_GROUP_IN_USE, level 298)', async (t) => {
+    const inUse = (objections: unknown[]) => ({ code: 'CANNOT_DEACTIVATE_GROUP_IN_USE', status: 400, msg: 'Cannot deactivate user group in use.', objections })
+    const check = async (id: number, objections: unknown[]) => {
+      const res = await as(app, member).post(`/user_groups/${id}/deactivate`)
+      expectError(t, res, inUse(objections))
+      t.same(res.json(), { result: 'error', msg: 'Cannot deactivate user group in use.', code: 'CANNOT_DEACTIVATE_GROUP_IN_USE', objections })
+    }
+    const sub = await create(member)
+    const top = await create(member, { subgroups: [sub] })
+    await check(sub, [{ type: 'subgroup', supergroup_ids: [top] }])
+    // A deactivated supergroup does not hold its subgroups.
+    expectSuccess(t, await as(app, member).post(`/user_groups/${top}/deactivate`))
+    expectSuccess(t, await as(app, member).post(`/user_groups/${sub}/deactivate`))
+
+    const mentioned = await create(member)
+    const user = await create(member, { can_mention_group: mentioned })
+    await check(mentioned, [{ type: 'user_group', group_id: user, settings: ['can_mention_group'] }])
+
+    const forChannel = await create(member)
+    const before = fx.streams.design.canRemoveSubscribersGroupId
+    await services.prisma.stream.update({ where: { id: fx.streams.design.id }, data: { canRemoveSubscribersGroupId: forChannel } })
+    await check(forChannel, [{ type: 'channel', channel_id: fx.streams.design.id, settings: ['can_remove_subscribers_group'] }])
+    await services.prisma.stream.update({ where: { id: fx.streams.design.id }, data: { canRemoveSubscribersGroupId: before } })
+
+    const forRealm = await create(member)
+    const realm = await services.prisma.realm.findUniqueOrThrow({ where: { id: fx.realm.id } })
+    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { createMultiuseInviteGroupId: forRealm } })
+    await check(forRealm, [{ type: 'realm', settings: ['create_multiuse_invite_group'] }])
+    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { createMultiuseInviteGroupId: realm.createMultiuseInviteGroupId } })
   })
 
   t.test('POST /user_groups/{id}/members adds and removes members with events', async (t) => {
@@ -154,8 +257,9 @@ t.test('user groups', async (t) => {
   t.test('members: upstream errors', async (t) => {
     const id = await create(member)
     const post = (params: Record<string, unknown>) => as(app, member).post(`/user_groups/${id}/members`, params)
-    expectError(t, await post({}), { code: 'BAD_REQUEST', msg: 'Nothing to do. Specify at least one of "add" or "delete".' })
-    expectError(t, await post({ add: [], delete: [] }), { code: 'BAD_REQUEST', msg: 'Nothing to do. Specify at least one of "add" or "delete".' })
+    const nothing = 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".'
+    expectError(t, await post({}), { code: 'BAD_REQUEST', msg: nothing })
+    expectError(t, await post({ add: [], delete: [], add_subgroups: [], delete_subgroups: [] }), { code: 'BAD_REQUEST', msg: nothing })
     expectError(t, await post({ add: [member.id] }), { code: 'BAD_REQUEST', msg: `User ${member.id} is already a member of this group` })
     expectError(t, await post({ delete: [otherMember.id] }), { code: 'BAD_REQUEST', msg: `There is no member '${otherMember.id}' in this user group` })
     expectError(t, await post({ add: [999_999] }), { code: 'BAD_REQUEST', msg: 'Invalid user ID: 999999' })
@@ -164,6 +268,50 @@ t.test('user groups', async (t) => {
     expectError(t, await as(app, guest).post(`/user_groups/${id}/members`, { add: [guest.id] }), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
     const admins = await systemGroupId(SYSTEM_GROUPS.administrators)
     expectError(t, await as(app, owner).post(`/user_groups/${admins}/members`, { add: [member.id] }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+  })
+
+  t.test('POST /user_groups/{id}/members also changes subgroups (level 311)', async (t) => {
+    const id = await create(member)
+    const sub = await create(member)
+    const a = await fx.newUser()
+    const added = await groupEvents(services, () => as(app, member).post(`/user_groups/${id}/members`, { add: [a.id], add_subgroups: [sub] }))
+    t.same(expectSuccess(t, added.result), { result: 'success', msg: '' })
+    t.same(added.items.map((i) => i.event), [
+      { type: 'user_group', op: 'add_members', group_id: id, user_ids: [a.id] },
+      { type: 'user_group', op: 'add_subgroups', group_id: id, direct_subgroup_ids: [sub] },
+    ])
+    t.same(expectSuccess(t, await as(app, member).get(`/user_groups/${id}/subgroups`)).subgroups, [sub])
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { add_subgroups: [sub] }), { code: 'BAD_REQUEST', msg: `User group ${sub} is already a subgroup of this group.` })
+    expectError(t, await as(app, member).post(`/user_groups/${sub}/members`, { add_subgroups: [id] }), {
+      code: 'BAD_REQUEST', msg: `User group ${sub} is already a subgroup of one of the passed subgroups.`,
+    })
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { add_subgroups: [999_999] }), { code: 'BAD_REQUEST', msg: 'Invalid user group ID: 999999' })
+    const removed = await groupEvents(services, () => as(app, member).post(`/user_groups/${id}/members`, { delete_subgroups: [sub] }))
+    expectSuccess(t, removed.result)
+    t.same(removed.items.map((i) => i.event), [{ type: 'user_group', op: 'remove_subgroups', group_id: id, direct_subgroup_ids: [sub] }])
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { delete_subgroups: [sub] }), { code: 'BAD_REQUEST', msg: `User group ${sub} is not a subgroup of this group.` })
+  })
+
+  t.test('deactivated users are members of no group (level 303)', async (t) => {
+    const leaving = await fx.newUser()
+    const id = await create(member, { members: [member.id, leaving.id] })
+    expectSuccess(t, await as(app, admin).delete(`/users/${leaving.id}`))
+    t.same(expectSuccess(t, await as(app, member).get(`/user_groups/${id}/members`)).members, [member.id])
+    t.equal(expectSuccess(t, await as(app, member).get(`/user_groups/${id}/members/${leaving.id}`)).is_user_group_member, false)
+    t.match((await groupsOf(member)).find((g) => g.id === id), { members: [member.id] })
+    const everyoneId = await systemGroupId(SYSTEM_GROUPS.everyone)
+    t.notOk((expectSuccess(t, await as(app, member).get(`/user_groups/${everyoneId}/members`)).members as number[]).includes(leaving.id))
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { add: [leaving.id] }), { code: 'BAD_REQUEST', msg: `Invalid user ID: ${leaving.id}` })
+    expectError(t, await as(app, member).post(`/user_groups/${id}/members`, { delete: [leaving.id] }), { code: 'BAD_REQUEST', msg: `Invalid user ID: ${leaving.id}` })
+    const back = await groupEvents(services, () => as(app, admin).post(`/users/${leaving.id}/reactivate`))
+    expectSuccess(t, back.result)
+    const direct = (await services.prisma.userGroupMember.findMany({ where: { userId: leaving.id }, orderBy: { groupId: 'asc' } })).map((m) => m.groupId)
+    t.ok(direct.includes(id))
+    t.same(
+      back.items.map((i) => i.event),
+      direct.map((g) => ({ type: 'user_group', op: 'add_members', group_id: g, user_ids: [leaving.id] })),
+    )
+    t.same(expectSuccess(t, await as(app, member).get(`/user_groups/${id}/members`)).members, [member.id, leaving.id].sort((x, y) => x - y))
   })
 
   t.test('members: a failing removal undoes the additions of the same request', async (t) => {

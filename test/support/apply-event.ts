@@ -487,6 +487,10 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
         row.profile_data = data
       }
       if (typeof update.new_email === 'string') row.email = update.new_email
+      if (update.is_active === false) {
+        // Upstream's apply_event (level 303): a deactivated user is a member of no group.
+        for (const group of list<Obj & { members: number[] }>(state, 'realm_user_groups')) group.members = group.members.filter((id) => id !== userId)
+      }
       if (update.is_active === false && options.includeSubscribers) {
         // Upstream's apply_event clears only `subscriptions`; its clients (and Roost's register) drop the user from every list.
         for (const key of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) {

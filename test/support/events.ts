@@ -18,6 +18,7 @@ export const MODERN_CAPABILITIES = {
   linkifier_url_template: true,
   user_list_incomplete: true,
   empty_topic_name: true,
+  include_deactivated_groups: true,
 }
 
 export type CapturedEvent = Record<string, any> // nested event payloads are read loosely

@@ -23,6 +23,11 @@
 // * a realm_user add about a user the recipient cannot access carries the
 //   "Unknown user" placeholder and INACCESSIBLE_USER_FIELD; queues with
 //   user_list_incomplete do not receive it.
+// * a user group's deactivation is published as user_group update
+//   {deactivated: true} and user_group remove: queues with
+//   include_deactivated_groups keep the update, the others the remove. A name
+//   change of a deactivated group carries DEACTIVATED_GROUP_FIELD; queues
+//   without the capability do not receive it (upstream level 294).
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { legacySettingsEvents } from './legacy-settings.js'
@@ -88,8 +93,8 @@ function ownLocalId(event: WireEvent, queueId: string): WireEvent {
 }
 
 /** Internal fields publishers set; never delivered (see the conventions above). */
-import { INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../schemas/internal.js'
-export { INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD }
+import { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../schemas/internal.js'
+export { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD }
 
 function withoutFields(event: WireEvent, ...fields: string[]): WireEvent {
   if (!fields.some((f) => f in event)) return event
@@ -108,6 +113,16 @@ function subscriptionForQueue(event: WireEvent, acceptsNull: boolean): WireEvent
   }
   if (out.op === 'update' && out.value === null && isInheritedProperty(out.property)) return { ...out, value: defaults[out.property] }
   return out
+}
+
+/** A user_group event as a queue with or without include_deactivated_groups receives it (null: not at all). */
+function userGroupForQueue(event: WireEvent, includeDeactivated: boolean): WireEvent | null {
+  if (event.op === 'remove') return includeDeactivated ? null : event
+  if (event.op !== 'update') return event
+  const data = isRecord(event.data) ? event.data : {}
+  if (data.deactivated === true) return includeDeactivated ? event : null
+  if (event[DEACTIVATED_GROUP_FIELD] !== undefined) return includeDeactivated ? withoutFields(event, DEACTIVATED_GROUP_FIELD) : null
+  return event
 }
 
 /** For queues resolving inherited values: the subscription updates a change of a global default implies. */
@@ -197,6 +212,9 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[
       } else {
         out = [event]
       }
+      break
+    case 'user_group':
+      out = [userGroupForQueue(event, caps.include_deactivated_groups)].filter((e): e is WireEvent => e !== null)
       break
     case 'update_display_settings':
     case 'update_global_notifications':

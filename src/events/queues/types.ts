@@ -14,6 +14,7 @@ export const CLIENT_CAPABILITY_KEYS = [
   'user_list_incomplete',
   'empty_topic_name',
   'archived_channels',
+  'include_deactivated_groups',
 ] as const
 export type ClientCapability = (typeof CLIENT_CAPABILITY_KEYS)[number]
 export type ClientCapabilities = Record<ClientCapability, boolean>

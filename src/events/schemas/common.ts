@@ -110,8 +110,14 @@ export const UserGroupDict = Type.Object({
   description: Type.String(),
   members: Type.Array(Type.Integer()),
   direct_subgroup_ids: Type.Array(Type.Integer()),
+  /** Level 292: who created the group (null for system groups and unknown creators). */
+  creator_id: Nullable(Type.Integer()),
+  /** Level 292: UNIX seconds, null when unknown. */
+  date_created: Nullable(Type.Integer()),
   is_system_group: Type.Boolean(),
   can_mention_group: Type.Integer(),
+  /** Level 290. */
+  deactivated: Type.Boolean(),
 })
 export type UserGroupDict = Static<typeof UserGroupDict>
 

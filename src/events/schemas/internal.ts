@@ -8,3 +8,5 @@ export const NOTIFICATION_DEFAULTS_FIELD = '__notification_defaults'
 export const INHERITING_STREAMS_FIELD = '__inheriting_stream_ids'
 /** realm_user add: the "Unknown user" placeholder of a user the recipient cannot access. */
 export const INACCESSIBLE_USER_FIELD = '__inaccessible_user'
+/** user_group update of a deactivated group's name: not for queues without include_deactivated_groups. */
+export const DEACTIVATED_GROUP_FIELD = '__group_deactivated'

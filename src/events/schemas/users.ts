@@ -3,7 +3,7 @@
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StatusChange } from '../../domain/user-status.js'
-import { INACCESSIBLE_USER_FIELD } from './internal.js'
+import { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD } from './internal.js'
 import { CustomProfileFieldDict, eventObject, Nullable, UserDict, UserGroupDict } from './common.js'
 
 const person = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object({ user_id: Type.Integer(), ...properties }, { additionalProperties: false })
@@ -115,7 +115,12 @@ export type InvitesChangedEvent = Static<typeof InvitesChangedEventSchema>
 export const invitesChangedEvent = builder((): InvitesChangedEvent => ({ type: 'invites_changed' }))
 
 const GroupData = Type.Object(
-  { name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), can_mention_group: Type.Optional(Type.Integer()) },
+  {
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    can_mention_group: Type.Optional(Type.Integer()),
+    deactivated: Type.Optional(Type.Literal(true)),
+  },
   { additionalProperties: false },
 )
 export const UserGroupEventSchema = Type.Union([
@@ -136,9 +141,23 @@ export const UserGroupEventSchema = Type.Union([
   }),
 ])
 export type UserGroupData = Static<typeof GroupData>
-export type UserGroupEvent = Static<typeof UserGroupEventSchema>
+export type UserGroupEvent =
+  | Exclude<Static<typeof UserGroupEventSchema>, { op: 'update' }>
+  | (Extract<Static<typeof UserGroupEventSchema>, { op: 'update' }> & { [DEACTIVATED_GROUP_FIELD]?: true })
 export const userGroupAddEvent = builder((group: UserGroupDict): UserGroupEvent => ({ type: 'user_group', op: 'add', group }))
-export const userGroupUpdateEvent = builder((groupId: number, data: UserGroupData): UserGroupEvent => ({ type: 'user_group', op: 'update', group_id: groupId, data }))
+/**
+ * A name change of a deactivated group carries DEACTIVATED_GROUP_FIELD:
+ * queues without include_deactivated_groups do not receive it (filter.ts).
+ */
+export const userGroupUpdateEvent = builder(
+  (groupId: number, data: UserGroupData, opts: { groupDeactivated?: boolean } = {}): UserGroupEvent => ({
+    type: 'user_group',
+    op: 'update',
+    group_id: groupId,
+    data,
+    ...(opts.groupDeactivated && data.name !== undefined ? { [DEACTIVATED_GROUP_FIELD]: true as const } : {}),
+  }),
+)
 export const userGroupRemoveEvent = builder((groupId: number): UserGroupEvent => ({ type: 'user_group', op: 'remove', group_id: groupId }))
 export const userGroupMembersEvent = builder((op: 'add_members' | 'remove_members', groupId: number, userIds: number[]): UserGroupEvent => ({
   type: 'user_group',

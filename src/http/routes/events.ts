@@ -21,7 +21,7 @@ const queueParams = {
   narrow: optional(nullAsAbsent(json(Type.Array(Type.Unknown(), { maxItems: MAX_EVENT_NARROW_TERMS })))),
 }
 
-const CAPABILITY_PARAMS = ['bulk_message_deletion', 'stream_typing_notifications', 'user_settings_object', 'linkifier_url_template', 'user_list_incomplete'] as const
+const CAPABILITY_PARAMS = ['bulk_message_deletion', 'stream_typing_notifications', 'user_settings_object', 'linkifier_url_template', 'user_list_incomplete', 'include_deactivated_groups'] as const
 
 /** Aborted when the client goes away before the response is written (the response's 'close' before its end). */
 function closeSignal(reply: FastifyReply): PollAbort {

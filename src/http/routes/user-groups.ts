@@ -1,8 +1,9 @@
-// User groups: list, create, update, delete; members and subgroups.
+// User groups: list, create, update, deactivate (groups are never deleted,
+// upstream level 294: DELETE answers 405); members and subgroups.
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json, optional } from '../params.js'
-import { createUserGroup, deleteUserGroup, updateUserGroup } from '../../actions/user-groups.js'
+import { createUserGroup, deactivateUserGroup, updateUserGroup } from '../../actions/user-groups.js'
 import { updateUserGroupMembers, updateUserGroupSubgroups } from '../../actions/user-groups-membership.js'
 import { accessUserGroupForRead } from '../../actions/user-groups-access.js'
 import { requireMemberOrAdmin } from '../../access/member-or-admin.js'
@@ -16,9 +17,10 @@ export const routes = [
   route({
     method: 'GET',
     url: '/user_groups',
-    handler: async (_input, ctx) => {
+    params: { include_deactivated_groups: optional(Type.Boolean(), { default: false }) },
+    handler: async (input, ctx) => {
       requireMemberOrAdmin(ctx)
-      return { user_groups: await getUserGroups(ctx.prisma, ctx.realm.id) }
+      return { user_groups: await getUserGroups(ctx.prisma, ctx.realm.id, { includeDeactivated: input.include_deactivated_groups ?? false }) }
     },
   }),
   route({
@@ -56,19 +58,24 @@ export const routes = [
     },
   }),
   route({
-    method: 'DELETE',
-    url: '/user_groups/:user_group_id',
+    method: 'POST',
+    url: '/user_groups/:user_group_id/deactivate',
     params: { user_group_id: Type.Integer() },
     handler: async (input, ctx) => {
-      await deleteUserGroup(ctx, input.user_group_id)
+      await deactivateUserGroup(ctx, input.user_group_id)
     },
   }),
   route({
     method: 'POST',
     url: '/user_groups/:user_group_id/members',
-    params: { user_group_id: Type.Integer(), add: ids(), delete: ids() },
+    params: { user_group_id: Type.Integer(), add: ids(), delete: ids(), add_subgroups: ids(), delete_subgroups: ids() },
     handler: async (input, ctx) => {
-      await updateUserGroupMembers(ctx, input.user_group_id, { add: input.add, delete: input.delete })
+      await updateUserGroupMembers(ctx, input.user_group_id, {
+        add: input.add,
+        delete: input.delete,
+        addSubgroups: input.add_subgroups,
+        deleteSubgroups: input.delete_subgroups,
+      })
     },
   }),
   route({
