@@ -189,7 +189,6 @@ export const alreadySubgroup = (groupId: number) => badRequest(`User group ${gro
 export const notSubgroup = (groupId: number) => badRequest(`User group ${groupId} is not a subgroup of this group.`)
 export const subgroupCycle = (groupId: number) =>
   badRequest(`User group ${groupId} is already a subgroup of one of the passed subgroups.`)
-export const userGroupDeactivated = () => badRequest('User group is deactivated.')
 /** Level 298: where the group is used, upstream's objection objects. */
 export const cannotDeactivateGroupInUse = (objections: Record<string, unknown>[]) =>
   new ApiError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, { objections })
