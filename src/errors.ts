@@ -166,6 +166,7 @@ export const badEventQueueId = (queueId: string) =>
 export const draftsSyncDisabled = () => badRequest('User has disabled synchronizing drafts.')
 export const draftNotFound = () => new ApiError('Draft does not exist', 'BAD_REQUEST', 404)
 export const draftNeedsOneChannel = () => badRequest('Must specify exactly 1 channel ID for channel messages')
+export const tooManyDrafts = (limit: number) => badRequest(`You can have at most ${limit} drafts.`)
 export const topicHasNullBytes = () => badRequest('Topic must not contain null bytes')
 export const negativeTimestamp = () => badRequest('Timestamp must not be negative.')
 // Saved snippets
@@ -235,6 +236,7 @@ export const profileFieldRequired = (name: string) => badRequest(`Field '${name}
 export const scheduledTimeNotInFuture = () => badRequest('Scheduled delivery time must be in the future.')
 export const scheduledMessageNotFound = () => new ApiError('Scheduled message does not exist', 'BAD_REQUEST', 404)
 export const scheduledMessageAlreadySent = () => badRequest('Scheduled message was already sent')
+export const tooManyScheduledMessages = (limit: number) => badRequest(`You can have at most ${limit} scheduled messages.`)
 export const nothingToChange = () => badRequest('Nothing to change')
 export const scheduledRecipientRequired = () => badRequest('Recipient required when updating type of scheduled message.')
 export const scheduledTopicRequired = () => badRequest('Topic required when updating scheduled message type to channel.')

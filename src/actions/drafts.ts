@@ -1,16 +1,18 @@
 // Drafts: create (all or nothing), edit (full replacement) and delete, each
 // told to the user's other clients by a drafts event. Nothing is stored while
-// the user has enable_drafts_synchronization off.
+// the user has enable_drafts_synchronization off. A user keeps at most
+// MAX_DRAFTS_PER_USER (Roost's bound: upstream has none).
 import type { Draft } from '../db/index.js'
 import { inTransaction, type ActionContext } from './context.js'
 import { checkStreamsByIds, type StreamAccess } from '../access/stream.js'
-import { normalizeMessageContent, truncateTopic } from '../domain/limits.js'
+import { MAX_DRAFTS_PER_USER, normalizeMessageContent, truncateTopic } from '../domain/limits.js'
 import {
   draftNeedsOneChannel,
   draftNotFound,
   draftsSyncDisabled,
   invalidUserId,
   negativeTimestamp,
+  tooManyDrafts,
   topicHasNullBytes,
 } from '../errors.js'
 import { presentDraft } from '../present/draft.js'
@@ -92,6 +94,10 @@ export async function createDrafts(ctx: ActionContext, drafts: DraftInput[]): Pr
   const rows = drafts.map((draft) => validDraft(ctx, refs, draft))
   return inTransaction(ctx, async (tx, emit) => {
     if (rows.length === 0) return []
+    // Serializes a user's concurrent creations, so the cap holds.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(7434, ${ctx.user.id}::int)`
+    const kept = await tx.draft.count({ where: { userId: ctx.user.id } })
+    if (kept + rows.length > MAX_DRAFTS_PER_USER) throw tooManyDrafts(MAX_DRAFTS_PER_USER)
     // One INSERT; its rows take increasing IDs in the order given.
     const created = (await tx.draft.createManyAndReturn({ data: rows.map((row) => ({ userId: ctx.user.id, ...row })) })).sort((a, b) => a.id - b.id)
     emit(draftsAddEvent(created.map(presentDraft)), [ctx.user.id])

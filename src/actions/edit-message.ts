@@ -10,7 +10,7 @@ import type { Stream, Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
 import { accessStreamById } from '../access/stream.js'
-import { codePointLength, MAX_TOPIC_LENGTH } from '../domain/limits.js'
+import { codePointLength, MAX_EDIT_HISTORY_BYTES, MAX_EDIT_HISTORY_ENTRIES, MAX_TOPIC_LENGTH } from '../domain/limits.js'
 import {
   checkChannelMovePermission,
   checkChannelMoveTime,
@@ -52,13 +52,25 @@ export interface EditMessageInput {
   sendNotificationToNewThread: boolean
 }
 
-/** Prepends one entry to the messages' edit history and stamps their last edit time. */
+/**
+ * Prepends one entry to the messages' edit history and stamps their last edit
+ * time, in one statement for all of them. A history keeps its newest
+ * MAX_EDIT_HISTORY_ENTRIES entries within MAX_EDIT_HISTORY_BYTES (the bytes
+ * of each entry's stored JSON, counted from the newest); older entries are
+ * dropped. The new entry is always kept.
+ */
 async function recordHistory(tx: Tx, ids: number[], entry: Record<string, unknown>, now: Date): Promise<void> {
   if (ids.length === 0) return
   await tx.$executeRaw(Prisma.sql`
-    UPDATE message SET last_edit_time = ${now},
-      edit_history = jsonb_build_array(${JSON.stringify(entry)}::jsonb) || COALESCE(edit_history, '[]'::jsonb)
-    WHERE id = ANY(${ids}::int[])`)
+    UPDATE message m SET last_edit_time = ${now},
+      edit_history = (
+        SELECT jsonb_agg(kept.e ORDER BY kept.i) FROM (
+          SELECT h.e, h.i, sum(octet_length(h.e::text)) OVER (ORDER BY h.i) AS upto
+          FROM jsonb_array_elements(jsonb_build_array(${JSON.stringify(entry)}::jsonb) || COALESCE(m.edit_history, '[]'::jsonb))
+            WITH ORDINALITY AS h(e, i)
+        ) kept
+        WHERE kept.i = 1 OR (kept.i <= ${MAX_EDIT_HISTORY_ENTRIES} AND kept.upto <= ${MAX_EDIT_HISTORY_BYTES}))
+    WHERE m.id = ANY(${ids}::int[])`)
 }
 
 export type EditMessageResult = {

@@ -1,11 +1,12 @@
 // Scheduled messages: create, edit and delete, each told to the sender's
 // clients by a scheduled_messages event. The message is checked as a send
 // would be (addressee, permission to post, content and topic limits) when it
-// is scheduled, and again when scheduler/delivery.ts sends it.
+// is scheduled, and again when scheduler/delivery.ts sends it. A user has at
+// most MAX_SCHEDULED_MESSAGES_PER_USER waiting (Roost's bound: upstream has none).
 import type { ScheduledMessage, Tx } from '../db/index.js'
 import type { ActionContext, TxContext } from './context.js'
 import { inTransaction } from './context.js'
-import { normalizeMessageContent } from '../domain/limits.js'
+import { MAX_SCHEDULED_MESSAGES_PER_USER, normalizeMessageContent } from '../domain/limits.js'
 import { normalizeTopic } from '../domain/topics.js'
 import {
   badRequest,
@@ -16,6 +17,7 @@ import {
   scheduledRecipientRequired,
   scheduledTimeNotInFuture,
   scheduledTopicRequired,
+  tooManyScheduledMessages,
   topicsRequired,
 } from '../errors.js'
 import { checkMaySendToStream, findDirectRecipients, findStreamForSend, type MessageType } from './message-recipients.js'
@@ -111,6 +113,10 @@ export async function createScheduledMessage(ctx: ActionContext, input: CreateSc
   const noteToSelf = recipient.recipientType === 'private' && recipient.to.length === 1 && recipient.to[0] === ctx.user.id
   const readBySender = input.readBySender ?? (defaultReadBySender(ctx.clientName) && !noteToSelf)
   return inTransaction(ctx, async (tx, emit) => {
+    // Serializes a user's concurrent creations, so the cap holds.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(7435, ${ctx.user.id}::int)`
+    const waiting = await tx.scheduledMessage.count({ where: { senderId: ctx.user.id, delivered: false } })
+    if (waiting >= MAX_SCHEDULED_MESSAGES_PER_USER) throw tooManyScheduledMessages(MAX_SCHEDULED_MESSAGES_PER_USER)
     const row = await tx.scheduledMessage.create({
       data: {
         realmId: ctx.realm.id,

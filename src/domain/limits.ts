@@ -14,6 +14,27 @@ export const MAX_TOPIC_LENGTH = 60
 export const MAX_SAVED_SNIPPET_TITLE_LENGTH = 60
 /** Saved snippets one user may keep (upstream has no cap; Roost bounds what register sends). */
 export const MAX_SAVED_SNIPPETS_PER_USER = 1000
+/**
+ * Drafts one user may keep: upstream has no cap but sends at most its
+ * MAX_DRAFTS_IN_REGISTER_RESPONSE (1000) newest in register; at this cap
+ * register always carries every draft.
+ */
+export const MAX_DRAFTS_PER_USER = 1000
+/**
+ * Scheduled messages one user may have waiting (not yet delivered, failed
+ * ones included): upstream has no cap. Each carries its source and its
+ * rendering, and register sends them all (docs/limits.md).
+ */
+export const MAX_SCHEDULED_MESSAGES_PER_USER = 100
+/**
+ * A message keeps at most this many edit-history entries (content edits and
+ * moves), the newest; older ones are dropped as new ones come. Upstream keeps
+ * every entry; Roost bounds what a message object and
+ * GET /messages/{id}/history carry (docs/limits.md).
+ */
+export const MAX_EDIT_HISTORY_ENTRIES = 100
+/** ...and at most this many bytes of them (each entry's stored JSON), the newest entry always kept. */
+export const MAX_EDIT_HISTORY_BYTES = 1024 * 1024
 export const MAX_STREAM_NAME_LENGTH = 60
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024
 /**

@@ -5,6 +5,7 @@ import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/services.js'
 import type { BusItem } from '../../src/events/bus.js'
 import { busItemsDuring } from '../support/events.js'
+import { MAX_DRAFTS_PER_USER } from '../../src/domain/limits.js'
 
 /** Bus items of type `drafts` published while `fn` runs. */
 const draftEvents = <T>(services: Services, fn: () => Promise<T>) => busItemsDuring(services, fn, 'drafts')
@@ -162,5 +163,28 @@ t.test('drafts', async (t) => {
     expectError(t, await as(app, user).patch(`/drafts/${id}`, { draft: streamDraft(fx.streams.general.id) }), { code: 'BAD_REQUEST', status: 400, msg })
     expectError(t, await as(app, user).delete(`/drafts/${id}`), { code: 'BAD_REQUEST', status: 400, msg })
     t.equal(await services.prisma.draft.count({ where: { userId: user.id } }), 1)
+  })
+
+  t.test(`at most ${MAX_DRAFTS_PER_USER} drafts per user; a request past it creates none`, async (t) => {
+    const user = await fx.newUser()
+    const kept = MAX_DRAFTS_PER_USER - 50
+    await services.prisma.draft.createMany({
+      data: Array.from({ length: kept }, (_, i) => ({ userId: user.id, type: '', content: `d${i}`, lastEditTime: new Date(i * 1000) })),
+    })
+    const msg = `You can have at most ${MAX_DRAFTS_PER_USER} drafts.`
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ type: '', to: [], topic: '', content: `new ${i}` }))
+    expectError(t, await as(app, user).post('/drafts', { drafts: batch(51) }), { code: 'BAD_REQUEST', status: 400, msg })
+    t.equal(await services.prisma.draft.count({ where: { userId: user.id } }), kept, 'nothing created')
+    t.equal(expectSuccess(t, await as(app, user).post('/drafts', { drafts: batch(50) })).ids.length, 50, 'up to the cap')
+    expectError(t, await as(app, user).post('/drafts', { drafts: batch(1) }), { code: 'BAD_REQUEST', status: 400, msg })
+    t.equal(expectSuccess(t, await as(app, user).get('/drafts')).count, MAX_DRAFTS_PER_USER)
+    const registered = expectSuccess(t, await as(app, user).post('/register', { fetch_event_types: ['drafts'] })).drafts as unknown[]
+    t.equal(registered.length, MAX_DRAFTS_PER_USER, 'register carries every draft')
+    const [first] = expectSuccess(t, await as(app, user).get('/drafts')).drafts as { id: number }[]
+    expectSuccess(t, await as(app, user).delete(`/drafts/${String(first?.id)}`))
+    t.equal(expectSuccess(t, await as(app, user).post('/drafts', { drafts: batch(1) })).ids.length, 1, 'a deleted draft makes room')
+    const [newest] = expectSuccess(t, await as(app, user).get('/drafts')).drafts as { id: number }[]
+    const edited = await as(app, user).patch(`/drafts/${String(newest?.id)}`, { draft: { type: '', to: [], topic: '', content: 'edited' } })
+    t.equal(expectSuccess(t, edited).result, 'success', 'editing at the cap is fine')
   })
 })

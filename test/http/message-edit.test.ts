@@ -4,6 +4,7 @@ import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { capture, messageAs, ofType, send, sendTo } from './conversation-support.js'
 import { pickStreamColor } from '../../src/actions/user-rows.js'
+import { MAX_EDIT_HISTORY_BYTES, MAX_EDIT_HISTORY_ENTRIES } from '../../src/domain/limits.js'
 
 t.test('PATCH /messages/{id}: content edits', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
@@ -186,5 +187,45 @@ t.test('PATCH /messages/{id}: content edits', async (t) => {
     t.equal((await messageAs(t, app, member, id)).content, '<p>plain</p>', 'a refused edit changes nothing')
     await setRealm({ wildcardMentionPolicy: 2 })
     expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: '@**all** hi' }))
+  })
+})
+
+t.test('a message keeps a bounded edit history: the newest entries, by count and by bytes', async (t) => {
+  const { app, fx } = await buildTestApp(t)
+  const { member, otherMember } = fx.users
+  const history = async (id: number) => (await messageAs(t, app, otherMember, id)).edit_history as Record<string, unknown>[]
+  const bytes = (entries: unknown[]) => entries.reduce<number>((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0)
+
+  t.test(`${MAX_EDIT_HISTORY_ENTRIES} entries, the oldest dropped; moves are never refused`, async (t) => {
+    const id = await sendTo(t, app, member, 'general', 'many edits', 'v0')
+    const edits = MAX_EDIT_HISTORY_ENTRIES + 5
+    for (let i = 1; i <= edits; i++) expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: `v${i}` }))
+    const kept = await history(id)
+    t.equal(kept.length, MAX_EDIT_HISTORY_ENTRIES)
+    t.same(kept.map((e) => e.prev_content), Array.from({ length: MAX_EDIT_HISTORY_ENTRIES }, (_, i) => `v${edits - 1 - i}`), 'newest first, the oldest 5 gone')
+    const snapshots = expectSuccess(t, await as(app, otherMember).get(`/messages/${id}/history`)).message_history as { content: string }[]
+    t.equal(snapshots.length, MAX_EDIT_HISTORY_ENTRIES + 1)
+    t.equal(snapshots[0]?.content, `v${edits - MAX_EDIT_HISTORY_ENTRIES}`, 'the first version shown is the one before the oldest kept edit')
+    t.equal(snapshots.at(-1)?.content, `v${edits}`)
+    expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { topic: 'moved once', propagate_mode: 'change_one' }))
+    const moved = await history(id)
+    t.equal(moved.length, MAX_EDIT_HISTORY_ENTRIES)
+    t.match(moved[0], { prev_topic: 'many edits', topic: 'moved once' })
+    t.equal(moved.at(-1)?.prev_content, `v${edits - MAX_EDIT_HISTORY_ENTRIES + 1}`)
+  })
+
+  t.test(`at most ${MAX_EDIT_HISTORY_BYTES} bytes of entries, the newest always kept`, async (t) => {
+    // Each content edit keeps the previous source and its rendering (here about 240 KB).
+    const large = (mark: string) => `${mark} ${'⁉'.repeat(2200)}`
+    const id = await sendTo(t, app, member, 'general', 'large edits', large('a0'))
+    const edits = 8
+    for (let i = 1; i <= edits; i++) expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: large(`a${i}`) }))
+    const kept = await history(id)
+    t.ok(kept.length >= 2 && kept.length < edits, `${kept.length} of ${edits} entries kept`)
+    t.ok(bytes(kept) <= MAX_EDIT_HISTORY_BYTES, `${bytes(kept)} bytes kept`)
+    t.ok(bytes(kept) + bytes([kept.at(-1)]) > MAX_EDIT_HISTORY_BYTES, 'one more entry of the same size would not fit')
+    t.same(kept.map((e) => String(e.prev_content).split(' ')[0]), Array.from({ length: kept.length }, (_, i) => `a${edits - 1 - i}`), 'the newest entries')
+    const snapshots = expectSuccess(t, await as(app, otherMember).get(`/messages/${id}/history`)).message_history as unknown[]
+    t.equal(snapshots.length, kept.length + 1)
   })
 })

@@ -6,6 +6,7 @@ import type { Services } from '../../src/services.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
 import { deliverDue, startScheduledDelivery } from '../../src/scheduler/delivery.js'
 import { busItemsDuring } from '../support/events.js'
+import { MAX_SCHEDULED_MESSAGES_PER_USER } from '../../src/domain/limits.js'
 
 /** Bus items published while `fn` runs (and any delivery it awaits). */
 const capture = busItemsDuring
@@ -145,6 +146,32 @@ t.test('scheduled messages', async (t) => {
     t.same(ofType(items, 'scheduled_messages').filter((i) => i.userIds.includes(user.id)).map((i) => i.event), [{ type: 'scheduled_messages', op: 'remove', scheduled_message_id: id }])
     t.same(expectSuccess(t, await as(app, user).get('/scheduled_messages')).scheduled_messages, [])
     expectError(t, await as(app, user).delete(`/scheduled_messages/${id}`), { code: 'BAD_REQUEST', status: 404 })
+  })
+
+  t.test(`at most ${MAX_SCHEDULED_MESSAGES_PER_USER} scheduled messages waiting per user`, async (t) => {
+    const user = await fx.newUser()
+    const row = (i: number, extra: Record<string, unknown> = {}) => ({
+      realmId: fx.realm.id, senderId: user.id, recipientType: 'stream', streamId: general.id, topic: 'later', content: `m${i}`,
+      renderedContent: `<p>m${i}</p>`, scheduledTimestamp: new Date(inAnHour() * 1000), ...extra,
+    })
+    // Failed ones wait too (the sender may reschedule them); delivered ones do not count.
+    await services.prisma.scheduledMessage.createMany({
+      data: [
+        ...Array.from({ length: MAX_SCHEDULED_MESSAGES_PER_USER - 2 }, (_, i) => row(i)),
+        row(-1, { failed: true, failureMessage: 'gone' }),
+        ...Array.from({ length: 5 }, (_, i) => row(1000 + i, { delivered: true })),
+      ],
+    })
+    const schedule = () => as(app, user).post('/scheduled_messages', { type: 'stream', to: general.id, topic: 'later', content: 'one more', scheduled_delivery_timestamp: inAnHour() })
+    const id = expectSuccess(t, await schedule()).scheduled_message_id as number
+    const msg = `You can have at most ${MAX_SCHEDULED_MESSAGES_PER_USER} scheduled messages.`
+    const { result, items } = await capture(services, schedule)
+    expectError(t, result, { code: 'BAD_REQUEST', status: 400, msg })
+    t.same(items, [], 'no event')
+    t.equal(expectSuccess(t, await as(app, user).get('/scheduled_messages')).scheduled_messages.length, MAX_SCHEDULED_MESSAGES_PER_USER)
+    t.equal(expectSuccess(t, await as(app, user).patch(`/scheduled_messages/${id}`, { content: 'edited' })).result, 'success', 'editing at the cap is fine')
+    expectSuccess(t, await as(app, user).delete(`/scheduled_messages/${id}`))
+    t.type(expectSuccess(t, await schedule()).scheduled_message_id, 'number', 'a deleted one makes room')
   })
 
   t.test('register includes scheduled_messages', async (t) => {
