@@ -6,6 +6,14 @@
 // JavaScript needs neither of. A tap test file runs on its own and prints
 // TAP ending in a summary line such as "# { total: 59, pass: 58, fail: 1 }";
 // that line and the exit code are what this reads.
+//
+// With `batch`, files run instead in `jobs` long-lived worker processes
+// (scripts/test-batch.mjs), each importing one file after another, handed
+// out as workers free up: the module graph and the PGlite test database are
+// then loaded once per worker instead of once per file. Markers the worker
+// prints around each file split its output into one result per file; a
+// worker that dies or overruns a file's time is replaced, and the file it was
+// running fails.
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -47,11 +55,16 @@ export function failureExcerpt(output, maxLines = 120) {
  * goes to .tap/test-results/<file>.tap. `full`: print each file's output as
  * it ends; `label` (the phase) starts each line; `onFile(file, seconds)` is told each file's duration. Resolves with the summed counts and the failed files.
  */
-export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds = 120, raiseOpenFiles = false, full = false, weight = () => 0, onFile = () => {}, label = '' }) {
+export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds = 120, raiseOpenFiles = false, full = false, weight = () => 0, onFile = () => {}, label = '', batch = false }) {
   const queue = [...files].sort((a, b) => weight(b) - weight(a))
   const totals = { pass: 0, fail: 0, files: 0 }
   const failed = []
   const resultsDir = path.join(root, '.tap/test-results')
+  const save = (file, output) => {
+    const out = path.join(resultsDir, `${path.relative('dist/test', file)}.tap`)
+    mkdirSync(path.dirname(out), { recursive: true })
+    writeFileSync(out, output)
+  }
   const runOne = (file) =>
     new Promise((resolve) => {
       const started = Date.now()
@@ -76,9 +89,7 @@ export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds 
           process.kill(-child.pid, 'SIGKILL')
         } catch {}
         const output = Buffer.concat(chunks).toString()
-        const out = path.join(resultsDir, `${path.relative('dist/test', file)}.tap`)
-        mkdirSync(path.dirname(out), { recursive: true })
-        writeFileSync(out, output)
+        save(file, output)
         resolve({ file, code: code ?? (signal ? 1 : 0), summary: summaryOf(output), output, seconds: (Date.now() - started) / 1000 })
       })
     })
@@ -101,6 +112,84 @@ export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds 
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) report(await runOne(file))
   }
-  await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker))
+  const batchWorker = async () => {
+    while (queue.length > 0) await runBatch(queue, { root, env, timeoutSeconds, save, report })
+  }
+  await Promise.all(Array.from({ length: Math.max(1, jobs) }, batch ? batchWorker : worker))
   return { ...totals, failed }
+}
+
+const BATCH_MARK = '# roost-batch '
+
+/**
+ * One worker process of scripts/test-batch.mjs, fed files from `queue` until
+ * it is empty or the worker dies; reports each file as runOne's result would.
+ */
+function runBatch(queue, { root, env, timeoutSeconds, save, report }) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(root, 'scripts/test-batch.mjs')], {
+      cwd: root,
+      // The root test lives as long as the worker: no timeout of tap's own; each file's is kept here.
+      env: { ...env, TAP_TIMEOUT: '0' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    })
+    let current // { file, started, killer }
+    let text = ''
+    let pending = ''
+    const next = () => {
+      const file = queue.shift()
+      if (file === undefined) {
+        child.stdin.end()
+        return
+      }
+      const killer = setTimeout(() => {
+        text += `\n# killed: still running after ${timeoutSeconds + 60} s\n`
+        try {
+          process.kill(-child.pid, 'SIGKILL')
+        } catch {}
+      }, (timeoutSeconds + 60) * 1000)
+      current = { file, started: Date.now(), killer }
+      child.stdin.write(`${file}\n`)
+    }
+    const finish = (counts, code) => {
+      clearTimeout(current.killer)
+      save(current.file, text)
+      report({ file: current.file, code, summary: counts, output: text, seconds: (Date.now() - current.started) / 1000 })
+      current = undefined
+      text = ''
+    }
+    const onLine = (line) => {
+      if (line.startsWith(BATCH_MARK)) {
+        const record = JSON.parse(line.slice(BATCH_MARK.length))
+        if (record.end !== undefined && current?.file === record.end) {
+          finish(record.counts, record.counts.fail > 0 ? 1 : 0)
+          next()
+        }
+        return
+      }
+      if (current) text += `${line}\n`
+    }
+    const onData = (chunk) => {
+      pending += chunk.toString()
+      const lines = pending.split('\n')
+      pending = lines.pop()
+      for (const line of lines) onLine(line)
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk) => {
+      if (current) text += chunk.toString()
+    })
+    child.stdin.on('error', () => {}) // a worker that died before reading its next file
+    child.on('close', (code, signal) => {
+      if (pending) onLine(pending)
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {}
+      // The file that was running when the worker ended fails with what it printed.
+      if (current) finish(undefined, code || (signal ? 1 : 0) || 1)
+      resolve()
+    })
+    next()
+  })
 }

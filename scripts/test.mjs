@@ -168,8 +168,10 @@ const topologyDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-
 const clusterTwice = all.filter(isCluster).filter(onTopologies)
 const unitFiles = all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f))
 const phases = {
-  unit: { files: unitFiles, env: withoutDb },
+  // Files of these two phases share worker processes (scripts/test-batch.mjs): nothing in them outlives its own tests.
+  unit: { files: unitFiles, env: withoutDb, batch: true },
   postgres: {
+    batch: true,
     files: all.filter((f) => isAuthz(f) || (unitFiles.includes(f) && onPostgres(f) !== undefined)),
     env: { ROOST_TEST_DATABASE_URL: DATABASE_URL },
     before: () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), '--fresh', DATABASE_URL], {}),
@@ -315,6 +317,7 @@ async function runPhase(name) {
     jobs: phase.jobs ?? JOBS,
     timeoutSeconds: phase.timeoutSeconds ?? 300,
     raiseOpenFiles: phase.raiseOpenFiles,
+    batch: phase.batch ?? false,
     full: process.env.ROOST_TEST_REPORTER === 'tap',
     weight,
     label: name,

@@ -46,14 +46,18 @@ export function testDatabase(): Promise<Database> {
 }
 
 /**
- * A database of the calling file alone, for tests of database-wide figures
- * (the pending-notification gauges count every organization's rows, and the
- * PostgreSQL phase runs files side by side on one database). On PostgreSQL a
- * fresh `<test database>_<suffix>`, migrated, dropped again afterwards; on
- * PGlite each file's database is its own already.
+ * A database of the caller's alone, for tests of database-wide figures (the
+ * pending-notification gauges count every organization's rows, and files
+ * share a database: side by side on PostgreSQL, one after another in a
+ * batch on PGlite). On PostgreSQL a fresh `<test database>_<suffix>`,
+ * migrated, dropped again afterwards; on PGlite a new in-memory database.
  */
 export async function ownDatabase(t: Tap, suffix: string): Promise<Database> {
-  if (!TEST_DATABASE_URL) return testDatabase()
+  if (!TEST_DATABASE_URL) {
+    const db = await migratedPGlite()
+    t.teardown(() => db.close())
+    return db
+  }
   if (!/^[a-z0-9_]+$/.test(suffix)) throw new Error(`ownDatabase: suffix '${suffix}'`)
   const url = new URL(TEST_DATABASE_URL)
   const name = `${decodeURIComponent(url.pathname.slice(1))}_${suffix}`
