@@ -233,9 +233,12 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   // the subscribers may not access (they share no channel or conversation):
   // those get the message with the sender shown as the "Unknown user"
   // stand-in, as upstream's user_ids_without_access_to_sender. One statement,
-  // and none when the sender is subscribed or guests are not restricted.
+  // and none when the sender is subscribed or a bot (every user may access
+  // bots) or guests are not restricted.
   const seeing =
-    target.kind === 'stream' && !target.senderSubscribed ? new Set(await usersWhoMayAccess(ctx.prisma, ctx.realm, target.recipientIds, sender.id)) : undefined
+    target.kind === 'stream' && !target.senderSubscribed && !sender.isBot
+      ? new Set(await usersWhoMayAccess(ctx.prisma, ctx.realm, target.recipientIds, sender.id))
+      : undefined
   const blind = seeing === undefined ? [] : target.recipientIds.filter((id) => !seeing.has(id))
   const shownTo = blind.length === 0 ? target.recipientIds : target.recipientIds.filter((id) => seeing?.has(id))
   const isPublic = target.kind === 'stream' && !target.stream.inviteOnly
