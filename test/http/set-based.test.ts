@@ -520,6 +520,23 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
       },
     },
     {
+      route: 'POST /user_groups/:user_group_id/members',
+      param: 'add_subgroups',
+      prepare: async (n) => {
+        const [group, ...subgroups] = await makeGroups(n + 1)
+        return sending(admin, () => as(app, admin).post(`/user_groups/${group}/members`, { add_subgroups: subgroups }))
+      },
+    },
+    {
+      route: 'POST /user_groups/:user_group_id/members',
+      param: 'delete_subgroups',
+      prepare: async (n) => {
+        const [group = 0, ...subgroups] = await makeGroups(n + 1)
+        await prisma.userGroupSubgroup.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: group, subgroupId })) })
+        return sending(admin, () => as(app, admin).post(`/user_groups/${group}/members`, { delete_subgroups: subgroups }))
+      },
+    },
+    {
       route: 'POST /user_groups/:user_group_id/subgroups',
       param: 'add',
       prepare: async (n) => {
