@@ -317,7 +317,11 @@ t.test('register state + events = fresh register', async (t) => {
 
   t.test('typing and presence', async (t) => {
     await checkStateAfter(t, app, other, () => as(app, member).post('/typing', { op: 'start', to: [other.id] }), { expectTypes: ['typing/start'] })
-    await checkStateAfter(t, app, other, () => as(app, member).post('/users/me/presence', { status: 'active' }))
+    // A report within the offline threshold of the user's last one moves its timestamps without an event
+    // (as upstream): when the two fall in different seconds, only a fresh register shows the newer ones.
+    await checkStateAfter(t, app, other, () => as(app, member).post('/users/me/presence', { status: 'active' }), {
+      ignore: { presences: 'timestamps moved within the offline threshold, which upstream sends no event for' },
+    })
     await checkStateAfter(t, app, other, () => as(app, member).post('/typing', { op: 'stop', to: [other.id] }), { expectTypes: ['typing/stop'] })
     // A user's first report brings it online: everyone is told.
     const newcomer = await fx.newUser({ fullName: 'Presence Newcomer' })
