@@ -161,10 +161,13 @@ function onPostgres(rel) {
 }
 
 const withoutDb = { ROOST_TEST_DATABASE_URL: undefined }
-const clusterDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), DATABASE_URL], {})
-// The Redis-topology lane runs beside the postgres phase, which makes its database afresh: it has a database of its own.
-const TOPOLOGY_DATABASE_URL = DATABASE_URL.replace(/\/([^/?]*)(\?|$)/, (_, name, rest) => `/${name}_redis_topologies${rest}`)
+/** The test database's URL with `suffix` added to its name. */
+const databaseNamed = (suffix) => DATABASE_URL.replace(/\/([^/?]*)(\?|$)/, (_, name, rest) => `/${name}_${suffix}${rest}`)
+// The lanes beside the postgres phase, which makes its database afresh, each have a database of their own.
+const TOPOLOGY_DATABASE_URL = databaseNamed('redis_topologies')
 const topologyDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), TOPOLOGY_DATABASE_URL], {})
+const BROWSER_DATABASE_URL = databaseNamed('browser')
+const browserDb = () => run(process.execPath, [path.join(root, 'scripts/ensure-test-db.mjs'), BROWSER_DATABASE_URL], {})
 const clusterTwice = all.filter(isCluster).filter(onTopologies)
 const unitFiles = all.filter((f) => !isCluster(f) && !isE2e(f) && !isFailure(f) && !isAuthz(f) && !isTopology(f) && !isBrowser(f))
 const phases = {
@@ -178,9 +181,8 @@ const phases = {
   },
   cluster: {
     files: all.filter(isCluster),
-    env: { ROOST_TEST_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
-    // Also when run alone (`node scripts/test.mjs cluster`), before any postgres phase made the database.
-    before: clusterDb,
+    env: { ROOST_TEST_DATABASE_URL: TOPOLOGY_DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
+    before: topologyDb,
   },
   // Each file starts its own processes; one at a time keeps them from starving each other of CPU.
   failure: { files: all.filter(isFailure), env: withoutDb, jobs: 1, timeoutSeconds: 900, raiseOpenFiles: true },
@@ -190,10 +192,10 @@ const phases = {
   // The cluster file needs PostgreSQL and Redis; the others run embedded.
   browser: {
     files: all.filter(isBrowser),
-    env: { ROOST_TEST_DATABASE_URL: undefined, ROOST_BROWSER_DATABASE_URL: DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
+    env: { ROOST_TEST_DATABASE_URL: undefined, ROOST_BROWSER_DATABASE_URL: BROWSER_DATABASE_URL, ROOST_TEST_REDIS_URL: REDIS_URL },
     jobs: 1,
     timeoutSeconds: 600,
-    before: clusterDb,
+    before: browserDb,
   },
   sentinel: { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: TOPOLOGY_DATABASE_URL }, redisTopology: 'sentinel', before: topologyDb },
   'redis-cluster': { files: clusterTwice, env: { ROOST_TEST_DATABASE_URL: TOPOLOGY_DATABASE_URL }, redisTopology: 'cluster', before: topologyDb },
@@ -246,13 +248,15 @@ for (const name of requested) {
 }
 /**
  * `npm test` runs its phases in lanes: the phases of a lane one after the
- * other, the lanes at the same time. The Redis-topology and failure phases
- * spend most of their time waiting (for servers to start, for failovers, for
- * outages to last their length), so they run beside the phases that keep the
- * CPU busy; their own files still run one at a time. Phases named on the
+ * other, the lanes at the same time. The unit and postgres phases keep the
+ * CPU busy; the Redis-topology and failure phases spend most of their time
+ * waiting (for servers to start, for failovers, for outages to last their
+ * length), so the shorter CPU-bound phases (cluster, e2e, browser) share their
+ * lanes. Each lane other than the first has a PostgreSQL database of its own,
+ * since the postgres phase makes its database afresh. Phases named on the
  * command line run one after the other, in the order given.
  */
-const LANES = [['unit', 'postgres', 'cluster', 'e2e', 'browser'], ['topology', 'sentinel', 'redis-cluster'], ['failure']]
+const LANES = [['unit', 'postgres'], ['cluster', 'topology', 'sentinel', 'redis-cluster'], ['failure', 'e2e', 'browser']]
 const selected = requested.length > 0 ? requested : LANES.flat()
 for (const name of Object.keys(phases)) if (!selected.includes(name) && requested.length === 0) throw new Error(`phase ${name} is in no lane`)
 for (const rel of new Set(unclassified)) {
