@@ -204,6 +204,8 @@ export const fileAccessDenied = () => new ApiError('You are not authorized to vi
 export const botRequestsNotAccepted = () => badRequest('This endpoint does not accept bot requests.')
 export const wrongPassword = () => badRequest('Wrong password!')
 export const newPasswordTooWeak = () => badRequest('New password is too weak!')
+export const profileFieldNotEditable = () => badRequest('You are not allowed to change this field. Contact an administrator to update it.')
+export const newPasswordTooLong = () => badRequest('New password is too long!')
 export const incompatibleDenseMode = () => badRequest("Incompatible values for 'dense_mode' and 'web_font_size_px'.")
 export const emailChangesDisabled = () => badRequest('Email address changes are disabled in this organization.')
 export const invalidSettingValue = (name: string) => badRequest(`Invalid ${name}`)

@@ -16,6 +16,7 @@ import {
   mustBeAdmin,
   profileFieldLabelBlank,
   profileFieldNameInUse,
+  profileFieldNotEditable,
   profileFieldNotFound,
   profileFieldRequired,
   textTooLong,
@@ -39,6 +40,7 @@ export interface FieldInput {
   fieldData?: Record<string, unknown>
   displayInProfileSummary?: boolean
   required?: boolean
+  editableByUser?: boolean
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -120,6 +122,7 @@ export async function createProfileField(ctx: ActionContext, input: FieldInput &
         fieldData,
         displayInProfileSummary: input.displayInProfileSummary ?? false,
         required: input.required ?? false,
+        editableByUser: input.editableByUser ?? true,
       },
     })
     await publishFields(tx, ctx, emit)
@@ -143,7 +146,7 @@ export async function updateProfileField(ctx: ActionContext, id: number, input: 
     if (input.displayInProfileSummary && !field.displayInProfileSummary) await checkSummaryLimit(tx, ctx, field.type, id)
     await tx.customProfileField.update({
       where: { id },
-      data: { name, hint, fieldData, displayInProfileSummary: input.displayInProfileSummary ?? field.displayInProfileSummary, required: input.required ?? field.required },
+      data: { name, hint, fieldData, displayInProfileSummary: input.displayInProfileSummary ?? field.displayInProfileSummary, required: input.required ?? field.required, editableByUser: input.editableByUser ?? field.editableByUser },
     })
     await publishFields(tx, ctx, emit)
   })
@@ -248,6 +251,7 @@ export async function writeProfileData(tx: Tx, ctx: TxContext, emit: Emit, targe
   for (const entry of entries) {
     const field = fields.get(entry.id)
     if (!field) throw profileFieldNotFound(entry.id)
+    if (!field.editableByUser && !isAdmin(ctx.user.role)) throw profileFieldNotEditable()
     const value = storedValue(field, entry.value, activeUserIds)
     if (value === '') {
       if (field.required) throw profileFieldRequired(field.name)

@@ -50,6 +50,7 @@ export interface SubscribeInput {
   canRemoveSubscribersGroup?: number
 }
 
+/** Keyed by user ID (as a string), as upstream since level 289 (it keyed them by email before). */
 export interface SubscribeResult {
   subscribed: Record<string, string[]>
   already_subscribed: Record<string, string[]>
@@ -143,7 +144,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
     const colors = new Map(wanted.filter((w) => w.color !== undefined).map((w) => [w.name.toLowerCase(), w.color as string]))
     const streams = [...authorized, ...created]
     const result = await addSubscriptions(tx, emit, { ctx, streams, created, subscribers, colors })
-    const added = subscribers.map((user) => ({ user, streamNames: result.subscribed[user.email] ?? [] }))
+    const added = subscribers.map((user) => ({ user, streamNames: result.subscribed[String(user.id)] ?? [] }))
     return { result: input.authorizationErrorsFatal ? result : { ...result, unauthorized: unauthorized.map((s) => s.name) }, created, added }
   })
   await sendSubscriptionNotifications(ctx, { created: outcome.created, added: outcome.added, announce: input.announce })
@@ -176,13 +177,13 @@ async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs):
     for (const stream of streams) {
       const row = mine.get(stream.id)
       if (row?.active) {
-        ;(already[target.email] ??= []).push(stream.name)
+        ;(already[String(target.id)] ??= []).push(stream.name)
         continue
       }
       const color = colors.get(stream.name.toLowerCase())
       if (row) reactivate.set(color ?? '', [...(reactivate.get(color ?? '') ?? []), row.id])
       else create.push({ userId: target.id, streamId: stream.id, color: color ?? nextColor() })
-      ;(subscribed[target.email] ??= []).push(stream.name)
+      ;(subscribed[String(target.id)] ??= []).push(stream.name)
       addedPairs.push({ target, stream })
     }
   }

@@ -8,7 +8,7 @@ import type { ActionContext, Emit, Services, TxContext } from './context.js'
 import { inTransaction, publishAll } from './context.js'
 import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
 import { checkFullName } from '../domain/user-rules.js'
-import { PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { checkPasswordThrottled, isValidEmail } from '../access/user.js'
 import { isAdmin } from '../domain/roles.js'
 import { isLanguageCode, languageName } from '../domain/languages.js'
@@ -24,6 +24,7 @@ import {
   invalidEmailBatchingPeriod,
   invalidNotificationSound,
   invalidSettingValue,
+  newPasswordTooLong,
   newPasswordTooWeak,
   wrongPassword,
 } from '../errors.js'
@@ -97,6 +98,7 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
       verifyPassword(user.passwordHash, input.oldPassword ?? ''),
     )
     if (!verified) throw wrongPassword()
+    if (input.newPassword.length > PASSWORD_MAX_LENGTH) throw newPasswordTooLong()
     if (input.newPassword.length < PASSWORD_MIN_LENGTH) throw newPasswordTooWeak()
     passwordHash = await hashPassword(input.newPassword)
   }

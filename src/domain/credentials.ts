@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto'
 import argon2 from 'argon2'
 
 export const PASSWORD_MIN_LENGTH = 6
+/** Upstream's PASSWORD_MAX_LENGTH (register's password_max_length, level 338). */
+export const PASSWORD_MAX_LENGTH = 100
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 

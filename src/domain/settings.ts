@@ -73,6 +73,8 @@ export const USER_SETTINGS: readonly SettingSpec[] = [
   s('web_animate_image_previews', 'webAnimateImagePreviews', WEB_ANIMATE_IMAGE_PREVIEWS),
   i('web_stream_unreads_count_display_policy', 'webStreamUnreadsCountDisplayPolicy', [1, 2, 3]),
   b('web_navigate_to_sent_message', 'webNavigateToSentMessage'),
+  b('web_suggest_update_timezone', 'webSuggestUpdateTimezone'),
+  b('hide_ai_features', 'hideAiFeatures'),
   // Notifications.
   b('enable_stream_desktop_notifications', 'enableStreamDesktopNotifications', 'notification'),
   b('enable_stream_email_notifications', 'enableStreamEmailNotifications', 'notification'),
@@ -107,6 +109,7 @@ export const USER_SETTINGS: readonly SettingSpec[] = [
   b('send_stream_typing_notifications', 'sendStreamTypingNotifications'),
   b('send_read_receipts', 'sendReadReceipts'),
   i('email_address_visibility', 'emailAddressVisibility', [1, 2, 3, 4, 5]),
+  b('allow_private_data_export', 'allowPrivateDataExport'),
 ]
 
 export const SETTINGS_BY_NAME: ReadonlyMap<string, SettingSpec> = new Map(USER_SETTINGS.map((spec) => [spec.name, spec]))

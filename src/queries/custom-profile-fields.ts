@@ -43,6 +43,7 @@ export function presentField(field: CustomProfileField): FieldDict {
     field_data: field.fieldData,
     ...(field.displayInProfileSummary ? { display_in_profile_summary: true as const } : {}),
     required: field.required,
+    editable_by_user: field.editableByUser,
   }
 }
 

@@ -25,6 +25,12 @@ export interface PresenceOptions {
   modern: boolean
   /** Only rows written after this update ID (the modern protocol). */
   lastUpdateId?: number
+  /**
+   * Level 288: only users connected within this many days (default 14). As
+   * upstream, the age limit applies only while the client has no presence
+   * data yet (no last_update_id, or one of 0 or below).
+   */
+  historyLimitDays?: number
 }
 
 export interface RealmPresence {
@@ -50,7 +56,8 @@ export interface RealmPresence {
 export async function getRealmPresence(ctx: PresenceQueryContext, options: PresenceOptions): Promise<RealmPresence> {
   const fallbackId = options.lastUpdateId ?? -1
   if (ctx.realm.presenceDisabled) return { presences: rawObject([]), presence_last_update_id: fallbackId }
-  const oldest = Math.floor(ctx.now().getTime() / 1000) - PRESENCE_WINDOW_SECS
+  const windowSecs = options.historyLimitDays !== undefined ? options.historyLimitDays * 24 * 3600 : PRESENCE_WINDOW_SECS
+  const oldest = options.lastUpdateId !== undefined && options.lastUpdateId > 0 ? -Infinity : Math.floor(ctx.now().getTime() / 1000) - windowSecs
   const after = options.lastUpdateId ?? -1
   const rows = (await ctx.presenceMirror.rows(ctx.realm.id)).filter((r) => r.lastConnectedTime >= oldest && r.updateId > after)
   const accessible = await accessibleUserIds(ctx)
@@ -69,8 +76,11 @@ export async function getRealmPresence(ctx: PresenceQueryContext, options: Prese
 }
 
 /** The register `presence` key: presences, presence_last_update_id, server_timestamp. */
-export async function fetchPresenceState(ctx: PresenceQueryContext, options: { slimPresence: boolean }): Promise<RealmPresence & { server_timestamp: number }> {
-  const state = await getRealmPresence(ctx, { modern: options.slimPresence })
+export async function fetchPresenceState(
+  ctx: PresenceQueryContext,
+  options: { slimPresence: boolean; historyLimitDays?: number },
+): Promise<RealmPresence & { server_timestamp: number }> {
+  const state = await getRealmPresence(ctx, { modern: options.slimPresence, historyLimitDays: options.historyLimitDays })
   return { ...state, server_timestamp: ctx.now().getTime() / 1000 }
 }
 

@@ -1,5 +1,6 @@
 // Realm settings (`realm` fetch type) and user settings (`user_settings` and
 // the legacy top-level forms) of the register response (upstream §3.2–3.4, §10.1).
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { legacyFamilyOf } from '../domain/settings.js'
 import type { Realm, UserSettings } from '../db/index.js'
 import { MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
@@ -147,8 +148,11 @@ export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeM
     server_typing_stopped_wait_period_milliseconds: 12000,
     server_typing_started_wait_period_milliseconds: 30000,
     server_needs_upgrade: false,
-    password_min_length: 6,
+    password_min_length: PASSWORD_MIN_LENGTH,
+    password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: 10000,
+    // Level 369: the video the web app's navigation tour shows; Roost serves none.
+    navigation_tour_video_url: null,
   })
   if (spectator) {
     // Upstream forces these for web-public visitors.

@@ -57,6 +57,8 @@ export interface RegisterStateOptions {
   clientExtavatar: boolean
   includeSubscribers: boolean
   slimPresence: boolean
+  /** Level 288: presence only of users connected within this many days (default 14). */
+  presenceHistoryLimitDays?: number
 }
 
 const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000
@@ -117,7 +119,7 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   }
   if (want('message')) state.max_message_id = core?.maxMessageId ?? -1
   if (want('presence')) {
-    if (user) Object.assign(state, await fetchPresenceState({ ...ctx, user }, { slimPresence: options.slimPresence }))
+    if (user) Object.assign(state, await fetchPresenceState({ ...ctx, user }, { slimPresence: options.slimPresence, historyLimitDays: options.presenceHistoryLimitDays }))
     else Object.assign(state, { presences: {}, presence_last_update_id: -1, server_timestamp: ctx.now().getTime() / 1000 })
   }
   if (want('realm')) Object.assign(state, realmState(realm, ctx.config.externalUrl, ctx.config.maxFileUploadSizeMib, user === null))

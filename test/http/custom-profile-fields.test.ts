@@ -117,6 +117,24 @@ t.test('custom profile fields', async (t) => {
     t.equal(await services.prisma.customProfileFieldValue.count({ where: { userId: member.id } }), 0)
   })
 
+  t.test('editable_by_user (level 296): only administrators set values of a field users may not edit', async (t) => {
+    const open = await create({ name: 'Nickname', field_type: 1 })
+    const closed = await create({ name: 'Employee ID', field_type: 1, editable_by_user: false })
+    t.match((await list()).find((f) => f.id === open), { editable_by_user: true })
+    t.match((await list()).find((f) => f.id === closed), { editable_by_user: false })
+    const member = await fx.newUser()
+    const refused = { code: 'BAD_REQUEST', status: 400, msg: 'You are not allowed to change this field. Contact an administrator to update it.' }
+    expectError(t, await as(app, member).patch('/users/me/profile_data', { data: [{ id: open, value: 'Al' }, { id: closed, value: 'E-1' }] }), refused)
+    expectError(t, await as(app, member).delete('/users/me/profile_data', { data: [closed] }), refused)
+    t.notOk(await services.prisma.customProfileFieldValue.findFirst({ where: { userId: member.id } }), 'the refused request changed nothing')
+    expectSuccess(t, await as(app, admin).patch(`/users/${member.id}`, { profile_data: [{ id: closed, value: 'E-1' }] }))
+    expectSuccess(t, await as(app, admin).patch('/users/me/profile_data', { data: [{ id: closed, value: 'E-0' }] }))
+    const items = await published(services, () => as(app, admin).patch(`/realm/profile_fields/${closed}`, { editable_by_user: true }))
+    t.match(items.find((i) => i.event.type === 'custom_profile_fields')?.event.fields.find((f: { id: number }) => f.id === closed), { editable_by_user: true })
+    expectSuccess(t, await as(app, member).patch('/users/me/profile_data', { data: [{ id: closed, value: 'E-2' }] }))
+    expectError(t, await as(app, admin).post('/realm/profile_fields', { name: 'Bad', editable_by_user: 'sometimes' }), { code: 'BAD_REQUEST', status: 400 })
+  })
+
   t.test('a required field cannot be emptied', async (t) => {
     const id = await create({ name: 'Location', field_type: 1, required: true })
     const member = await fx.newUser()

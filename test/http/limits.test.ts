@@ -56,7 +56,7 @@ t.test('array parameters have a maximum length', async (t) => {
       msg: 'No such user',
     })
     const res = await as(app, fx.users.admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }], principals: [bob.email.toUpperCase()] })
-    t.same(expectSuccess(t, res).subscribed, { [bob.email]: ['design'] })
+    t.same(expectSuccess(t, res).subscribed, { [bob.id]: ['design'] })
   })
 })
 
@@ -104,7 +104,7 @@ t.test('names are matched exactly, never as patterns', async (t) => {
   t.test('subscribing to secret% does not reveal secretproject', async (t) => {
     const res = await as(app, outsider).post('/users/me/subscriptions', { subscriptions: [{ name: 'secret%' }] })
     const body = expectSuccess(t, res)
-    t.same(body.subscribed, { [outsider.email]: ['secret%'] })
+    t.same(body.subscribed, { [outsider.id]: ['secret%'] })
     t.notMatch(JSON.stringify(body), /secretproject/)
   })
 
@@ -207,5 +207,5 @@ t.test('/healthz answers while a maximal request runs', async (t) => {
   const res = await big
   t.equal(res.status, 200)
   t.same(order, ['healthz', 'subscribe'])
-  t.equal((((await res.json()) as { subscribed: Record<string, string[]> }).subscribed[member.email] ?? []).length, MAX_CHANNELS_PER_REQUEST)
+  t.equal((((await res.json()) as { subscribed: Record<string, string[]> }).subscribed[member.id] ?? []).length, MAX_CHANNELS_PER_REQUEST)
 })

@@ -32,6 +32,25 @@ t.test('presence', async (t) => {
     t.equal(next.presences[String(b.id)].idle_timestamp, sec())
   })
 
+  t.test('history_limit_days and presence_history_limit_days list only users connected within that many days (level 288)', async (t) => {
+    const a = await fx.newUser()
+    const b = await fx.newUser()
+    expectSuccess(t, await as(app, a).post('/users/me/presence', { status: 'active', last_update_id: -1 }))
+    clock += 3 * 24 * 3600 * 1000
+    const listed = async (params: Record<string, unknown>) =>
+      Object.keys(expectSuccess(t, await as(app, b).post('/users/me/presence', { status: 'active', last_update_id: -1, ...params })).presences)
+    t.same((await listed({ history_limit_days: 1 })).filter((id) => id === String(a.id) || id === String(b.id)), [String(b.id)])
+    t.same((await listed({ history_limit_days: 5 })).filter((id) => id === String(a.id) || id === String(b.id)), [String(a.id), String(b.id)])
+    // Without the parameter: upstream's 14 days.
+    t.same((await listed({})).filter((id) => id === String(a.id) || id === String(b.id)), [String(a.id), String(b.id)])
+    const registered = async (params: Record<string, unknown>) =>
+      Object.keys(expectSuccess(t, await as(app, b).post('/register', { fetch_event_types: ['presence'], slim_presence: true, ...params })).presences)
+    t.same((await registered({ presence_history_limit_days: 1 })).filter((id) => id === String(a.id) || id === String(b.id)), [String(b.id)])
+    t.same((await registered({})).filter((id) => id === String(a.id) || id === String(b.id)), [String(a.id), String(b.id)])
+    expectError(t, await as(app, b).post('/users/me/presence', { status: 'active', history_limit_days: 'x' }), { code: 'BAD_REQUEST', status: 400 })
+    expectError(t, await as(app, b).post('/register', { presence_history_limit_days: 'x' }), { code: 'BAD_REQUEST', status: 400 })
+  })
+
   t.test('legacy format when last_update_id is omitted and slim_presence is false', async (t) => {
     const a = await fx.newUser()
     clock += 1000

@@ -142,11 +142,36 @@ t.test('PATCH /settings', async (t) => {
     t.equal((await fx.refresh(member)).fullName, 'Fixed Name')
   })
 
+  t.test('the user settings of upstream 10.0: allow_private_data_export (293), web_suggest_update_timezone (329), hide_ai_features (350)', async (t) => {
+    const member = await fx.newUser()
+    const state = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['user_settings'], client_capabilities: { user_settings_object: true } }))
+    t.match(state.user_settings, { allow_private_data_export: false, web_suggest_update_timezone: true, hide_ai_features: false })
+    const items = await published(services, () => as(app, member).patch('/settings', { allow_private_data_export: true, web_suggest_update_timezone: false, hide_ai_features: true }))
+    t.same(
+      items.filter((i) => i.event.type === 'user_settings').map((i) => i.event),
+      [
+        { type: 'user_settings', op: 'update', property: 'web_suggest_update_timezone', value: false },
+        { type: 'user_settings', op: 'update', property: 'hide_ai_features', value: true },
+        { type: 'user_settings', op: 'update', property: 'allow_private_data_export', value: true },
+      ],
+    )
+    const after = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['user_settings'], client_capabilities: { user_settings_object: true } }))
+    t.match(after.user_settings, { allow_private_data_export: true, web_suggest_update_timezone: false, hide_ai_features: true })
+    expectError(t, await as(app, member).patch('/settings', { hide_ai_features: 'maybe' }), { code: 'BAD_REQUEST', status: 400 })
+  })
+
   t.test('changes the password only with the right old password', async (t) => {
     const member = await fx.newUser({ password: 'old-secret-1' })
     expectError(t, await as(app, member).patch('/settings', { new_password: 'new-secret-2' }), { code: 'BAD_REQUEST', msg: 'Wrong password!' })
     expectError(t, await as(app, member).patch('/settings', { old_password: 'nope', new_password: 'new-secret-2' }), { code: 'BAD_REQUEST', msg: 'Wrong password!' })
     expectError(t, await as(app, member).patch('/settings', { old_password: 'old-secret-1', new_password: 'abc' }), { code: 'BAD_REQUEST', msg: 'New password is too weak!' })
+    // Register's password_max_length (level 338) is the longest accepted.
+    const realmState = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['realm'] }))
+    const max = realmState.password_max_length as number
+    t.equal(max, 100)
+    // Level 369: no navigation tour video, as a server without one configured.
+    t.equal(realmState.navigation_tour_video_url, null)
+    expectError(t, await as(app, member).patch('/settings', { old_password: 'old-secret-1', new_password: 'x'.repeat(max + 1) }), { code: 'BAD_REQUEST', msg: 'New password is too long!' })
     expectSuccess(t, await as(app, member).patch('/settings', { old_password: 'old-secret-1', new_password: 'new-secret-2' }))
     const hash = (await fx.refresh(member)).passwordHash
     t.ok(await verifyPassword(hash, 'new-secret-2'))

@@ -23,7 +23,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
     const user = await fx.newUser()
     const { result, items } = await captured(services, () => as(app, user).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }] }))
     const body = expectSuccess(t, result as never)
-    t.same(body.subscribed, { [user.email]: ['design'] })
+    t.same(body.subscribed, { [user.id]: ['design'] })
     t.same(body.already_subscribed, {})
     t.notOk('unauthorized' in body)
 
@@ -52,7 +52,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
   t.test('reports channels the user is already in', async (t) => {
     const body = expectSuccess(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'Design' }, { name: ' general ' }] }))
     t.same(body.subscribed, {})
-    t.same(body.already_subscribed, { [member.email]: ['design', 'general'] })
+    t.same(body.already_subscribed, { [member.id]: ['design', 'general'] })
   })
 
   t.test('creates a missing public channel and announces it to non-guests', async (t) => {
@@ -60,7 +60,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
       as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: ' Ideas ', description: 'Line one\nline *two*', color: '#abcdef' }] }),
     )
     const body = expectSuccess(t, result as never)
-    t.same(body.subscribed, { [member.email]: ['Ideas'] })
+    t.same(body.subscribed, { [member.id]: ['Ideas'] })
     const stream = await services.prisma.stream.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'Ideas' } })
     t.equal(stream.creatorId, member.id)
     t.equal(stream.description, 'Line one line *two*')
@@ -83,7 +83,7 @@ t.test('POST /users/me/subscriptions', async (t) => {
       as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'hush' }], invite_only: true, principals: [member.id, otherMember.id] }),
     )
     const body = expectSuccess(t, result as never)
-    t.same(body.subscribed, { [member.email]: ['hush'], [otherMember.email]: ['hush'] })
+    t.same(body.subscribed, { [member.id]: ['hush'], [otherMember.id]: ['hush'] })
     const stream = await services.prisma.stream.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'hush' } })
     t.equal(stream.inviteOnly, true)
     t.equal(stream.historyPublicToSubscribers, false)
@@ -136,16 +136,16 @@ t.test('POST /users/me/subscriptions', async (t) => {
       subscriptions: [{ name: 'secret' }, { name: 'design' }], authorization_errors_fatal: false,
     }))
     t.same(body.unauthorized, ['secret'])
-    t.same(body.subscribed, { [otherMember.email]: ['design'] })
+    t.same(body.subscribed, { [otherMember.id]: ['design'] })
   })
 
   t.test('subscribes other users when the realm lets the requester invite', async (t) => {
     const a = await fx.newUser()
     const b = await fx.newUser()
     const body = expectSuccess(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }], principals: [a.id, b.id] }))
-    t.same(body.subscribed, { [a.email]: ['design'], [b.email]: ['design'] })
+    t.same(body.subscribed, { [a.id]: ['design'], [b.id]: ['design'] })
     const byEmail = expectSuccess(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }, { name: 'design' }], principals: [a.email.toUpperCase()] }))
-    t.same(byEmail.already_subscribed, { [a.email]: ['general', 'design'] })
+    t.same(byEmail.already_subscribed, { [a.id]: ['general', 'design'] })
     expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }], principals: [a.id, b.email] }), { code: 'BAD_REQUEST' })
 
     await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToStreamPolicy: 2 } })

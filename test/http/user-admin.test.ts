@@ -392,3 +392,13 @@ t.test('PATCH /bots/{bot_id}', async (t) => {
     t.notOk(bodyOf(await as(app, admin).get(`/users/${bot.id}`)).user.is_admin)
   })
 })
+
+t.test('a new bot owner leaves the bot its channels, even those the owner is not in (level 359)', async (t) => {
+  const { app, fx, services } = await buildTestApp(t)
+  const { admin, member, otherMember, bot } = fx.users
+  expectSuccess(t, await as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'bot den' }], invite_only: true, principals: [bot.id] }))
+  const den = await services.prisma.stream.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'bot den' } })
+  t.notOk(await services.prisma.subscription.findFirst({ where: { streamId: den.id, userId: { in: [member.id, otherMember.id] }, active: true } }), 'neither owner is subscribed')
+  expectSuccess(t, await as(app, admin).patch(`/bots/${bot.id}`, { bot_owner_id: otherMember.id }))
+  t.ok(await services.prisma.subscription.findFirst({ where: { streamId: den.id, userId: bot.id, active: true } }), 'the bot is still subscribed')
+})

@@ -169,6 +169,8 @@ export const CustomProfileFieldDict = Type.Object({
   field_data: Type.String(),
   display_in_profile_summary: Type.Optional(Type.Literal(true)),
   required: Type.Boolean(),
+  /** Level 296. */
+  editable_by_user: Type.Boolean(),
 })
 export type CustomProfileFieldDict = Static<typeof CustomProfileFieldDict>
 

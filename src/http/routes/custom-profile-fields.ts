@@ -21,14 +21,23 @@ const fieldParams = {
   field_data: optional(json(Type.Record(Type.String(), Type.Unknown()))),
   display_in_profile_summary: optional(Type.Boolean()),
   required: optional(Type.Boolean()),
+  editable_by_user: optional(Type.Boolean()),
 }
 
-const fieldInput = (input: { name?: string; hint?: string; field_data?: Record<string, unknown>; display_in_profile_summary?: boolean; required?: boolean }) => ({
+const fieldInput = (input: {
+  name?: string
+  hint?: string
+  field_data?: Record<string, unknown>
+  display_in_profile_summary?: boolean
+  required?: boolean
+  editable_by_user?: boolean
+}) => ({
   name: input.name,
   hint: input.hint,
   fieldData: input.field_data,
   displayInProfileSummary: input.display_in_profile_summary,
   required: input.required,
+  editableByUser: input.editable_by_user,
 })
 
 export const routes = [

@@ -60,6 +60,7 @@ export const routes = [
       client_capabilities: optional(nullAsAbsent(json(Type.Record(Type.String(), Type.Boolean())))),
       fetch_event_types: optional(nullAsAbsent(json(Type.Array(Type.String({ maxLength: MAX_EVENT_TYPE_LENGTH }), { maxItems: MAX_EVENT_TYPES })))),
       queue_lifespan_secs: optional(Type.Integer()),
+      presence_history_limit_days: optional(nullAsAbsent(Type.Integer())),
     },
     handler: async (input, ctx) => {
       const capabilities = capabilitiesOf(input.client_capabilities)
@@ -78,6 +79,7 @@ export const routes = [
         clientExtavatar,
         includeSubscribers: input.include_subscribers ?? false,
         slimPresence: queueInput.slimPresence ?? false,
+        presenceHistoryLimitDays: input.presence_history_limit_days,
       })
     },
   }),

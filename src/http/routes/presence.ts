@@ -1,7 +1,7 @@
 // POST /users/me/presence, GET /realm/presence, GET /users/{user_id_or_email}/presence.
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { optional } from '../params.js'
+import { nullAsAbsent, optional } from '../params.js'
 import { updatePresence } from '../../actions/update-presence.js'
 import { getRealmPresence, getUserPresence } from '../../queries/presence.js'
 import { accessUserByEmail, accessUserById } from '../../access/user.js'
@@ -16,12 +16,13 @@ export const routes = [
       ping_only: optional(Type.Boolean(), { default: false }),
       new_user_input: optional(Type.Boolean(), { default: false }),
       slim_presence: optional(Type.Boolean(), { default: false }),
+      history_limit_days: optional(nullAsAbsent(Type.Integer())),
     },
     handler: async (input, ctx) => {
       await updatePresence(ctx, { status: input.status })
       if (input.ping_only) return { presence_last_update_id: input.last_update_id ?? -1 }
       const modern = input.last_update_id !== undefined || input.slim_presence === true
-      const state = await getRealmPresence(ctx, { modern, lastUpdateId: input.last_update_id })
+      const state = await getRealmPresence(ctx, { modern, lastUpdateId: input.last_update_id, historyLimitDays: input.history_limit_days })
       return { ...state, server_timestamp: ctx.now().getTime() / 1000 }
     },
   }),
