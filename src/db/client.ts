@@ -81,13 +81,22 @@ function yieldBetweenStatements(pglite: PGlite): void {
   }
 }
 
+/**
+ * Interactive transactions may wait 10 s for a connection and run 30 s
+ * (Prisma's defaults: 2 s and 5 s). On PGlite every statement of every
+ * request queues for the one connection on the main thread, so a busy node
+ * stretches a short transaction well past 5 s, and a rolled-back realm or
+ * user creation under load helps no one.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 }
+
 async function openPGlite(dir: string | undefined, wrap: (adapter: AdapterFactory) => AdapterFactory, image?: Blob): Promise<Database> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
   const pglite = new PGlite(dir ?? 'memory://', image ? { loadDataDir: image } : {})
   await pglite.waitReady
   yieldBetweenStatements(pglite)
   const writes = new LocalWrites()
-  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(pgliteAdapter(pglite)) }), writes)
+  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(pgliteAdapter(pglite)), transactionOptions: TRANSACTION_OPTIONS }), writes)
   let closed = false
   const db: Database = {
     prisma,
@@ -131,7 +140,7 @@ async function openPostgres(url: string, wrap: (adapter: AdapterFactory) => Adap
   const writes = new LocalWrites()
   // Our own pool (ended by $disconnect) so its use can be reported.
   const pool = new pg.Pool({ connectionString: url })
-  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(new PrismaPg(pool, { disposeExternalPool: true })) }), writes)
+  const prisma = trackRowWrites(new PrismaClient({ adapter: wrap(new PrismaPg(pool, { disposeExternalPool: true })), transactionOptions: TRANSACTION_OPTIONS }), writes)
   try {
     await prisma.$queryRawUnsafe('SELECT 1')
   } catch (err) {
