@@ -4,9 +4,9 @@
 // any other pending invitation of the same address revoked), then tells the
 // referrer through the notification bot when asked.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Realm, User } from '../db/index.js'
+import type { Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
-import type { Services } from './context.js'
+import type { Emit, Services } from './context.js'
 import { inTransaction } from './context.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { insertUser } from './user-rows.js'
@@ -17,6 +17,8 @@ import { emitInvitesChanged } from './invites.js'
 import { sendMessage } from './send-message.js'
 import { isValidEmail } from '../access/user.js'
 import { ApiError } from '../errors.js'
+import { userGroupMembersEvent } from '../events/schemas/index.js'
+import { activeUserIds } from '../queries/user-groups.js'
 import { INVITE_STATUS, lookUpInviteKey, type InviteLookup } from '../queries/invites.js'
 
 export interface AcceptInvitationInput {
@@ -97,6 +99,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
     })
     await emitUserAdded(tx, ctx, created, emit)
     await emitSubscriptions(tx, created, subscribedStreamIds, emit)
+    await joinInvitedGroups(tx, ctx.realm.id, created.id, invite.groupIds, emit)
     if (link.kind === 'email') await emitInvitesChanged(tx, ctx.realm.id, referrerId, emit)
     return created
   }).catch((error: unknown) => {
@@ -106,6 +109,16 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
 
   if (link.kind === 'email' && link.invitation.notifyReferrerOnJoin) await notifyReferrer(ctx, referrerId, user)
   return user
+}
+
+/** Level 322: the invitation's groups that are still active, each told as user_group add_members. */
+async function joinInvitedGroups(tx: Tx, realmId: number, userId: number, groupIds: number[], emit: Emit): Promise<void> {
+  if (groupIds.length === 0) return
+  const groups = await tx.userGroup.findMany({ where: { id: { in: groupIds }, realmId, deactivated: false, isAnonymous: false, isSystemGroup: false }, orderBy: { id: 'asc' } })
+  if (groups.length === 0) return
+  await tx.userGroupMember.createMany({ data: groups.map((g) => ({ groupId: g.id, userId })), skipDuplicates: true })
+  const recipients = await activeUserIds(tx, realmId)
+  for (const group of groups) emit(userGroupMembersEvent('add_members', group.id, [userId]), recipients)
 }
 
 async function notifyReferrer(ctx: AcceptContext, referrerId: number, user: User): Promise<void> {

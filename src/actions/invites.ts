@@ -2,6 +2,7 @@
 // /invites/multiuse (a reusable link), revoke and resend. Each change sends
 // invites_changed to the realm's administrators and the inviter, whose
 // clients refetch GET /invites. Mails go out after the commit.
+import { accessUserGroupForWrite } from './user-groups-access.js'
 import { randomBytes } from 'node:crypto'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
 import type { Invitation, Realm, Tx, User } from '../db/index.js'
@@ -40,6 +41,8 @@ export interface InviteOptions {
   expiresInMinutes: number | null | undefined
   inviteAs: number
   streamIds: number[]
+  /** Level 322: groups the new user joins; each must be a group the inviter may add members to. */
+  groupIds: number[]
   includeRealmDefaultSubscriptions: boolean
 }
 
@@ -82,6 +85,16 @@ function checkInviteAs(user: User, inviteAs: number): void {
 }
 
 /** The invite's channels, each one the inviter can see; a non-empty list needs the right to subscribe others. */
+/** Upstream's access_user_groups_for_invite: every group one the inviter may add members to. */
+async function checkInviteGroups(ctx: ActionContext, groupIds: number[]): Promise<number[]> {
+  const ids = [...new Set(groupIds)]
+  if (ids.length === 0) return []
+  await inTransaction(ctx, async (tx) => {
+    for (const id of ids) await accessUserGroupForWrite(ctx, tx, id)
+  })
+  return ids
+}
+
 async function checkStreams(ctx: ActionContext, streamIds: number[]): Promise<number[]> {
   const ids = [...new Set(streamIds)]
   const refused = [...(await checkStreamsByIds(ctx.prisma, ctx.user, ids))].find(([, access]) => access instanceof Error)
@@ -129,6 +142,7 @@ export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): 
   checkInviteAs(ctx.user, input.inviteAs)
   const expiresAt = expiryOf(ctx, input.expiresInMinutes)
   const streamIds = await checkStreams(ctx, input.streamIds)
+  const groupIds = await checkInviteGroups(ctx, input.groupIds)
   const emails = parseInviteeEmails(input.inviteeEmails)
   if (emails.length === 0) throw noInviteeEmails()
   if (!ctx.realm.inviteRequired && !isAdmin(ctx.user.role) && ctx.now().getTime() - ctx.user.dateJoined.getTime() < MIN_INVITER_AGE_DAYS * DAY_MS) {
@@ -173,6 +187,7 @@ export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): 
         invitedById: ctx.user.id,
         inviteAs: input.inviteAs,
         streamIds,
+        groupIds,
         includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
         notifyReferrerOnJoin: input.notifyReferrerOnJoin,
         key: generateInviteKey(),
@@ -224,6 +239,7 @@ export async function createMultiuseInvite(ctx: ActionContext, input: InviteOpti
   checkInviteAs(ctx.user, input.inviteAs)
   const expiresAt = expiryOf(ctx, input.expiresInMinutes)
   const streamIds = await checkStreams(ctx, input.streamIds)
+  const groupIds = await checkInviteGroups(ctx, input.groupIds)
   const row = await inTransaction(ctx, async (tx, emit) => {
     const created = await tx.multiuseInvite.create({
       data: {
@@ -231,6 +247,7 @@ export async function createMultiuseInvite(ctx: ActionContext, input: InviteOpti
         referredById: ctx.user.id,
         inviteAs: input.inviteAs,
         streamIds,
+        groupIds,
         includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions,
         key: generateInviteKey(),
         createdAt: ctx.now(),

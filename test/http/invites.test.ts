@@ -269,4 +269,31 @@ t.test('invitations', async (t) => {
     t.equal(taken.statusCode, 400)
     t.match(taken.body, /already exists/)
   })
+  t.test('group_ids (level 322): the new user joins the invitation\'s groups that are still active', async (t) => {
+    const group = expectSuccess(t, await as(app, member).post('/user_groups/create', { name: 'invitees', description: '', members: [member.id] })).group_id as number
+    const gone = expectSuccess(t, await as(app, member).post('/user_groups/create', { name: 'invitees-old', description: '', members: [member.id] })).group_id as number
+    const foreign = expectSuccess(t, await as(app, otherMember).post('/user_groups/create', { name: 'not-mine', description: '', members: [otherMember.id] })).group_id as number
+    const everyone = (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:everyone' } })).id
+    const invite = (group_ids: unknown) => as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [], group_ids })
+    expectError(t, await invite([999_999]), { code: 'BAD_REQUEST', status: 400, msg: 'Invalid user group' })
+    expectError(t, await invite([everyone]), { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' })
+    expectError(t, await invite([foreign]), { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' })
+    expectError(t, await invite('nope'), { code: 'BAD_REQUEST', status: 400 })
+    const email = fresh()
+    expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: email, stream_ids: [], group_ids: [group, gone] }))
+    expectSuccess(t, await as(app, member).post(`/user_groups/${gone}/deactivate`))
+    expectError(t, await invite([gone]), { code: 'BAD_REQUEST', status: 400, msg: 'User group is deactivated.' })
+    const key = keyOf(linkIn((await mailsTo(email))[0] ?? ''))
+    const { result, items } = await capture(services, () => page('POST', key, { full_name: 'Grace Group', password: 'a-good-password' }))
+    t.equal(result.statusCode, 303)
+    const user = await services.prisma.user.findFirstOrThrow({ where: { realmId: fx.realm.id, deliveryEmail: email } })
+    t.same(expectSuccess(t, await as(app, member).get(`/user_groups/${group}/members`)).members, [member.id, user.id].sort((a, b) => a - b))
+    t.notOk(await services.prisma.userGroupMember.findFirst({ where: { groupId: gone, userId: user.id } }), 'not in the deactivated group')
+    const added = items.filter((i) => i.event.type === 'user_group' && i.event.group_id === group)
+    t.same(added.map((i) => i.event), [{ type: 'user_group', op: 'add_members', group_id: group, user_ids: [user.id] }])
+    t.ok(added[0]?.userIds.includes(member.id))
+
+    const link = expectSuccess(t, await as(app, admin).post('/invites/multiuse', { group_ids: [group] })).invite_link as string
+    t.same((await services.prisma.multiuseInvite.findFirstOrThrow({ where: { key: keyOf(link) } })).groupIds, [group])
+  })
 })

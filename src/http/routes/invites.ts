@@ -2,17 +2,20 @@
 // DELETE /invites/multiuse/{id}, POST /invites/{id}/resend.
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { json, optional } from '../params.js'
+import { json, nullAsAbsent, optional } from '../params.js'
 import { createMultiuseInvite, inviteUsers, resendInvitation, revokeInvitation, revokeMultiuseInvite } from '../../actions/invites.js'
 import { requireMemberOrAdmin } from '../../access/member-or-admin.js'
 import { getInvites } from '../../queries/invites.js'
 import { ROLE } from '../../domain/roles.js'
-import { MAX_CHANNELS_PER_REQUEST } from '../../domain/limits.js'
+import { MAX_CHANNELS_PER_REQUEST, MAX_SMALL_LIST } from '../../domain/limits.js'
 
 /** Minutes, or null for never; omitted: INVITATION_LINK_VALIDITY_MINUTES. */
 const expiresIn = optional(json(Type.Union([Type.Integer(), Type.Null()])))
 const inviteAs = optional(Type.Integer(), { default: ROLE.MEMBER })
 const includeDefaults = optional(Type.Boolean(), { default: false })
+
+/** Level 322: user groups the invited users join. */
+const groupIds = optional(nullAsAbsent(json(Type.Array(Type.Integer(), { maxItems: MAX_SMALL_LIST }))))
 
 export const routes = [
   route({
@@ -31,6 +34,7 @@ export const routes = [
       invite_expires_in_minutes: expiresIn,
       invite_as: inviteAs,
       stream_ids: json(Type.Array(Type.Integer(), { maxItems: MAX_CHANNELS_PER_REQUEST })),
+      group_ids: groupIds,
       include_realm_default_subscriptions: includeDefaults,
       notify_referrer_on_join: optional(Type.Boolean(), { default: true }),
     },
@@ -40,6 +44,7 @@ export const routes = [
         expiresInMinutes: input.invite_expires_in_minutes,
         inviteAs: input.invite_as ?? ROLE.MEMBER,
         streamIds: input.stream_ids,
+        groupIds: input.group_ids ?? [],
         includeRealmDefaultSubscriptions: input.include_realm_default_subscriptions ?? false,
         notifyReferrerOnJoin: input.notify_referrer_on_join ?? true,
       })
@@ -52,6 +57,7 @@ export const routes = [
       invite_expires_in_minutes: expiresIn,
       invite_as: inviteAs,
       stream_ids: optional(json(Type.Array(Type.Integer(), { maxItems: MAX_CHANNELS_PER_REQUEST })), { default: [] }),
+      group_ids: groupIds,
       include_realm_default_subscriptions: includeDefaults,
     },
     handler: async (input, ctx) => ({
@@ -59,6 +65,7 @@ export const routes = [
         expiresInMinutes: input.invite_expires_in_minutes,
         inviteAs: input.invite_as ?? ROLE.MEMBER,
         streamIds: input.stream_ids ?? [],
+        groupIds: input.group_ids ?? [],
         includeRealmDefaultSubscriptions: input.include_realm_default_subscriptions ?? false,
       }),
     }),
