@@ -6,10 +6,13 @@
 // leaves the client where a fresh register does; this file asserts that
 // together they name every event of the schemas, by reading the test
 // sources, so the answer does not depend on which test processes ran.
-// A new event type or op fails here until a state check covers it.
+// A new event type or op fails here until a state check covers it. A file
+// that holds state checks may skip none of its tests (skip, todo, only), so
+// that every check this file counts also runs.
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { TSchema } from 'typebox'
 import { EVENT_SCHEMAS } from '../../src/events/schemas/index.js'
 import { ROOT } from '../support/root.js'
@@ -72,6 +75,21 @@ t.test('every event type and op of the schemas is covered by a state check', asy
   const unknown = [...named.keys()].filter((name) => !events.has(name) && ![...events].some((e) => e.startsWith(`${name}/`))).sort()
   t.same(unknown, [], 'every name in expectTypes is an event of the schemas')
   for (const type of Object.keys(NOT_FROM_ACTIONS)) t.ok(type in EVENT_SCHEMAS, `${type}: an event of the schemas`)
+})
+
+/** A test that is skipped, left to do or singled out with only, in a source with comments removed. */
+const SKIPPING = /\.(?:skip|todo|only)\(|\b(?:skip|todo|only):(?!\s*false\b)/
+
+t.test('no file that holds state checks skips a test', async (t) => {
+  const skipping = testSources(path.join(ROOT, 'test'))
+    .filter((file) => {
+      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+      return source.includes('checkStateAfter(') && SKIPPING.test(source)
+    })
+    .filter((file) => file !== fileURLToPath(import.meta.url).replace(/\/dist\/test\//, '/test/').replace(/\.js$/, '.ts'))
+    .map((file) => path.relative(ROOT, file))
+  t.same(skipping, [], 'every state check the coverage counts runs')
+  t.ok(SKIPPING.test("t.test('x', { skip: 'later' }, fn)") && SKIPPING.test('t.skip(') && !SKIPPING.test('{ skip: false }'), 'the reader sees skip, todo and only')
 })
 
 t.test('the coverage reading sees a missing op', async (t) => {
