@@ -1,5 +1,6 @@
 // Creates an organization with everything a new realm has upstream: the
 // system groups, the notification bot, the owner and a default channel.
+import { REALM_PERMISSION_SETTING_NAMES, REALM_PERMISSION_SETTINGS, realmSettingColumn } from '../domain/permission-settings.js'
 import type { Realm, Tx, User } from '../db/index.js'
 import type { Services } from './context.js'
 import { ROLE } from '../domain/roles.js'
@@ -103,12 +104,8 @@ export async function createRealmRows(tx: Tx, services: Services, input: Omit<Cr
       notificationBotId: bot.user.id,
       newStreamAnnouncementsStreamId: stream.id,
       signupAnnouncementsStreamId: stream.id,
-      createMultiuseInviteGroupId: admins,
-      canAccessAllUsersGroupId: everyone,
-      canCreatePublicChannelGroupId: members,
-      canCreatePrivateChannelGroupId: members,
-      directMessageInitiatorGroupId: everyone,
-      directMessagePermissionGroupId: everyone,
+      // Every group permission setting at upstream's default (domain/permission-settings.ts).
+      ...Object.fromEntries(REALM_PERMISSION_SETTING_NAMES.map((name) => [realmSettingColumn(name), groups.get(REALM_PERMISSION_SETTINGS[name].config.defaultGroupName)])),
     },
   })
   return { realm, notificationBot: bot.user }

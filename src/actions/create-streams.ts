@@ -1,5 +1,6 @@
 // Creating channels on the way to subscribing (POST /users/me/subscriptions):
 // name rules, who may create which kind of channel, and the rows themselves.
+import { realmPermissionsOf } from '../queries/realm-permissions.js'
 import type { Realm, Stream, Tx, User } from '../db/index.js'
 import {
   badValueFor,
@@ -90,12 +91,11 @@ export async function checkCanCreateStreams(tx: Tx, realm: Realm, user: User, op
   if (options.isDefaultStream && !isAdmin(user.role)) throw mustBeAdmin()
   if (options.isDefaultStream && options.inviteOnly) throw defaultStreamCannotBePrivate()
   if (options.isWebPublic && options.inviteOnly) throw invalidParameters()
-  const groups = await getRecursiveGroupIds(tx, realm.id, user.id)
-  const creatorGroup = options.inviteOnly ? realm.canCreatePrivateChannelGroupId : realm.canCreatePublicChannelGroupId
-  if (creatorGroup === null || !groups.has(creatorGroup)) throw insufficientPermission()
+  const holds = await realmPermissionsOf(tx, realm, user, now)
+  if (!holds(options.inviteOnly ? 'can_create_private_channel_group' : 'can_create_public_channel_group')) throw insufficientPermission()
   if (options.isWebPublic) {
     if (!realm.webPublicAccessEnabled) throw webPublicStreamsDisabled()
-    if (!hasPolicyPermission(realm.createWebPublicStreamPolicy, user, realm, now)) throw insufficientPermission()
+    if (!holds('can_create_web_public_channel_group')) throw insufficientPermission()
   }
   if (options.messageRetentionDays !== null && !isOwner(user.role)) throw mustBeOwner()
   if (options.canRemoveSubscribersGroupId === undefined) {
@@ -104,7 +104,7 @@ export async function checkCanCreateStreams(tx: Tx, realm: Realm, user: User, op
     return admins.id
   }
   const group = await tx.userGroup.findUnique({ where: { id: options.canRemoveSubscribersGroupId } })
-  if (!group || group.realmId !== realm.id || group.deactivated) throw invalidUserGroup()
+  if (!group || group.realmId !== realm.id || group.deactivated || group.isAnonymous) throw invalidUserGroup()
   if (group.isSystemGroup && (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.nobody)) {
     throw groupSettingNotAllowed('can_remove_subscribers_group', group.name)
   }

@@ -9,6 +9,7 @@ import { inTransaction } from './context.js'
 import type { Message, Realm, Tx } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
 import { checkDelete } from '../domain/message-edit.js'
+import { getEditPermissions } from '../queries/realm-permissions.js'
 import { messageAlreadyDeleted } from '../errors.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
 import { deletePrivateMessageEvent, deleteStreamMessagesEvent, type BuiltEvent } from '../events/schemas/index.js'
@@ -21,6 +22,7 @@ export async function deleteMessage(ctx: ActionContext, messageId: number): Prom
   checkDelete({
     realm: ctx.realm,
     actor: ctx.user,
+    perms: await getEditPermissions(ctx.prisma, ctx.realm, ctx.user, ctx.now()),
     senderId: message.senderId,
     senderBotOwnerId: sender?.botOwnerId ?? null,
     sentAt: message.dateSent,

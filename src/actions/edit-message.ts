@@ -24,6 +24,7 @@ import {
 } from '../domain/message-edit.js'
 import { normalizeTopic, topicResolutionChange, type TopicResolution } from '../domain/topics.js'
 import { textTooLong } from '../errors.js'
+import { getEditPermissions } from '../queries/realm-permissions.js'
 import { checkMaySendToStream } from './message-recipients.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
 import { applyContentEdit, planContentEdit } from './message-edit-content.js'
@@ -103,14 +104,15 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
     // Resolving a topic of the maximum length is allowed: the name is truncated instead.
     if (resolution !== 'resolved' && codePointLength(rawTopic) > MAX_TOPIC_LENGTH) throw textTooLong('topic', MAX_TOPIC_LENGTH)
     newTopic = normalizeTopic(rawTopic)
-    checkTopicEdit({ realm: ctx.realm, actor, currentTopic: message.topic, sentAt: message.dateSent, now })
+    const perms = await getEditPermissions(ctx.prisma, ctx.realm, actor, now)
+    checkTopicEdit({ realm: ctx.realm, actor, perms, currentTopic: message.topic, resolvingOnly: resolution !== null, sentAt: message.dateSent, now })
   }
 
   const contentEdit = input.content !== undefined ? await planContentEdit(ctx, message, stream, input.content) : null
 
   let newStream: Stream | null = null
   if (streamId !== undefined && stream) {
-    checkChannelMovePermission({ realm: ctx.realm, actor, now })
+    checkChannelMovePermission({ perms: await getEditPermissions(ctx.prisma, ctx.realm, actor, now) })
     newStream = (await accessStreamById(ctx, streamId)).stream
     await checkMaySendToStream(ctx, newStream)
     checkChannelMoveTime({ realm: ctx.realm, actor, sentAt: message.dateSent, now })

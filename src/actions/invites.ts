@@ -3,6 +3,7 @@
 // invites_changed to the realm's administrators and the inviter, whose
 // clients refetch GET /invites. Mails go out after the commit.
 import { accessUserGroupForWrite } from './user-groups-access.js'
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import { randomBytes } from 'node:crypto'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
 import type { Invitation, Realm, Tx, User } from '../db/index.js'
@@ -99,7 +100,7 @@ async function checkStreams(ctx: ActionContext, streamIds: number[]): Promise<nu
   const ids = [...new Set(streamIds)]
   const refused = [...(await checkStreamsByIds(ctx.prisma, ctx.user, ids))].find(([, access]) => access instanceof Error)
   if (refused) throw badRequest(`Invalid channel ID ${refused[0]}. No invites were sent.`)
-  if (ids.length > 0 && !hasPolicyPermission(ctx.realm.inviteToStreamPolicy, ctx.user, ctx.realm, ctx.now())) {
+  if (ids.length > 0 && !(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_add_subscribers_group', ctx.now()))) {
     throw badRequest('You do not have permission to subscribe other users to channels.')
   }
   return ids
@@ -137,7 +138,7 @@ function addressProblem(realm: Realm, email: string, allowedDomains: string[]): 
 
 export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): Promise<void> {
   requireMemberOrAdmin(ctx)
-  if (!hasPolicyPermission(ctx.realm.inviteToRealmPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
+  if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_invite_users_group', ctx.now()))) throw insufficientPermission()
   if (input.inviteeEmails.trim() === '') throw noInviteeEmails()
   checkInviteAs(ctx.user, input.inviteAs)
   const expiresAt = expiryOf(ctx, input.expiresInMinutes)
@@ -233,9 +234,7 @@ export async function sendInvitationMail(ctx: ActionContext, row: Invitation): P
 
 export async function createMultiuseInvite(ctx: ActionContext, input: InviteOptions): Promise<string> {
   requireMemberOrAdmin(ctx)
-  const groupId = ctx.realm.createMultiuseInviteGroupId
-  const allowed = groupId === null ? isAdmin(ctx.user.role) : await isUserInGroup(ctx.prisma, ctx.realm.id, ctx.user.id, groupId)
-  if (!allowed) throw insufficientPermission()
+  if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'create_multiuse_invite_group', ctx.now()))) throw insufficientPermission()
   checkInviteAs(ctx.user, input.inviteAs)
   const expiresAt = expiryOf(ctx, input.expiresInMinutes)
   const streamIds = await checkStreams(ctx, input.streamIds)

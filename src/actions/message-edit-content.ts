@@ -8,7 +8,7 @@ import { Prisma } from '../db/index.js'
 import { FLAG_BITS } from '../domain/flags.js'
 import { MAX_MESSAGE_LENGTH, normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
-import { isFullMember } from '../domain/roles.js'
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import type { RenderResult } from '../domain/markdown.js'
 import { streamWildcardMentionNotAllowed, textTooLong, topicWildcardMentionNotAllowed } from '../errors.js'
 import { isMeMessage } from '../present/message.js'
@@ -44,7 +44,7 @@ export async function planContentEdit(ctx: ActionContext, message: Message, stre
     const senders = await ctx.prisma.$queryRaw<{ sender_id: number }[]>`
       SELECT DISTINCT sender_id FROM message WHERE stream_id = ${stream.id} AND lower(topic) = lower(${message.topic})`
     for (const s of senders) topicParticipants.add(s.sender_id)
-    const policy = { policy: ctx.realm.wildcardMentionPolicy, role: ctx.user.role, isFullMember: isFullMember(ctx.user, ctx.realm, ctx.now()) }
+    const policy = { mayMentionMany: rendered.streamWildcard || rendered.topicWildcard ? await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_mention_many_users_group', ctx.now()) : false }
     if (rendered.streamWildcard) {
       const subscriberCount = (await activeSubscriberIds(ctx.prisma, stream.id)).length
       if (!wildcardMentionAllowed({ ...policy, subscriberCount })) throw streamWildcardMentionNotAllowed()

@@ -2,6 +2,7 @@
 // POST /realm/emoji/{emoji_name} adds one image under the realm's
 // add_custom_emoji_policy, DELETE deactivates it (administrators, or its
 // author). Both send everyone in the realm the whole `realm_emoji` dict.
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import { randomBytes } from 'node:crypto'
 import type { ActionContext, TxContext } from './context.js'
 import { inTransaction, type Emit } from './context.js'
@@ -82,7 +83,7 @@ export async function addRealmEmoji(ctx: ActionContext, rawName: string, files: 
   if (ctx.user.isBot) throw botRequestsNotAccepted()
   const name = rawName.trim().replace(/ /g, '_')
   checkCustomEmojiName(name)
-  if (!hasPolicyPermission(ctx.realm.addCustomEmojiPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
+  if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_add_custom_emoji_group', ctx.now()))) throw insufficientPermission()
   const taken = await ctx.prisma.realmEmoji.findFirst({ where: { realmId: ctx.realm.id, name, deactivated: false }, select: { id: true } })
   if (taken) throw customEmojiExists()
   if (files.length !== 1) throw exactlyOneFile()

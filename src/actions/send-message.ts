@@ -20,7 +20,7 @@ import { realmAlertWordMatcher } from '../queries/alert-word-matcher.js'
 import { flagsToList, recipientFlags } from '../domain/flags.js'
 import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
-import { isFullMember } from '../domain/roles.js'
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import {
   streamIdNotFound,
   streamNameNotFound,
@@ -150,11 +150,8 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   let participants = new Set<number>()
   if (target.kind === 'stream') {
     participants = target.participants
-    const policy = {
-      policy: ctx.realm.wildcardMentionPolicy,
-      role: sender.role,
-      isFullMember: isFullMember(sender, ctx.realm, ctx.now()),
-    }
+    const wildcard = (rendered.streamWildcard || rendered.topicWildcard) && !input.internal
+    const policy = { mayMentionMany: wildcard ? await holdsRealmPermission(ctx.prisma, ctx.realm, sender, 'can_mention_many_users_group', ctx.now()) : false }
     if (rendered.streamWildcard && !input.internal) {
       if (!wildcardMentionAllowed({ ...policy, subscriberCount: target.subscriberCount })) throw streamWildcardMentionNotAllowed()
     }

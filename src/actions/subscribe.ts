@@ -2,6 +2,7 @@
 // channels, creating the missing ones. One transaction; events after commit.
 // Not done here: the Notification Bot messages upstream sends for new
 // channels and to users subscribed by someone else (needs message sending).
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import type { Stream, Subscription, Tx, User } from '../db/index.js'
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
@@ -124,7 +125,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
 
     const principals = input.principals ?? []
     const others = principals.some((p) => (typeof p === 'number' ? p !== user.id : p.trim().toLowerCase() !== user.email.toLowerCase()))
-    if (others && !hasPolicyPermission(realm.inviteToStreamPolicy, user, realm, now)) throw insufficientPermission()
+    if (others && !(await holdsRealmPermission(tx, realm, user, 'can_add_subscribers_group', now))) throw insufficientPermission()
     const subscribers = others ? await resolvePrincipals(tx, realm.id, principals) : [user]
 
     let created: Stream[] = []

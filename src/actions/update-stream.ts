@@ -5,6 +5,7 @@
 // and all changes share one transaction; `stream` update events (and
 // create/delete for users who gain or lose sight of the channel) follow the
 // commit, then the Notification Bot posts its notices in "channel events".
+import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import { streamCreateEvent, streamDeleteEvent, streamUpdateEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
 import type { Stream } from '../db/index.js'
 import type { ActionContext, Emit } from './context.js'
@@ -74,7 +75,7 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
     if (input.isPrivate !== undefined && !canAccessStreamContent(ctx.user, stream, subscription !== null)) throw invalidStreamId()
     if (input.isWebPublic === true) {
       if (!ctx.realm.webPublicAccessEnabled) throw webPublicStreamsDisabled()
-      if (!hasPolicyPermission(ctx.realm.createWebPublicStreamPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
+      if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_create_web_public_channel_group', ctx.now()))) throw insufficientPermission()
     }
     if (privacyAsked) Object.assign(changes, { inviteOnly, isWebPublic, historyPublicToSubscribers: history })
 

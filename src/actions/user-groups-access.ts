@@ -1,16 +1,25 @@
-// Who may change user groups (upstream 9.0): members and above, never guests
-// or bots; the realm's user_group_edit_policy; system groups are read-only;
-// below moderator, only groups the user is a direct member of.
+// Who may change user groups: members and above, never guests or bots
+// (upstream's require_member_or_admin); system groups are read-only. Creating
+// needs the realm's can_create_groups; changing a group needs
+// can_manage_all_groups, or else can_create_groups together with being a
+// moderator or a direct member of the group (the 9.0 rule of the
+// user_group_edit_policy that can_create_groups replaced).
 import type { Tx, UserGroup } from '../db/index.js'
 import type { ActionContext, TxContext } from './context.js'
-import { hasPolicyPermission, isModeratorOrAbove } from '../domain/roles.js'
+import { isModeratorOrAbove } from '../domain/roles.js'
 import { insufficientPermission, invalidUserGroup, userGroupDeactivated } from '../errors.js'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
+import { holdsRealmPermission, realmPermissionsOf } from '../queries/realm-permissions.js'
 
-/** Upstream's require_user_group_edit_permission: may the user edit user groups at all? */
+/** Upstream's require_member_or_admin, the first check of every group change. */
 export function requireGroupEditPermission(ctx: TxContext): void {
   requireMemberOrAdmin(ctx)
-  if (!hasPolicyPermission(ctx.realm.userGroupEditPolicy, ctx.user, ctx.realm, ctx.now())) throw insufficientPermission()
+}
+
+/** POST /user_groups/create: the realm's can_create_groups. */
+export async function requireGroupCreatePermission(ctx: ActionContext): Promise<void> {
+  requireMemberOrAdmin(ctx)
+  if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_create_groups', ctx.now()))) throw insufficientPermission()
 }
 
 /**
@@ -38,6 +47,9 @@ export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: n
   if (!group) throw invalidUserGroup()
   if (group.deactivated && !options.allowDeactivated) throw userGroupDeactivated()
   if (group.isSystemGroup) throw insufficientPermission()
+  const holds = await realmPermissionsOf(tx, ctx.realm, ctx.user, ctx.now())
+  if (holds('can_manage_all_groups')) return group
+  if (!holds('can_create_groups')) throw insufficientPermission()
   if (!isModeratorOrAbove(ctx.user.role)) {
     const member = await tx.userGroupMember.findUnique({ where: { groupId_userId: { groupId, userId: ctx.user.id } } })
     if (!member) throw insufficientPermission()

@@ -5,7 +5,7 @@
 import type { Tx, UserGroup } from '../db/index.js'
 import { inTransaction, type ActionContext } from './context.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
-import { accessUserGroupForWrite, lockGroupGraph, requireGroupEditPermission } from './user-groups-access.js'
+import { accessUserGroupForWrite, lockGroupGraph, requireGroupCreatePermission, requireGroupEditPermission } from './user-groups-access.js'
 import {
   groupSettingNotAllowed,
   groupSettingOldMismatch,
@@ -78,7 +78,7 @@ export interface CreateUserGroupInput {
 }
 
 export async function createUserGroup(ctx: ActionContext, input: CreateUserGroupInput): Promise<number> {
-  requireGroupEditPermission(ctx)
+  await requireGroupCreatePermission(ctx)
   const name = checkGroupName(input.name)
   return inTransaction(ctx, async (tx, emit) => {
     await lockGroupGraph(tx, ctx.realm.id)

@@ -1,6 +1,5 @@
 // Who may use wildcard mentions (@all and friends, @topic).
 
-import { isAdmin, isGuest, isModeratorOrAbove } from './roles.js'
 
 /** Channels and topics up to this size accept wildcard mentions from anyone. */
 export const WILDCARD_MENTION_THRESHOLD = 15
@@ -17,30 +16,11 @@ export const WILDCARD_MENTION_POLICY = {
 export const WILDCARD_MENTION_POLICIES: readonly number[] = Object.values(WILDCARD_MENTION_POLICY)
 
 export interface WildcardSender {
-  policy: number
-  role: number
-  /** Not a guest and past the realm's waiting period. */
-  isFullMember: boolean
+  /** Holds can_mention_many_users_group (level 352; it replaced wildcard_mention_policy). */
+  mayMentionMany: boolean
 }
 
-function senderMayMentionMany(s: WildcardSender): boolean {
-  switch (s.policy) {
-    case WILDCARD_MENTION_POLICY.NOBODY:
-      return false
-    case WILDCARD_MENTION_POLICY.EVERYONE:
-      return true
-    case WILDCARD_MENTION_POLICY.ADMINS:
-      return isAdmin(s.role)
-    case WILDCARD_MENTION_POLICY.MODERATORS:
-      return isModeratorOrAbove(s.role)
-    case WILDCARD_MENTION_POLICY.FULL_MEMBERS:
-      return isAdmin(s.role) || (s.isFullMember && !isGuest(s.role))
-    case WILDCARD_MENTION_POLICY.MEMBERS:
-      return !isGuest(s.role)
-    default:
-      return false
-  }
-}
+const senderMayMentionMany = (s: WildcardSender): boolean => s.mayMentionMany
 
 /** Channel wildcard (`@**all**` etc.): free in channels of at most 15 subscribers. */
 export function wildcardMentionAllowed(s: WildcardSender & { subscriberCount: number }): boolean {

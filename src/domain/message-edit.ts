@@ -5,7 +5,7 @@
 // (upstream-behaviour §5, §6, §15).
 import { badRequest, moveTimeLimitExceeded } from '../errors.js'
 import { hashEncode, streamNarrowSlug } from './markdown.js'
-import { hasPolicyPermission, isAdmin, isModeratorOrAbove, type PolicyRealm, type PolicyUser } from './roles.js'
+import { isModeratorOrAbove, type PolicyRealm, type PolicyUser } from './roles.js'
 import { NO_TOPIC_NAME, topicResolutionChange } from './topics.js'
 
 /** Upstream allows 20 seconds past every edit and move limit (network delays, the compose box's countdown). */
@@ -18,13 +18,27 @@ export const PROPAGATE_MODES: readonly PropagateMode[] = ['change_one', 'change_
 
 export interface EditRealm extends PolicyRealm {
   allowMessageEditing: boolean
-  editTopicPolicy: number
-  moveMessagesBetweenStreamsPolicy: number
   messageContentEditLimitSeconds: number | null
   moveMessagesWithinStreamLimitSeconds: number | null
   moveMessagesBetweenStreamsLimitSeconds: number | null
   messageContentDeleteLimitSeconds: number | null
-  deleteOwnMessagePolicy: number
+}
+
+/**
+ * The realm group settings an edit or delete consults (queries/realm-permissions.ts),
+ * resolved for the acting user before the pure checks run.
+ */
+export interface EditPermissions {
+  /** can_move_messages_between_topics_group */
+  moveBetweenTopics: boolean
+  /** can_resolve_topics_group */
+  resolveTopics: boolean
+  /** can_move_messages_between_channels_group */
+  moveBetweenChannels: boolean
+  /** can_delete_own_message_group */
+  deleteOwn: boolean
+  /** can_delete_any_message_group */
+  deleteAny: boolean
 }
 
 export interface EditActor extends PolicyUser {
@@ -48,17 +62,18 @@ export function checkContentEdit(o: { realm: EditRealm; actor: EditActor; sender
   if (pastLimit(o.realm.messageContentEditLimitSeconds, o.sentAt, o.now, o.buffer)) throw badRequest('The time limit for editing this message has passed')
 }
 
-export function checkTopicEdit(o: { realm: EditRealm; actor: EditActor; currentTopic: string; sentAt: Date; now: Date }): void {
+/** A topic change: resolving or unresolving needs can_resolve_topics_group (level 367), any other rename can_move_messages_between_topics_group. */
+export function checkTopicEdit(o: { realm: EditRealm; actor: EditActor; perms: EditPermissions; currentTopic: string; resolvingOnly: boolean; sentAt: Date; now: Date }): void {
   // Anyone may retitle messages without a topic: the empty topic, or "(no topic)" as sent before level 370.
-  const allowed = o.currentTopic === '' || o.currentTopic === NO_TOPIC_NAME || hasPolicyPermission(o.realm.editTopicPolicy, o.actor, o.realm, o.now)
+  const allowed = o.currentTopic === '' || o.currentTopic === NO_TOPIC_NAME || (o.resolvingOnly ? o.perms.resolveTopics : o.perms.moveBetweenTopics)
   if (!allowed) throw badRequest("You don't have permission to edit this message")
   if (!exemptFromMoveLimits(o.actor.role) && pastLimit(o.realm.moveMessagesWithinStreamLimitSeconds, o.sentAt, o.now)) {
     throw badRequest("The time limit for editing this message's topic has passed.")
   }
 }
 
-export function checkChannelMovePermission(o: { realm: EditRealm; actor: EditActor; now: Date }): void {
-  if (!hasPolicyPermission(o.realm.moveMessagesBetweenStreamsPolicy, o.actor, o.realm, o.now)) {
+export function checkChannelMovePermission(o: { perms: EditPermissions }): void {
+  if (!o.perms.moveBetweenChannels) {
     throw badRequest("You don't have permission to move this message")
   }
 }
@@ -93,10 +108,10 @@ export function checkMoveWindow(messages: readonly { id: number; dateSent: Date 
 }
 
 /** Upstream validate_can_delete_message. */
-export function checkDelete(o: { realm: EditRealm; actor: EditActor; senderId: number; senderBotOwnerId: number | null; sentAt: Date; now: Date }): void {
-  if (isAdmin(o.actor.role)) return
+export function checkDelete(o: { realm: EditRealm; actor: EditActor; perms: EditPermissions; senderId: number; senderBotOwnerId: number | null; sentAt: Date; now: Date }): void {
+  if (o.perms.deleteAny) return
   const own = o.senderId === o.actor.id || o.senderBotOwnerId === o.actor.id
-  if (!own || !hasPolicyPermission(o.realm.deleteOwnMessagePolicy, o.actor, o.realm, o.now)) {
+  if (!own || !o.perms.deleteOwn) {
     throw badRequest("You don't have permission to delete this message")
   }
   if (pastLimit(o.realm.messageContentDeleteLimitSeconds, o.sentAt, o.now, 0)) throw badRequest('The time limit for deleting this message has passed')

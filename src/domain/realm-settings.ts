@@ -11,11 +11,9 @@ export const MAX_CODE_BLOCK_LANGUAGE_LENGTH = 100
 /** The Realm columns a setting may write (kept apart from Prisma's types: domain has no I/O). */
 export type RealmColumn =
   | 'name' | 'description' | 'webPublicAccessEnabled' | 'orgType'
-  | 'allowMessageEditing' | 'editTopicPolicy' | 'moveMessagesBetweenStreamsPolicy' | 'messageContentEditLimitSeconds'
+  | 'allowMessageEditing' | 'messageContentEditLimitSeconds'
   | 'moveMessagesWithinStreamLimitSeconds' | 'moveMessagesBetweenStreamsLimitSeconds' | 'messageContentDeleteLimitSeconds'
-  | 'deleteOwnMessagePolicy' | 'allowEditHistory' | 'mandatoryTopics' | 'messageRetentionDays'
-  | 'wildcardMentionPolicy' | 'inviteToRealmPolicy' | 'inviteToStreamPolicy' | 'userGroupEditPolicy' | 'addCustomEmojiPolicy'
-  | 'createWebPublicStreamPolicy' | 'botCreationPolicy' | 'waitingPeriodThreshold'
+  | 'allowEditHistory' | 'mandatoryTopics' | 'messageRetentionDays' | 'waitingPeriodThreshold'
   | 'inviteRequired' | 'emailsRestrictedToDomains' | 'disallowDisposableEmailAddresses' | 'sendWelcomeEmails'
   | 'nameChangesDisabled' | 'emailChangesDisabled' | 'avatarChangesDisabled' | 'requireUniqueNames'
   | 'defaultLanguage' | 'videoChatProvider' | 'presenceDisabled' | 'enableReadReceipts' | 'enableGuestUserIndicator'
@@ -63,29 +61,24 @@ const retentionDays = (value: SettingValue, name: string): SettingValue => {
 
 const bool = (column: RealmColumn, extra: Partial<RealmSetting> = {}): RealmSetting => ({ column, ...extra })
 
+/** Policy values the spec's deprecated `*_policy` settings accept (they now set group settings: permission-settings.ts). */
+export function parsePolicyValue(value: SettingValue, name: string, allowed: number[]): number {
+  return oneOf(allowed)(value, name) as number
+}
+
 export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
   name: { column: 'name', parse: cappedText(MAX_REALM_NAME_LENGTH, false) },
   description: { column: 'description', parse: cappedText(MAX_REALM_DESCRIPTION_LENGTH, true) },
   enable_spectator_access: bool('webPublicAccessEnabled'),
   org_type: { column: 'orgType', parse: oneOf([0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100]) },
   allow_message_editing: bool('allowMessageEditing', { dict: true }),
-  edit_topic_policy: { column: 'editTopicPolicy', dict: true, parse: oneOf([1, 2, 3, 4, 5, 6]) },
-  move_messages_between_streams_policy: { column: 'moveMessagesBetweenStreamsPolicy', parse: oneOf([1, 2, 3, 4, 6]) },
   message_content_edit_limit_seconds: { column: 'messageContentEditLimitSeconds', dict: true, parse: limitSeconds },
   move_messages_within_stream_limit_seconds: { column: 'moveMessagesWithinStreamLimitSeconds', parse: limitSeconds },
   move_messages_between_streams_limit_seconds: { column: 'moveMessagesBetweenStreamsLimitSeconds', parse: limitSeconds },
   message_content_delete_limit_seconds: { column: 'messageContentDeleteLimitSeconds', parse: limitSeconds },
-  delete_own_message_policy: { column: 'deleteOwnMessagePolicy', parse: oneOf([1, 2, 3, 4, 5]) },
   allow_edit_history: bool('allowEditHistory'),
   mandatory_topics: bool('mandatoryTopics'),
   message_retention_days: { column: 'messageRetentionDays', ownerOnly: true, parse: retentionDays },
-  wildcard_mention_policy: { column: 'wildcardMentionPolicy', parse: oneOf([1, 2, 3, 5, 6, 7]) },
-  invite_to_realm_policy: { column: 'inviteToRealmPolicy', ownerOnly: true, parse: oneOf([1, 2, 3, 4, 6]) },
-  invite_to_stream_policy: { column: 'inviteToStreamPolicy', parse: oneOf([1, 2, 3, 4]) },
-  user_group_edit_policy: { column: 'userGroupEditPolicy', parse: oneOf([1, 2, 3, 4]) },
-  add_custom_emoji_policy: { column: 'addCustomEmojiPolicy', parse: oneOf([1, 2, 3, 4]) },
-  create_web_public_stream_policy: { column: 'createWebPublicStreamPolicy', parse: oneOf([2, 4, 6, 7]) },
-  bot_creation_policy: { column: 'botCreationPolicy', parse: oneOf([1, 2, 3]) },
   waiting_period_threshold: { column: 'waitingPeriodThreshold' },
   invite_required: bool('inviteRequired', { ownerOnly: true }),
   emails_restricted_to_domains: bool('emailsRestrictedToDomains', { ownerOnly: true }),
@@ -124,24 +117,4 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
       return value
     },
   },
-}
-
-/** Group settings: wire name → column, and which groups upstream allows. */
-export interface RealmGroupSetting {
-  column: 'createMultiuseInviteGroupId' | 'canAccessAllUsersGroupId' | 'canCreatePublicChannelGroupId' | 'canCreatePrivateChannelGroupId' | 'directMessageInitiatorGroupId' | 'directMessagePermissionGroupId'
-  ownerOnly?: boolean
-  requireSystemGroup: boolean
-  /** System group names it may not be set to. */
-  forbidden: string[]
-  /** When set, the only system groups allowed. */
-  only?: string[]
-}
-
-export const REALM_GROUP_SETTINGS: Readonly<Record<string, RealmGroupSetting>> = {
-  create_multiuse_invite_group: { column: 'createMultiuseInviteGroupId', ownerOnly: true, requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:everyone'] },
-  can_access_all_users_group: { column: 'canAccessAllUsersGroupId', requireSystemGroup: true, forbidden: [], only: ['role:everyone', 'role:members'] },
-  can_create_public_channel_group: { column: 'canCreatePublicChannelGroupId', requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:nobody', 'role:everyone'] },
-  can_create_private_channel_group: { column: 'canCreatePrivateChannelGroupId', requireSystemGroup: true, forbidden: ['role:internet', 'role:owners', 'role:nobody', 'role:everyone'] },
-  direct_message_initiator_group: { column: 'directMessageInitiatorGroupId', requireSystemGroup: false, forbidden: ['role:internet'] },
-  direct_message_permission_group: { column: 'directMessagePermissionGroupId', requireSystemGroup: false, forbidden: ['role:internet'] },
 }

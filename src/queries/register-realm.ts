@@ -4,6 +4,8 @@
 import type { PrismaClient, Realm, User } from '../db/index.js'
 import { isAdmin } from '../domain/roles.js'
 import { avatarUrl } from '../present/user.js'
+import { getRealmPermissionState } from './realm-permissions.js'
+import { serverSupportedPermissionSettings } from '../domain/permission-settings.js'
 
 export interface RegisterRealmContext {
   prisma: PrismaClient
@@ -11,24 +13,18 @@ export interface RegisterRealmContext {
   user: User | null
 }
 
-/** Upstream's legacy stream-creation policies for the system group a group setting names. */
-const POLICY_BY_GROUP: Record<string, number> = {
-  'role:members': 1,
-  'role:administrators': 2,
-  'role:fullmembers': 3,
-  'role:moderators': 4,
-}
-
 export async function fetchRealmExtras(ctx: RegisterRealmContext, want: (type: string) => boolean): Promise<Record<string, unknown>> {
   const { prisma, realm, user } = ctx
   const out: Record<string, unknown> = {}
   if (want('realm')) {
-    // Deprecated since feature level 264 but still sent: the policy matching the group setting (members when none does).
-    const ids = [realm.canCreatePublicChannelGroupId, realm.canCreatePrivateChannelGroupId].filter((id): id is number => id !== null)
-    const groups = ids.length > 0 ? await prisma.userGroup.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : []
-    const policyOf = (id: number | null) => POLICY_BY_GROUP[groups.find((g) => g.id === id)?.name ?? ''] ?? 1
-    out.realm_create_public_stream_policy = policyOf(realm.canCreatePublicChannelGroupId)
-    out.realm_create_private_stream_policy = policyOf(realm.canCreatePrivateChannelGroupId)
+    // Every group permission setting as a group-setting value, the spec's deprecated
+    // policies derived from them, and upstream's configuration of each setting.
+    const permissions = await getRealmPermissionState(prisma, realm)
+    for (const [name, value] of Object.entries(permissions.values)) out[`realm_${name}`] = value
+    for (const [name, value] of Object.entries(permissions.policies)) out[`realm_${name}`] = value
+    out.server_supported_permission_settings = serverSupportedPermissionSettings()
+    // No AI summaries on this server (level 350).
+    out.server_can_summarize_topics = false
   }
   if (want('realm_domains')) {
     const domains = await prisma.realmDomain.findMany({ where: { realmId: realm.id }, orderBy: { domain: 'asc' } })

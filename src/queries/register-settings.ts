@@ -32,23 +32,13 @@ const REALM_SCALARS = [
   'description',
   'orgType',
   'allowMessageEditing',
-  'editTopicPolicy',
-  'moveMessagesBetweenStreamsPolicy',
   'messageContentEditLimitSeconds',
   'moveMessagesWithinStreamLimitSeconds',
   'moveMessagesBetweenStreamsLimitSeconds',
   'messageContentDeleteLimitSeconds',
-  'deleteOwnMessagePolicy',
   'allowEditHistory',
   'mandatoryTopics',
   'messageRetentionDays',
-  'wildcardMentionPolicy',
-  'inviteToRealmPolicy',
-  'inviteToStreamPolicy',
-  'userGroupEditPolicy',
-  'addCustomEmojiPolicy',
-  'createWebPublicStreamPolicy',
-  'botCreationPolicy',
   'waitingPeriodThreshold',
   'inviteRequired',
   'emailsRestrictedToDomains',
@@ -72,20 +62,9 @@ const REALM_SCALARS = [
   'giphyRating',
 ] as const satisfies readonly (keyof Realm)[]
 
-/** Group settings: `realm_<name>` is the group ID. */
-const REALM_GROUPS = [
-  ['create_multiuse_invite_group', 'createMultiuseInviteGroupId'],
-  ['can_access_all_users_group', 'canAccessAllUsersGroupId'],
-  ['can_create_public_channel_group', 'canCreatePublicChannelGroupId'],
-  ['can_create_private_channel_group', 'canCreatePrivateChannelGroupId'],
-  ['direct_message_initiator_group', 'directMessageInitiatorGroupId'],
-  ['direct_message_permission_group', 'directMessagePermissionGroupId'],
-] as const satisfies readonly (readonly [string, keyof Realm])[]
-
 export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeMib: number, spectator: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const name of REALM_SCALARS) out[`realm_${snake(name)}`] = realm[name]
-  for (const [wire, column] of REALM_GROUPS) out[`realm_${wire}`] = realm[column]
   const url = realmUrl(realm, externalUrl)
   Object.assign(out, {
     realm_description: realm.renderedDescription,

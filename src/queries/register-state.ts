@@ -4,6 +4,7 @@
 import { EMPTY_TOPIC_DISPLAY_NAME, topicForClient } from '../domain/topics.js'
 import type { PrismaClient, Realm, Stream, User, UserSettings } from '../db/index.js'
 import type { Config } from '../config.js'
+import { realmPermissionsOf } from './realm-permissions.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
@@ -206,12 +207,7 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
       // The user's own avatar is always a URL, whatever client_extavatar says (upstream).
       avatar_url: avatarUrl(user),
       avatar_url_medium: avatarUrl(user),
-      can_create_streams: !isGuest(user.role),
-      can_create_public_streams: !isGuest(user.role),
-      can_create_private_streams: !isGuest(user.role),
-      can_create_web_public_streams: isModeratorOrAbove(user.role) && realm.webPublicAccessEnabled,
-      can_subscribe_other_users: !isGuest(user.role),
-      can_invite_others_to_realm: !isGuest(user.role),
+      ...(await ownPermissionFlags(prisma, realm, user, ctx.now())),
       is_admin: admin,
       is_owner: me.is_owner,
       is_moderator: isModeratorOrAbove(user.role) && !admin,
@@ -286,4 +282,23 @@ function showEmptyTopicByName(state: Record<string, unknown>): void {
   for (const entry of unread?.streams ?? []) entry.topic = topicForClient(entry.topic, false)
   const userTopics = state.user_topics as { topic_name: string }[] | undefined
   for (const entry of userTopics ?? []) entry.topic_name = topicForClient(entry.topic_name, false)
+}
+
+/**
+ * The user's own permission flags of register (upstream: membership of the realm's group
+ * settings; can_subscribe_other_users is the spec's, from can_add_subscribers_group).
+ */
+async function ownPermissionFlags(prisma: PrismaClient, realm: Realm, user: User, now: Date): Promise<Record<string, boolean>> {
+  const holds = await realmPermissionsOf(prisma, realm, user, now)
+  const pub = holds('can_create_public_channel_group')
+  const priv = holds('can_create_private_channel_group')
+  const web = holds('can_create_web_public_channel_group')
+  return {
+    can_create_streams: pub || priv || web,
+    can_create_public_streams: pub,
+    can_create_private_streams: priv,
+    can_create_web_public_streams: web,
+    can_subscribe_other_users: holds('can_add_subscribers_group'),
+    can_invite_others_to_realm: holds('can_invite_users_group'),
+  }
 }

@@ -84,7 +84,7 @@ t.test('in-memory PGlite', async (t) => {
   t.test('the schema works through Prisma', async (t) => {
     const { prisma } = db
     const realm = await prisma.realm.create({ data: { stringId: 'mig', name: 'Migration test' } })
-    t.equal(realm.editTopicPolicy, 5)
+    t.equal(realm.canMoveMessagesBetweenTopicsGroupId, null)
     t.equal(realm.messageContentEditLimitSeconds, 600)
     const everyone = await prisma.userGroup.create({ data: { realmId: realm.id, name: 'role:everyone', isSystemGroup: true } })
     const user = await prisma.user.create({

@@ -16,13 +16,10 @@ import { ApiError } from '../../src/errors.js'
 const realm: EditRealm = {
   waitingPeriodThreshold: 0,
   allowMessageEditing: true,
-  editTopicPolicy: 5,
-  moveMessagesBetweenStreamsPolicy: 1,
   messageContentEditLimitSeconds: 600,
   moveMessagesWithinStreamLimitSeconds: 3600,
   moveMessagesBetweenStreamsLimitSeconds: 600,
   messageContentDeleteLimitSeconds: 600,
-  deleteOwnMessagePolicy: 5,
 }
 
 t.test('limits allow 20 seconds of grace; null never expires', async (t) => {

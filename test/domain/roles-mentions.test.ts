@@ -1,5 +1,5 @@
 import t from 'tap'
-import { topicWildcardMentionAllowed, WILDCARD_MENTION_POLICY as W, wildcardMentionAllowed } from '../../src/domain/mentions.js'
+import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../../src/domain/mentions.js'
 import { hasPolicyPermission, isFullMember, POLICY as P, ROLE } from '../../src/domain/roles.js'
 
 const now = new Date('2024-06-10T00:00:00Z')
@@ -28,25 +28,12 @@ t.test('hasPolicyPermission', async (t) => {
   t.ok(isFullMember(user(ROLE.MEMBER, 0), { waitingPeriodThreshold: 0 }, now))
 })
 
-t.test('wildcard mentions', async (t) => {
+t.test('wildcard mentions: the threshold, then can_mention_many_users_group', async (t) => {
   const big = 16
-  const table: [string, number, number, boolean, boolean][] = [
-    // name, policy, role, isFullMember, allowed in a big channel
-    ['nobody', W.NOBODY, ROLE.OWNER, true, false],
-    ['everyone', W.EVERYONE, ROLE.GUEST, false, true],
-    ['admins: admin', W.ADMINS, ROLE.ADMIN, true, true],
-    ['admins: moderator', W.ADMINS, ROLE.MODERATOR, true, false],
-    ['moderators: moderator', W.MODERATORS, ROLE.MODERATOR, true, true],
-    ['moderators: member', W.MODERATORS, ROLE.MEMBER, true, false],
-    ['full members: full', W.FULL_MEMBERS, ROLE.MEMBER, true, true],
-    ['full members: provisional', W.FULL_MEMBERS, ROLE.MEMBER, false, false],
-    ['members: member', W.MEMBERS, ROLE.MEMBER, false, true],
-    ['members: guest', W.MEMBERS, ROLE.GUEST, false, false],
-  ]
-  for (const [name, policy, role, isFull, allowed] of table) {
-    t.equal(wildcardMentionAllowed({ policy, role, isFullMember: isFull, subscriberCount: big }), allowed, name)
-    t.equal(wildcardMentionAllowed({ policy, role, isFullMember: isFull, subscriberCount: 15 }), true, `${name} (small)`)
-    t.equal(topicWildcardMentionAllowed({ policy, role, isFullMember: isFull, participantCount: big }), allowed, `${name} (topic)`)
-    t.equal(topicWildcardMentionAllowed({ policy, role, isFullMember: isFull, participantCount: 3 }), true, `${name} (small topic)`)
+  for (const mayMentionMany of [true, false]) {
+    t.equal(wildcardMentionAllowed({ mayMentionMany, subscriberCount: big }), mayMentionMany)
+    t.equal(wildcardMentionAllowed({ mayMentionMany, subscriberCount: 15 }), true)
+    t.equal(topicWildcardMentionAllowed({ mayMentionMany, participantCount: big }), mayMentionMany)
+    t.equal(topicWildcardMentionAllowed({ mayMentionMany, participantCount: 3 }), true)
   }
 })

@@ -4,6 +4,7 @@
 import t from 'tap'
 import sharp from 'sharp'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { captureEvents } from '../support/events.js'
@@ -143,9 +144,9 @@ t.test('custom emoji', async (t) => {
   t.test('who may add: members by default, the policy, never guests or bots', async (t) => {
     expectError(t, await addEmoji(app, guest, 'guesty'), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
     expectError(t, await addEmoji(app, bot, 'botty'), { code: 'BAD_REQUEST', msg: 'This endpoint does not accept bot requests.' })
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { addCustomEmojiPolicy: 2 } })
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ addCustomEmojiPolicy: 2 })
     const strict = await addEmoji(app, member, 'adminonly')
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { addCustomEmojiPolicy: 1 } })
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ addCustomEmojiPolicy: 1 })
     expectError(t, strict, { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
   })
 

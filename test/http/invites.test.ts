@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
 import { applyCookies, cookieHeader } from '../support/browser.js'
@@ -78,8 +79,8 @@ t.test('invitations', async (t) => {
   t.test('guests may not invite; the realm policy applies', async (t) => {
     expectError(t, await as(app, guest).post('/invites', { invitee_emails: fresh(), stream_ids: [] }), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
     expectError(t, await as(app, guest).post('/invites/multiuse', {}), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToRealmPolicy: 2 } })
-    t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToRealmPolicy: 1 } }))
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToRealmPolicy: 2 })
+    t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToRealmPolicy: 1 }))
     expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [] }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
     expectSuccess(t, await as(app, admin).post('/invites', { invitee_emails: fresh(), stream_ids: [] }))
   })
@@ -88,8 +89,8 @@ t.test('invitations', async (t) => {
     expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh() }), { code: 'REQUEST_VARIABLE_MISSING', msg: "Missing 'stream_ids' argument" })
     expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [999999] }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID 999999. No invites were sent.' })
     expectError(t, await as(app, otherMember).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.secret.id] }), { code: 'BAD_REQUEST', msg: `Invalid channel ID ${fx.streams.secret.id}. No invites were sent.` })
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToStreamPolicy: 2 } })
-    t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToStreamPolicy: 1 } }))
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 2 })
+    t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 1 }))
     expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.general.id] }), { code: 'BAD_REQUEST', msg: 'You do not have permission to subscribe other users to channels.' })
     expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [] }))
   })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { capture, ofType, openQueue, eventsOf, send, sendTo } from './conversation-support.js'
@@ -9,7 +10,7 @@ t.test('DELETE /messages/{id}', async (t) => {
   const { owner, admin, moderator, member, otherMember, bot } = fx.users
   const { general } = fx.streams
   const prisma = services.prisma
-  const setRealm = (data: Record<string, unknown>) => prisma.realm.update({ where: { id: fx.realm.id }, data })
+  const setRealm = realmSetter(app, owner, prisma, fx.realm.id)
   const age = (id: number, seconds: number) => prisma.message.update({ where: { id }, data: { dateSent: new Date(Date.now() - seconds * 1000) } })
   const exists = async (id: number) => (await prisma.message.count({ where: { id } })) === 1
 

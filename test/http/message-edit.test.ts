@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { capture, messageAs, ofType, send, sendTo } from './conversation-support.js'
@@ -10,7 +11,7 @@ t.test('PATCH /messages/{id}: content edits', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
   const { owner, admin, member, otherMember, guest } = fx.users
   const prisma = services.prisma
-  const setRealm = (data: Record<string, unknown>) => prisma.realm.update({ where: { id: fx.realm.id }, data })
+  const setRealm = realmSetter(app, owner, prisma, fx.realm.id)
   const age = (id: number, seconds: number) => prisma.message.update({ where: { id }, data: { dateSent: new Date(Date.now() - seconds * 1000) } })
 
   t.test('the sender edits; the copy shows the new rendering, last_edit_timestamp and edit_history', async (t) => {

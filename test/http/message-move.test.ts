@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import { capture, messageAs, ofType, sendTo } from './conversation-support.js'
@@ -12,7 +13,7 @@ t.test('PATCH /messages/{id}: topics and channels', async (t) => {
   const { general, design, secret } = fx.streams
   const prisma = services.prisma
   const bot = fx.notificationBot
-  const setRealm = (data: Record<string, unknown>) => prisma.realm.update({ where: { id: fx.realm.id }, data })
+  const setRealm = realmSetter(app, owner, prisma, fx.realm.id)
   const age = (ids: number[], seconds: number) =>
     prisma.message.updateMany({ where: { id: { in: ids } }, data: { dateSent: new Date(Date.now() - seconds * 1000) } })
   const topicOf = async (id: number) => (await prisma.message.findUniqueOrThrow({ where: { id } })).topic
@@ -85,12 +86,14 @@ t.test('PATCH /messages/{id}: topics and channels', async (t) => {
       [1, [member], [guest]], // members
       [4, [moderator], [member]], // moderators
       [2, [admin], [moderator]], // admins
-      [7, [owner], [admin]], // owners
       [6, [], [owner]], // nobody
     ]
+    // Owners only: no policy value names them; the group setting does (level 316).
+    const owners = (await prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:owners' } })).id
     let n = 0
-    for (const [policy, allowed, refused] of cases) {
-      await setRealm({ editTopicPolicy: policy })
+    for (const [policy, allowed, refused] of [...cases, ['owners', [owner], [admin]] as const]) {
+      if (policy === 'owners') expectSuccess(t, await as(app, owner).patch('/realm', { can_move_messages_between_topics_group: JSON.stringify({ new: owners }) }))
+      else await setRealm({ editTopicPolicy: policy })
       for (const u of allowed) {
         expectSuccess(t, await as(app, u).patch(`/messages/${a}`, { topic: `p${n++}`, send_notification_to_new_thread: false }))
       }
@@ -209,9 +212,7 @@ t.test('PATCH /messages/{id}: topics and channels', async (t) => {
     const listed = expectSuccess(t, await as(app, otherMember).get('/messages', { anchor: String(a), num_before: 0, num_after: 0 })).messages[0]
     t.equal(listed.last_moved_timestamp, renamed.last_moved_timestamp, 'GET /messages too')
 
-    const { moveMessagesBetweenStreamsPolicy } = await prisma.realm.findUniqueOrThrow({ where: { id: fx.realm.id } })
     await setRealm({ moveMessagesBetweenStreamsPolicy: 1 })
-    t.teardown(() => setRealm({ moveMessagesBetweenStreamsPolicy }))
     expectSuccess(t, await as(app, member).patch(`/messages/${a}`, { stream_id: design.id }))
     const moved = await messageAs(t, app, member, a!)
     t.same(Object.keys(moved.edit_history[0]).sort(), ['prev_stream', 'stream', 'timestamp', 'user_id'])

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
@@ -272,8 +273,8 @@ t.test('POST /messages', async (t) => {
     for (let i = 0; i < 16; i++) crowd.push(await fx.newUser({ fullName: `Crowd ${i}` }))
     await services.prisma.subscription.createMany({ data: crowd.map((u) => ({ userId: u.id, streamId: big.id, color: '#ffffff' })) })
     await services.prisma.subscription.create({ data: { userId: member.id, streamId: big.id, color: '#ffffff' } })
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { wildcardMentionPolicy: 5 } })
-    t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { wildcardMentionPolicy: 5 } }))
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ wildcardMentionPolicy: 5 })
+    t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ wildcardMentionPolicy: 5 }))
     expectError(t, await as(app, member).post('/messages', { type: 'stream', to: 'big', topic: 't', content: '@**everyone** hi' }), {
       code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
       status: 400,

@@ -9,6 +9,7 @@ t.test('PATCH /realm', async (t) => {
   const { owner, admin, moderator, member, guest } = fx.users
 
   t.test('changes settings, answers what changed and tells every user', async (t) => {
+    const everyoneId = (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:everyone' } })).id
     let body: Record<string, unknown> = {}
     const events = await captureEvents(app, guest, async () => {
       body = expectSuccess(t, await as(app, admin).patch('/realm', { name: 'Renamed', mandatory_topics: true, wildcard_mention_policy: 1, waiting_period_threshold: 3 }))
@@ -17,8 +18,10 @@ t.test('PATCH /realm', async (t) => {
     t.same(events.map(({ id: _id, ...e }) => e), [
       { type: 'realm', op: 'update', property: 'name', value: 'Renamed' },
       { type: 'realm', op: 'update', property: 'mandatory_topics', value: true },
-      { type: 'realm', op: 'update', property: 'wildcard_mention_policy', value: 1 },
       { type: 'realm', op: 'update', property: 'waiting_period_threshold', value: 3 },
+      // The deprecated policy sets the group setting that replaced it; clients hear of both.
+      { type: 'realm', op: 'update_dict', property: 'default', data: { can_mention_many_users_group: everyoneId } },
+      { type: 'realm', op: 'update', property: 'wildcard_mention_policy', value: 1 },
     ])
     const reg = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['realm'] }))
     t.match(reg, { realm_name: 'Renamed', realm_mandatory_topics: true, realm_wildcard_mention_policy: 1, realm_waiting_period_threshold: 3 })
@@ -26,9 +29,11 @@ t.test('PATCH /realm', async (t) => {
 
   t.test('message-editing settings use update_dict', async (t) => {
     const events = await captureEvents(app, member, () => as(app, admin).patch('/realm', { allow_message_editing: false, message_content_edit_limit_seconds: 'unlimited', edit_topic_policy: 2 }))
+    const admins = (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:administrators' } })).id
     t.same(events.map(({ id: _id, ...e }) => e), [
       { type: 'realm', op: 'update_dict', property: 'default', data: { allow_message_editing: false } },
       { type: 'realm', op: 'update_dict', property: 'default', data: { message_content_edit_limit_seconds: null } },
+      { type: 'realm', op: 'update_dict', property: 'default', data: { can_move_messages_between_topics_group: admins } },
       { type: 'realm', op: 'update_dict', property: 'default', data: { edit_topic_policy: 2 } },
     ])
   })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import type { CapturedBusItem as BusItem } from '../support/events.js'
@@ -148,8 +149,8 @@ t.test('POST /users/me/subscriptions', async (t) => {
     t.same(byEmail.already_subscribed, { [a.id]: ['general', 'design'] })
     expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }], principals: [a.id, b.email] }), { code: 'BAD_REQUEST' })
 
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToStreamPolicy: 2 } })
-    t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { inviteToStreamPolicy: 1 } }))
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 2 })
+    t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 1 }))
     const c = await fx.newUser()
     expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }], principals: [c.id] }), {
       code: 'BAD_REQUEST', msg: 'Insufficient permission',

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildTestApp } from '../support/app.js'
+import { realmSetter } from '../support/realm-settings.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import type { Services } from '../../src/services.js'
@@ -84,11 +85,11 @@ t.test('user groups', async (t) => {
     expectError(t, await post({ name }), { code: 'BAD_REQUEST', msg: `User group '${name}' already exists.` })
   })
 
-  t.test('creating needs user_group_edit_policy, and is not for guests or bots', async (t) => {
+  t.test('creating needs can_create_groups (user_group_edit_policy sets it), and is not for guests or bots', async (t) => {
     expectError(t, await as(app, guest).post('/user_groups/create', { name: uniqueName(), description: '', members: [] }), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
     expectError(t, await as(app, bot).post('/user_groups/create', { name: uniqueName(), description: '', members: [] }), { code: 'BAD_REQUEST', msg: 'This endpoint does not accept bot requests.' })
     const { app: app2, fx: fx2, services: s2 } = await buildTestApp(t)
-    await s2.prisma.realm.update({ where: { id: fx2.realm.id }, data: { userGroupEditPolicy: POLICY.ADMINS } })
+    await realmSetter(app2, fx2.users.owner, s2.prisma, fx2.realm.id)({ userGroupEditPolicy: POLICY.ADMINS })
     expectError(t, await as(app2, fx2.users.member).post('/user_groups/create', { name: 'x', description: '', members: [] }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
     expectSuccess(t, await as(app2, fx2.users.admin).post('/user_groups/create', { name: 'x', description: '', members: [] }))
   })

@@ -255,6 +255,7 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
       else if (group && event.op === 'remove_members') group.members = group.members.filter((id) => !event.user_ids.includes(id))
       else if (group && event.op === 'add_subgroups') group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(ascending)
       else if (group && event.op === 'remove_subgroups') group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id) => !event.direct_subgroup_ids.includes(id))
+      refreshOwnPermissionFlags(state)
       break
     }
     case 'realm_emoji':
@@ -311,6 +312,7 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
       // Upstream's apply_event: the setting's register key is realm_<name>.
       if (event.op === 'update') state[`realm_${event.property}`] = event.value
       else for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value
+      refreshOwnPermissionFlags(state)
       break
     case 'default_streams':
       state.realm_default_streams = event.default_streams
@@ -524,9 +526,7 @@ function applyOwnPersonUpdate(state: Obj, person: Obj): void {
     state.is_moderator = role === ROLE_MODERATOR
     state.is_guest = role === ROLE_GUEST
     // Roost's policies: everyone but guests may create channels, subscribe others and invite.
-    for (const key of ['can_create_streams', 'can_create_public_streams', 'can_create_private_streams', 'can_subscribe_other_users', 'can_invite_others_to_realm']) {
-      state[key] = role !== ROLE_GUEST
-    }
+    refreshOwnPermissionFlags(state)
   }
   for (const field of ['delivery_email', 'email', 'full_name', 'is_billing_admin']) if (field in person && field in state) state[field] = person[field]
   if (typeof person.new_email === 'string') state.email = person.new_email
@@ -586,4 +586,37 @@ function aggregateUnread(entries: Map<number, UnreadEntry>, state: Obj, userId: 
     mentions,
     old_unreads_missing: oldUnreadsMissing,
   }
+}
+
+/**
+ * Upstream's client rule for the user's own permission flags of register: membership
+ * (through subgroups) of the realm's group settings, guests never holding a setting that
+ * refuses role:everyone (none of these accepts it). Needs realm_user_groups and the settings.
+ */
+function refreshOwnPermissionFlags(state: Obj): void {
+  if (!('can_create_public_streams' in state) || !Array.isArray(state.realm_user_groups) || !('realm_can_add_subscribers_group' in state)) return
+  const groups = state.realm_user_groups as { id: number; members: number[]; direct_subgroup_ids: number[] }[]
+  const me = state.user_id as number
+  const reached = new Set(groups.filter((g) => g.members.includes(me)).map((g) => g.id))
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const g of groups) if (!reached.has(g.id) && g.direct_subgroup_ids.some((id) => reached.has(id))) (reached.add(g.id), (grew = true))
+  }
+  const holds = (setting: string): boolean => {
+    if (state.is_guest === true) return false
+    const value = state[`realm_${setting}`] as number | { direct_members: number[]; direct_subgroups: number[] }
+    if (typeof value === 'number') return reached.has(value)
+    return value.direct_members.includes(me) || value.direct_subgroups.some((id) => reached.has(id))
+  }
+  const pub = holds('can_create_public_channel_group')
+  const priv = holds('can_create_private_channel_group')
+  const web = holds('can_create_web_public_channel_group')
+  Object.assign(state, {
+    can_create_streams: pub || priv || web,
+    can_create_public_streams: pub,
+    can_create_private_streams: priv,
+    can_create_web_public_streams: web,
+    can_subscribe_other_users: holds('can_add_subscribers_group'),
+    can_invite_others_to_realm: holds('can_invite_users_group'),
+  })
 }

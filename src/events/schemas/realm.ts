@@ -5,6 +5,11 @@ import { Type, type Static } from 'typebox'
 import { eventObject, StreamDict } from './common.js'
 
 const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])
+/** A group-setting value: a named group's ID or an anonymous group. */
+export const GroupSettingValueSchema = Type.Union([
+  Type.Integer(),
+  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }, { additionalProperties: false }),
+])
 
 export const RealmEventSchema = Type.Union([
   eventObject({ type: Type.Literal('realm'), op: Type.Literal('update'), property: Type.String(), value: SettingValue }),
@@ -12,12 +17,12 @@ export const RealmEventSchema = Type.Union([
     type: Type.Literal('realm'),
     op: Type.Literal('update_dict'),
     property: Type.Literal('default'),
-    data: Type.Record(Type.String(), Type.Union([SettingValue, Type.Object({}, { additionalProperties: true })])),
+    data: Type.Record(Type.String(), Type.Union([SettingValue, GroupSettingValueSchema, Type.Object({}, { additionalProperties: true })])),
   }),
 ])
 export type RealmEvent = Static<typeof RealmEventSchema>
 export const realmUpdateEvent = builder((property: string, value: boolean | number | string | null): RealmEvent => ({ type: 'realm', op: 'update', property, value }))
-export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
+export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null | Static<typeof GroupSettingValueSchema>>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
 
 export const DefaultStreamsEventSchema = eventObject({ type: Type.Literal('default_streams'), default_streams: Type.Array(StreamDict) })
 export type DefaultStreamsEvent = Static<typeof DefaultStreamsEventSchema>

@@ -1,7 +1,8 @@
 // PATCH /realm: organization settings (actions/update-realm.ts).
 import { Type, type TSchema } from 'typebox'
 import { route } from '../route.js'
-import { optional } from '../params.js'
+import { json, optional } from '../params.js'
+import { REALM_PERMISSION_SETTING_NAMES } from '../../domain/permission-settings.js'
 import { updateRealm, type RealmUpdateInput } from '../../actions/update-realm.js'
 
 const BOOLEANS = [
@@ -15,8 +16,6 @@ const INTEGERS = [
   'invite_to_realm_policy', 'invite_to_stream_policy', 'user_group_edit_policy', 'add_custom_emoji_policy',
   'create_web_public_stream_policy', 'bot_creation_policy', 'video_chat_provider', 'digest_weekday', 'giphy_rating',
   'new_stream_announcements_stream_id', 'signup_announcements_stream_id',
-  'create_multiuse_invite_group', 'can_access_all_users_group', 'can_create_public_channel_group',
-  'can_create_private_channel_group', 'direct_message_initiator_group', 'direct_message_permission_group',
 ]
 const STRINGS = ['name', 'description', 'default_language', 'default_code_block_language']
 /** An integer, or "unlimited". */
@@ -31,6 +30,8 @@ const params: Record<string, TSchema> = {
   ...Object.fromEntries(STRINGS.map((n) => [n, optional(Type.String({ maxLength: 10_000 }))])),
   ...Object.fromEntries(LIMITS.map((n) => [n, optional(Type.Union([Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }), Type.String({ maxLength: 100 })]))])),
   waiting_period_threshold: optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  // Group-setting values as JSON {new, old?} (or a bare group ID); actions/update-realm.ts checks their shape.
+  ...Object.fromEntries(REALM_PERMISSION_SETTING_NAMES.map((n) => [n, optional(json(Type.Unknown()))])),
 }
 
 export const routes = [
