@@ -5,22 +5,18 @@
 // Each table below names a setting's wire name and its column; a new group
 // setting is a new row.
 import type { Prisma, PrismaClient, Tx } from '../db/index.js'
+import { REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
 
 type Db = PrismaClient | Tx
 
-type RealmGroupColumn = keyof Prisma.RealmWhereInput & `${string}GroupId`
+type RealmGroupColumn = keyof Prisma.RealmWhereInput & `${string}Id`
 type StreamGroupColumn = keyof Prisma.StreamWhereInput & `${string}GroupId`
 type UserGroupGroupColumn = keyof Prisma.UserGroupWhereInput & `${string}GroupId`
 
-/** Realm settings whose value is a user group, in upstream's order. */
-export const REALM_GROUP_SETTINGS: readonly (readonly [string, RealmGroupColumn])[] = [
-  ['can_access_all_users_group', 'canAccessAllUsersGroupId'],
-  ['can_create_private_channel_group', 'canCreatePrivateChannelGroupId'],
-  ['can_create_public_channel_group', 'canCreatePublicChannelGroupId'],
-  ['create_multiuse_invite_group', 'createMultiuseInviteGroupId'],
-  ['direct_message_initiator_group', 'directMessageInitiatorGroupId'],
-  ['direct_message_permission_group', 'directMessagePermissionGroupId'],
-]
+/** Realm settings whose value is a user group (every one of domain/permission-settings.ts), by name. */
+export const REALM_GROUP_SETTINGS: readonly (readonly [string, RealmGroupColumn])[] = [...REALM_PERMISSION_SETTING_NAMES]
+  .sort()
+  .map((name) => [name, realmSettingColumn(name) as RealmGroupColumn] as const)
 
 /** Channel settings whose value is a user group. */
 export const STREAM_GROUP_SETTINGS: readonly (readonly [string, StreamGroupColumn])[] = [['can_remove_subscribers_group', 'canRemoveSubscribersGroupId']]
