@@ -16,10 +16,9 @@ import {
   streamNameTooLong,
   webPublicStreamsDisabled,
 } from '../errors.js'
-import { hasPolicyPermission, isAdmin, isOwner } from '../domain/roles.js'
+import { isAdmin, isOwner } from '../domain/roles.js'
 import { codePointLength, MAX_STREAM_NAME_LENGTH } from '../domain/limits.js'
 import { inInt32Range } from '../domain/int-range.js'
-import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { renderPlainDescription } from './render-description.js'
 

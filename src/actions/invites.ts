@@ -12,7 +12,7 @@ import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { checkStreamsByIds } from '../access/stream.js'
 import { isValidEmail } from '../access/user.js'
-import { hasPolicyPermission, isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
+import { isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
 import {
   accountTooNewToInvite,
   badRequest,
@@ -25,7 +25,6 @@ import {
   noInviteeEmails,
   noSuchInvitation,
 } from '../errors.js'
-import { isUserInGroup } from '../queries/group-membership.js'
 import { INVITE_STATUS, inviteLinkUrl } from '../queries/invites.js'
 import { mailerFor, noreplyAddress } from '../mail/outbox.js'
 import { invitesChangedEvent } from '../events/schemas/index.js'

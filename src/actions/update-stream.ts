@@ -21,7 +21,7 @@ import {
   streamNameInUse,
   webPublicStreamsDisabled,
 } from '../errors.js'
-import { hasPolicyPermission, isOwner } from '../domain/roles.js'
+import { isOwner } from '../domain/roles.js'
 import { canAccessStreamContent } from '../domain/stream-access.js'
 import { accessStreamForUpdate, accessStreamSettingGroup, streamAudience, streamNameTaken, type AudienceUser } from '../access/stream-admin.js'
 import { checkStreamName, parseMessageRetentionDays } from './create-streams.js'
