@@ -26,7 +26,7 @@ import { usersAmongWhoCanAccess } from '../presence/audience.js'
 import type { Config } from '../config.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
 import { subscriptionAddEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
-import type { SubscriptionObject } from '../present/stream.js'
+import { presentSubscription, type SubscriptionObject } from '../present/stream.js'
 
 export interface CreateUserInput {
   email: string
@@ -132,31 +132,5 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
 
 // The subscription object of upstream's `subscription add` (upstream-behaviour §2).
 function subscriptionDict(stream: Stream, sub: Subscription, subscribers: number[]): SubscriptionObject {
-  return {
-    audible_notifications: sub.audibleNotifications,
-    can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,
-    color: sub.color,
-    creator_id: stream.creatorId,
-    date_created: Math.floor(stream.dateCreated.getTime() / 1000),
-    description: stream.description,
-    desktop_notifications: sub.desktopNotifications,
-    email_notifications: sub.emailNotifications,
-    first_message_id: stream.firstMessageId,
-    history_public_to_subscribers: stream.historyPublicToSubscribers,
-    in_home_view: !sub.isMuted,
-    invite_only: stream.inviteOnly,
-    is_announcement_only: stream.streamPostPolicy === 2,
-    is_muted: sub.isMuted,
-    is_web_public: stream.isWebPublic,
-    message_retention_days: stream.messageRetentionDays,
-    name: stream.name,
-    pin_to_top: sub.pinToTop,
-    push_notifications: sub.pushNotifications,
-    rendered_description: stream.renderedDescription,
-    stream_id: stream.id,
-    stream_post_policy: stream.streamPostPolicy,
-    stream_weekly_traffic: null,
-    subscribers: [...subscribers].sort((a, b) => a - b),
-    wildcard_mentions_notify: sub.wildcardMentionsNotify,
-  }
+  return presentSubscription(sub, stream, { subscribers: [...subscribers].sort((a, b) => a - b) })
 }

@@ -10,6 +10,7 @@ import { mustBeAdmin, invalidStreamId, privateStreamCannotBeDefault } from '../e
 import { isAdmin, isGuest } from '../domain/roles.js'
 import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, sortByName } from '../present/stream.js'
+import { getDefaultStreamIds } from '../queries/streams.js'
 
 /** The realm's default channels as channel objects, sorted by name. */
 export async function getDefaultStreams(db: Pick<Tx, 'defaultStream'>, realmId: number): Promise<ReturnType<typeof presentStream>[]> {
@@ -20,7 +21,7 @@ export async function getDefaultStreams(db: Pick<Tx, 'defaultStream'>, realmId: 
 /** Tells every active non-guest user the current list (guests have no default channels). */
 export async function emitDefaultStreams(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
   const users = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
-  emit(defaultStreamsEvent(await getDefaultStreams(tx, realm.id)), users.filter((u) => !isGuest(u.role)).map((u) => u.id))
+  emit(defaultStreamsEvent(await getDefaultStreamIds(tx, realm.id)), users.filter((u) => !isGuest(u.role)).map((u) => u.id))
 }
 
 /** Adds or removes the default-channel row; true when something changed. */

@@ -103,7 +103,8 @@ export async function findStreamForSend(ctx: ActionContext, addressed: number | 
   const channel = sendingChannel(ctx, addressed)
   if (typeof channel === 'number') {
     const stream = await ctx.prisma.stream.findUnique({ where: { id: channel } })
-    if (!stream || stream.realmId !== ctx.realm.id || stream.deactivated) throw streamIdNotFound(channel)
+    if (!stream || stream.realmId !== ctx.realm.id) throw streamIdNotFound(channel)
+    if (stream.deactivated) throw notAuthorizedToSendToChannel(stream.name)
     return stream
   }
   const stream = await findStreamByName(ctx.prisma, ctx.realm.id, channel)

@@ -22,6 +22,7 @@ import { normalizeMessageContent } from '../domain/limits.js'
 import { topicWildcardMentionAllowed, wildcardMentionAllowed } from '../domain/mentions.js'
 import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import {
+  notAuthorizedToSendToChannel,
   streamIdNotFound,
   streamNameNotFound,
   streamWildcardMentionNotAllowed,
@@ -110,7 +111,9 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
       participants: mayMentionTopicWildcard(text),
     })
     if (typeof channel === 'number') {
-      if (!audience || audience.stream.realmId !== ctx.realm.id || audience.stream.deactivated) throw streamIdNotFound(channel)
+      if (!audience || audience.stream.realmId !== ctx.realm.id) throw streamIdNotFound(channel)
+      // An archived channel takes no messages (upstream access_stream_for_send_message).
+      if (audience.stream.deactivated) throw notAuthorizedToSendToChannel(audience.stream.name)
     } else if (!audience) throw streamNameNotFound(channel.trim())
     const { stream, subscriberIds } = audience
     if (!input.internal) checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))

@@ -27,6 +27,8 @@ export interface UpdateFlagsForNarrowResult {
   last_processed_id: number | null
   found_oldest: boolean
   found_newest: boolean
+  /** Level 355: only when marking as unread. */
+  ignored_because_not_subscribed_channels?: number[]
 }
 
 /** The window the server actually processes: at most 5000 messages, at least half of them before the anchor when asked. */
@@ -50,10 +52,11 @@ export async function updateFlagsForNarrow(ctx: ActionContext, input: UpdateFlag
   const updated = await updateMessageFlags(ctx, { messages: ids, op: input.op, flag: input.flag })
   return {
     processed_count: ids.length,
-    updated_count: updated,
+    updated_count: updated.changed,
     first_processed_id: ids[0] ?? null,
     last_processed_id: ids[ids.length - 1] ?? null,
     found_oldest: window.found_oldest,
     found_newest: window.found_newest,
+    ...(updated.ignoredBecauseNotSubscribedChannels !== undefined ? { ignored_because_not_subscribed_channels: updated.ignoredBecauseNotSubscribedChannels } : {}),
   }
 }

@@ -69,8 +69,19 @@ async function unreadDetails(tx: Tx, userId: number, ids: number[]): Promise<Rec
   return out
 }
 
-/** Applies the change; returns how many messages actually changed. */
-export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessageFlagsInput): Promise<number> {
+export interface UpdateMessageFlagsResult {
+  /** How many messages actually changed. */
+  changed: number
+  /**
+   * Marking as unread: the channels (ascending IDs) whose messages were left
+   * read because the user is not subscribed to them (level 355); undefined
+   * for every other change.
+   */
+  ignoredBecauseNotSubscribedChannels?: number[]
+}
+
+/** Applies the change. */
+export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessageFlagsInput): Promise<UpdateMessageFlagsResult> {
   const operation = parseFlagOperation(input.flag, input.op)
   const adding = operation.op === 'add'
   const target = adding ? operation.bit : 0
@@ -84,13 +95,18 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
     const current = new Map(rows.map((r) => [r.messageId, r.flags]))
     const withoutRow = ids.filter((id) => !current.has(id))
     if ((await readableWithoutCopy(tx, ctx, withoutRow)).size !== withoutRow.length) throw invalidMessage()
-    if (operation.flag === 'read' && !adding && ids.length > 0) {
-      // Unread channel messages only ever sit in channels the user is subscribed to.
-      const unsubscribed = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
-        SELECT m.id FROM message m WHERE m.id = ANY(${ids}::int[]) AND m.stream_id IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM subscription s WHERE s.user_id = ${userId} AND s.stream_id = m.stream_id AND s.active)`)
-      const skip = new Set(unsubscribed.map((r) => r.id))
-      ids = ids.filter((id) => !skip.has(id))
+    let ignoredBecauseNotSubscribedChannels: number[] | undefined
+    if (operation.flag === 'read' && !adding) {
+      ignoredBecauseNotSubscribedChannels = []
+      if (ids.length > 0) {
+        // Unread channel messages only ever sit in channels the user is subscribed to.
+        const unsubscribed = await tx.$queryRaw<{ id: number; stream_id: number }[]>(Prisma.sql`
+          SELECT m.id, m.stream_id FROM message m WHERE m.id = ANY(${ids}::int[]) AND m.stream_id IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM subscription s WHERE s.user_id = ${userId} AND s.stream_id = m.stream_id AND s.active)`)
+        const skip = new Set(unsubscribed.map((r) => r.id))
+        ids = ids.filter((id) => !skip.has(id))
+        ignoredBecauseNotSubscribedChannels = [...new Set(unsubscribed.map((r) => r.stream_id))].sort((a, b) => a - b)
+      }
     }
     const changing = ids.filter((id) => ((current.get(id) ?? HISTORICAL_FLAGS) & operation.bit) !== target)
     if ((HISTORICAL_FLAGS & operation.bit) !== target) {
@@ -114,6 +130,6 @@ export async function updateMessageFlags(ctx: ActionContext, input: UpdateMessag
     const messages = [...changing].sort((a, b) => a - b)
     const messageDetails = operation.flag === 'read' && !adding ? await unreadDetails(tx, userId, messages) : undefined
     emit(updateMessageFlagsEvent(operation.op, operation.flag, messages, { messageDetails }), [userId])
-    return changing.length
+    return { changed: changing.length, ignoredBecauseNotSubscribedChannels }
   })
 }

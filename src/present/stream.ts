@@ -38,6 +38,8 @@ export function presentStream(stream: Stream, options: PresentStreamOptions = {}
     history_public_to_subscribers: stream.historyPublicToSubscribers,
     first_message_id: stream.firstMessageId,
     can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,
+    // Level 315.
+    is_archived: stream.deactivated,
     stream_weekly_traffic: options.weeklyTraffic ?? null,
   }
   if (options.subscribers !== undefined) out.subscribers = [...options.subscribers]

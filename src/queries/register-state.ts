@@ -14,7 +14,7 @@ import { accessibleUserIds } from '../access/user.js'
 import { streamNotificationDefaults, withInheritedNotifications } from '../domain/stream-notifications.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { versionFields } from '../domain/upstream-names.js'
-import { getStreams, getSubscriberIds } from './streams.js'
+import { getDefaultStreamIds, getStreams, getSubscriberIds } from './streams.js'
 import { getUsers } from './users.js'
 import { getDrafts } from './drafts.js'
 import { getSavedSnippets } from './saved-snippets.js'
@@ -145,8 +145,8 @@ export async function fetchRegisterState(ctx: RegisterStateContext, options: Reg
   if (want('starred_messages')) state.starred_messages = user ? await getStarredMessageIds(prisma, user.id) : []
   if (want('stream')) state.streams = await visibleStreams(ctx, options)
   if (want('default_streams')) {
-    const defaults = await prisma.defaultStream.findMany({ where: { realmId: realm.id, stream: { deactivated: false } }, include: { stream: true } })
-    state.realm_default_streams = user && isGuest(user.role) ? [] : sortByName(defaults.map((d) => presentStream(d.stream)))
+    // Level 330: channel IDs, not channel objects.
+    state.realm_default_streams = user && isGuest(user.role) ? [] : await getDefaultStreamIds(prisma, realm.id)
   }
   if (want('drafts')) {
     // Upstream sends at most the 1000 newest drafts, newest first.
@@ -268,7 +268,7 @@ async function visibleStreams(ctx: RegisterStateContext, options: RegisterStateO
     const admin = isAdmin(user.role)
     streams = await getStreams(
       { prisma, user },
-      { includePublic: true, includeWebPublic: true, includeSubscribed: true, includeAllActive: admin, includeDefault: false, includeOwnerSubscribed: false },
+      { includePublic: true, includeWebPublic: true, includeSubscribed: true, includeAll: admin, includeDefault: false, includeOwnerSubscribed: false, includeCanAccessContent: false, excludeArchived: true },
     )
   }
   if (!options.includeSubscribers) return streams

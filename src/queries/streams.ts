@@ -2,8 +2,9 @@
 // single-channel lookups. The register (events) code reuses these.
 import type { PrismaClient, Stream, Tx, User } from '../db/index.js'
 import { accessStreamById, accessStreamByName } from '../access/stream.js'
-import { ApiError, invalidStreamName, userNotAuthorizedForQuery } from '../errors.js'
-import { isAdmin, isGuest } from '../domain/roles.js'
+import { ApiError, invalidStreamName } from '../errors.js'
+import { isGuest } from '../domain/roles.js'
+import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription, sortByName, type StreamObject, type SubscriptionObject } from '../present/stream.js'
 
 type Db = PrismaClient | Tx
@@ -40,19 +41,30 @@ export interface GetStreamsOptions {
   includePublic: boolean
   includeWebPublic: boolean
   includeSubscribed: boolean
-  includeAllActive: boolean
+  /** Every channel the user may know of (level 356; administrators: every channel). */
+  includeAll: boolean
   includeDefault: boolean
   includeOwnerSubscribed: boolean
+  /** Every channel whose messages the user may read (level 356). */
+  includeCanAccessContent: boolean
+  /** Leave archived channels out (level 315). */
+  excludeArchived: boolean
 }
 
 /** GET /streams: the union of the requested categories, sorted by name. */
 export async function getStreams(ctx: StreamQueryContext, options: GetStreamsOptions): Promise<StreamObject[]> {
   const { user } = ctx
-  if (options.includeAllActive && !isAdmin(user.role)) throw userNotAuthorizedForQuery()
-  const base = { realmId: user.realmId, deactivated: false }
+  const base = { realmId: user.realmId, ...(options.excludeArchived ? { deactivated: false } : {}) }
   let streams: Stream[]
-  if (options.includeAllActive) {
-    streams = await ctx.prisma.stream.findMany({ where: base })
+  if (options.includeAll || options.includeCanAccessContent) {
+    const all = await ctx.prisma.stream.findMany({ where: base })
+    const subscribed = new Set(
+      (await ctx.prisma.subscription.findMany({ where: { userId: user.id, active: true, streamId: { in: all.map((s) => s.id) } }, select: { streamId: true } })).map(
+        (s) => s.streamId,
+      ),
+    )
+    const visible = options.includeAll ? canSeeStreamMetadata : canAccessStreamContent
+    streams = all.filter((s) => visible(user, s, subscribed.has(s.id)))
   } else {
     const subscriberIds = [user.id]
     if (options.includeOwnerSubscribed && user.isBot && user.botOwnerId !== null) subscriberIds.push(user.botOwnerId)
@@ -68,6 +80,12 @@ export async function getStreams(ctx: StreamQueryContext, options: GetStreamsOpt
     ? new Set((await ctx.prisma.defaultStream.findMany({ where: { realmId: user.realmId } })).map((d) => d.streamId))
     : undefined
   return sortByName(streams.map((s) => presentStream(s, defaults ? { isDefault: defaults.has(s.id) } : {})))
+}
+
+/** The realm's default channels by ID, ascending (register's realm_default_streams and the event since level 330). */
+export async function getDefaultStreamIds(db: Pick<Tx, 'defaultStream'>, realmId: number): Promise<number[]> {
+  const rows = await db.defaultStream.findMany({ where: { realmId, stream: { deactivated: false } }, select: { streamId: true }, orderBy: { streamId: 'asc' } })
+  return rows.map((r) => r.streamId)
 }
 
 /** GET /streams/{stream_id}: administrators may look up private channels they are not in. */

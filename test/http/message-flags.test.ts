@@ -63,9 +63,15 @@ t.test('POST /messages/flags', async (t) => {
     const hidden = await sendTo(t, app, member, 'secret', 'x', 'x')
     expectError(t, await as(app, otherMember).post('/messages/flags', { messages: [hidden], op: 'add', flag: 'starred' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
     expectError(t, await as(app, guest).post('/messages/flags', { messages: [old], op: 'add', flag: 'starred' }), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
-    // Unread is only for subscribed channels.
-    expectSuccess(t, await as(app, otherMember).post('/messages/flags', { messages: [old], op: 'remove', flag: 'read' }))
+    // Unread is only for subscribed channels; the response names the channels skipped (level 355), only when marking unread.
+    const dm = await send(t, app, member, { type: 'direct', to: JSON.stringify([otherMember.id]), content: 'also' })
+    const unread = expectSuccess(t, await as(app, otherMember).post('/messages/flags', { messages: [old, dm], op: 'remove', flag: 'read' }))
+    t.same({ ...unread }, { result: 'success', msg: '', messages: [old, dm], ignored_because_not_subscribed_channels: [fx.streams.design.id] })
     t.same(await flags(old), ['read', 'starred', 'historical'])
+    const none = expectSuccess(t, await as(app, otherMember).post('/messages/flags', { messages: [dm], op: 'remove', flag: 'read' }))
+    t.same({ ...none }, { result: 'success', msg: '', messages: [dm], ignored_because_not_subscribed_channels: [] })
+    const starred = expectSuccess(t, await as(app, otherMember).post('/messages/flags', { messages: [old], op: 'remove', flag: 'starred' }))
+    t.same({ ...starred }, { result: 'success', msg: '', messages: [old] })
   })
 })
 
@@ -100,6 +106,11 @@ t.test('POST /messages/flags/narrow', async (t) => {
       narrow: [{ operator: 'channel', operand: 'design' }, { operator: 'topic', operand: 'nothing here' }], op: 'add', flag: 'starred', anchor: 'newest', num_before: 5, num_after: 0,
     }))
     t.match(empty, { processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null, found_oldest: true, found_newest: true })
+    t.notOk('ignored_because_not_subscribed_channels' in empty)
+    t.same(all.ignored_because_not_subscribed_channels, [])
+    // otherMember is not subscribed to design: nothing becomes unread, and design is named (level 355).
+    const skipped = expectSuccess(t, await as(app, otherMember).post('/messages/flags/narrow', { narrow, op: 'remove', flag: 'read', anchor: 'oldest', num_before: 0, num_after: 100 }))
+    t.match(skipped, { processed_count: 6, updated_count: 0, ignored_because_not_subscribed_channels: [fx.streams.design.id] })
     void other
   })
 

@@ -204,7 +204,7 @@ t.test('scheduled messages', async (t) => {
     t.equal(await deliverAt(at), 0, 'nothing is delivered twice')
   })
 
-  t.test('a message whose channel is gone fails and the notification bot tells the sender', async (t) => {
+  t.test('a message whose channel was archived fails and the notification bot tells the sender', async (t) => {
     const user = await fx.newUser()
     const stream = await services.prisma.stream.create({ data: { realmId: fx.realm.id, name: `doomed-${user.id}`, canRemoveSubscribersGroupId: general.canRemoveSubscribersGroupId, dateCreated: new Date() } })
     const at = inAnHour()
@@ -214,13 +214,13 @@ t.test('scheduled messages', async (t) => {
     const row = await services.prisma.scheduledMessage.findUniqueOrThrow({ where: { id } })
     t.ok(row.failed)
     t.notOk(row.delivered)
-    t.equal(row.failureMessage, `Channel with ID '${stream.id}' does not exist`)
+    t.equal(row.failureMessage, `Not authorized to send to channel 'doomed-${user.id}'`)
     t.match(ofType(items, 'scheduled_messages').filter((i) => i.userIds.includes(user.id)).map((i) => i.event), [{ type: 'scheduled_messages', op: 'update', scheduled_message: { scheduled_message_id: id, failed: true } }])
     const dm = ofType(items, 'message').filter((i) => i.userIds.includes(user.id)).map((i) => i.event.message as { sender_id: number; content: string; display_recipient: { id: number }[] })
     t.equal(dm.length, 1)
     t.equal(dm[0]?.sender_id, fx.notificationBot.id)
     t.match(dm[0]?.content, /was not sent because of the following error/)
-    t.match(dm[0]?.content, /does not exist/)
+    t.match(dm[0]?.content, /Not authorized to send to channel/)
     const listed = expectSuccess(t, await as(app, user).get('/scheduled_messages')).scheduled_messages
     t.match(listed, [{ scheduled_message_id: id, failed: true }], 'failed messages stay listed')
 

@@ -151,7 +151,7 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
     })
     await services.prisma.subscription.create({ data: { userId: member.id, streamId: s.id, color: '#c2c2c2' } })
     const outsider = await captureEvents(app, otherMember, () => as(app, admin).patch(`/streams/${s.id}`, { is_private: true }))
-    t.match(outsider.filter((e) => e.type === 'stream'), [{ type: 'stream', op: 'delete', streams: [{ stream_id: s.id, name: 'townhall', invite_only: false }] }])
+    t.match(outsider.filter((e) => e.type === 'stream'), [{ type: 'stream', op: 'delete', streams: [{ stream_id: s.id, name: 'townhall', invite_only: false }], stream_ids: [s.id] }])
     t.equal(outsider.filter((e) => e.type === 'stream' && e.op === 'update').length, 0)
     const after = await services.prisma.stream.findUniqueOrThrow({ where: { id: s.id } })
     t.match(after, { inviteOnly: true, historyPublicToSubscribers: false })
@@ -188,7 +188,7 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
   t.test('is_default_stream adds and removes default channels', async (t) => {
     const id = fx.streams.design.id
     const events = await captureEvents(app, member, () => as(app, admin).patch(`/streams/${id}`, { is_default_stream: true }))
-    t.match(events, [{ type: 'default_streams', default_streams: [{ stream_id: id }, { name: 'general' }] }])
+    t.match(events, [{ type: 'default_streams', default_streams: [fx.streams.general.id, id].sort((a, b) => a - b) }])
     expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { is_default_stream: false }))
   })
   t.test('lists parameters it does not know', async (t) => {
@@ -211,7 +211,7 @@ t.test('DELETE /streams/{stream_id}', async (t) => {
     t.match(subscribed, [
       { type: 'default_streams', default_streams: [] },
       { type: 'subscription', op: 'remove', subscriptions: [{ name: 'general', stream_id: general.id }] },
-      { type: 'stream', op: 'delete', streams: [{ stream_id: general.id, name: 'general', invite_only: false }] },
+      { type: 'stream', op: 'delete', streams: [{ stream_id: general.id, name: 'general', invite_only: false }], stream_ids: [general.id] },
     ])
     t.equal(await services.prisma.subscription.count({ where: { streamId: general.id, active: true } }), 0)
     t.equal(await services.prisma.defaultStream.count({ where: { streamId: general.id } }), 0)
@@ -220,6 +220,23 @@ t.test('DELETE /streams/{stream_id}', async (t) => {
     t.match(row.name, /^[0-9a-f]{7}!DEACTIVATED:general$/)
     expectError(t, await as(app, admin).delete(`/streams/${general.id}`), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
     t.same(expectSuccess(t, await as(app, owner).get('/default_streams')).default_streams, [])
+    // An archived channel takes no messages, as upstream's access_stream_for_send_message.
+    expectError(t, await as(app, owner).post('/messages', { type: 'stream', to: String(general.id), topic: 't', content: 'x' }), {
+      code: 'BAD_REQUEST',
+      status: 400,
+      msg: `Not authorized to send to channel '${row.name}'`,
+    })
+    const at = Math.floor(Date.now() / 1000) + 3600
+    expectError(t, await as(app, owner).post('/scheduled_messages', { type: 'stream', to: general.id, topic: 't', content: 'x', scheduled_delivery_timestamp: at }), {
+      code: 'BAD_REQUEST',
+      status: 400,
+      msg: `Not authorized to send to channel '${row.name}'`,
+    })
+    // GET /streams lists it only with exclude_archived=false (level 315), with is_archived.
+    const ids = async (params: Record<string, unknown>) =>
+      (expectSuccess(t, await as(app, admin).get('/streams', { include_all: true, ...params })).streams as Body[]).filter((s) => s.stream_id === general.id)
+    t.same(await ids({}), [])
+    t.match(await ids({ exclude_archived: false }), [{ stream_id: general.id, is_archived: true }])
   })
   t.test('an archived name can be used again', async (t) => {
     expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }] }))
@@ -229,7 +246,7 @@ t.test('DELETE /streams/{stream_id}', async (t) => {
     const events = await captureEvents(app, admin, () => as(app, owner).delete(`/streams/${secret.id}`))
     t.match(events, [
       { type: 'subscription', op: 'peer_remove', stream_ids: [secret.id], user_ids: [owner.id, member.id] },
-      { type: 'stream', op: 'delete', streams: [{ stream_id: secret.id, name: 'secret' }] },
+      { type: 'stream', op: 'delete', streams: [{ stream_id: secret.id, name: 'secret' }], stream_ids: [secret.id] },
     ])
   })
 })
@@ -244,10 +261,10 @@ t.test('/default_streams', async (t) => {
   })
   t.test('POST adds one and tells non-guests', async (t) => {
     const events = await captureEvents(app, member, () => as(app, admin).post('/default_streams', { stream_id: design.id }))
-    t.match(events, [{ type: 'default_streams', default_streams: [{ stream_id: design.id, name: 'design' }, { stream_id: general.id }] }])
+    t.same(events.map(({ id: _id, ...e }) => e), [{ type: 'default_streams', default_streams: [general.id, design.id].sort((a, b) => a - b) }])
     t.same(await captureEvents(app, guest, () => as(app, admin).post('/default_streams', { stream_id: design.id }), { expectNone: true }), [])
     const reg = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: ['default_streams'] }))
-    t.same((reg.realm_default_streams as Body[]).map((s) => s.name), ['design', 'general'])
+    t.same(reg.realm_default_streams, [general.id, design.id].sort((a, b) => a - b))
   })
   t.test('refuses private channels', async (t) => {
     expectError(t, await as(app, owner).post('/default_streams', { stream_id: secret.id }), { code: 'BAD_REQUEST', msg: 'Private channels cannot be made default.' })
@@ -259,7 +276,7 @@ t.test('/default_streams', async (t) => {
   })
   t.test('DELETE removes one', async (t) => {
     const events = await captureEvents(app, owner, () => as(app, admin).delete('/default_streams', { stream_id: design.id }))
-    t.match(events, [{ type: 'default_streams', default_streams: [{ stream_id: general.id }] }])
+    t.match(events, [{ type: 'default_streams', default_streams: [general.id] }])
     t.equal(events[0]?.default_streams.length, 1)
   })
   t.test('errors name the parameter and unknown channels', async (t) => {

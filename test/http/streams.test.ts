@@ -18,12 +18,12 @@ t.test('GET /streams', async (t) => {
     const design = (expectSuccess(t, await as(app, member).get('/streams')).streams as Body[])[0] as Body
     t.same(Object.keys(design).sort(), [
       'can_remove_subscribers_group', 'creator_id', 'date_created', 'description', 'first_message_id', 'history_public_to_subscribers',
-      'invite_only', 'is_announcement_only', 'is_web_public', 'message_retention_days', 'name', 'rendered_description', 'stream_id',
+      'invite_only', 'is_announcement_only', 'is_archived', 'is_web_public', 'message_retention_days', 'name', 'rendered_description', 'stream_id',
       'stream_post_policy', 'stream_weekly_traffic',
     ])
     t.match(design, {
       stream_id: fx.streams.design.id, description: 'Design talk', rendered_description: '<p>Design talk</p>', creator_id: owner.id,
-      date_created: Math.floor(fx.streams.design.dateCreated.getTime() / 1000), stream_weekly_traffic: null,
+      date_created: Math.floor(fx.streams.design.dateCreated.getTime() / 1000), stream_weekly_traffic: null, is_archived: false,
     })
   })
 
@@ -41,9 +41,20 @@ t.test('GET /streams', async (t) => {
     t.same(names(expectSuccess(t, await as(app, member).get('/streams', { include_public: false, include_subscribed: false }))), [])
   })
 
-  t.test('lets only administrators ask for every active channel', async (t) => {
-    expectError(t, await as(app, member).get('/streams', { include_all_active: true }), { code: 'BAD_REQUEST', msg: 'User not authorized for this query' })
+  t.test('include_all (level 356; include_all_active its old name): every channel the user may know of', async (t) => {
+    t.same(names(expectSuccess(t, await as(app, admin).get('/streams', { include_all: true }))), ['design', 'general', 'secret', 'webby'])
     t.same(names(expectSuccess(t, await as(app, admin).get('/streams', { include_all_active: true }))), ['design', 'general', 'secret', 'webby'])
+    t.same(names(expectSuccess(t, await as(app, member).get('/streams', { include_all: true, include_public: false, include_subscribed: false }))), ['design', 'general', 'secret', 'webby'])
+    t.same(names(expectSuccess(t, await as(app, otherMember).get('/streams', { include_all: true }))), ['design', 'general', 'webby'])
+    t.same(names(expectSuccess(t, await as(app, guest).get('/streams', { include_all: true }))), ['general', 'webby'])
+    expectError(t, await as(app, admin).get('/streams', { include_all: true, include_all_active: true }), { code: 'REQUEST_CONFUSING_VAR', status: 400 })
+  })
+
+  t.test('include_can_access_content (level 356): every channel whose messages the user may read', async (t) => {
+    // An administrator may know of a private channel without reading it.
+    t.same(names(expectSuccess(t, await as(app, admin).get('/streams', { include_can_access_content: true }))), ['design', 'general', 'webby'])
+    t.same(names(expectSuccess(t, await as(app, member).get('/streams', { include_can_access_content: true }))), ['design', 'general', 'secret', 'webby'])
+    t.same(names(expectSuccess(t, await as(app, guest).get('/streams', { include_can_access_content: true }))), ['general', 'webby'])
   })
 
   t.test('marks default channels when asked', async (t) => {

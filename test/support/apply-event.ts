@@ -381,7 +381,7 @@ function applyStream(state: Obj, event: Static<typeof StreamEventSchema>, option
       if ('streams' in state) state.streams = [...list<SubDict>(state, 'streams'), { ...stream, ...(options.includeSubscribers ? { subscribers: [] } : {}) } as SubDict].sort(byName)
     }
   } else if (event.op === 'delete') {
-    const gone = new Set(event.streams.map((s) => s.stream_id))
+    const gone = new Set(event.stream_ids)
     for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
       if (key in state) state[key] = list<SubDict>(state, key).filter((s) => !gone.has(s.stream_id))
     }

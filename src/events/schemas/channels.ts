@@ -8,7 +8,8 @@ import { eventObject, StreamDict, SubscriptionDict } from './common.js'
 
 export const StreamEventSchema = Type.Union([
   eventObject({ type: Type.Literal('stream'), op: Type.Literal('create'), streams: Type.Array(StreamDict) }),
-  eventObject({ type: Type.Literal('stream'), op: Type.Literal('delete'), streams: Type.Array(StreamDict) }),
+  // Level 343: stream_ids; the deprecated streams keeps its channel objects.
+  eventObject({ type: Type.Literal('stream'), op: Type.Literal('delete'), streams: Type.Array(StreamDict), stream_ids: Type.Array(Type.Integer()) }),
   eventObject({
     type: Type.Literal('stream'),
     op: Type.Literal('update'),
@@ -23,7 +24,12 @@ export const StreamEventSchema = Type.Union([
 ])
 export type StreamEvent = Static<typeof StreamEventSchema>
 export const streamCreateEvent = builder((streams: StreamDict[]): StreamEvent => ({ type: 'stream', op: 'create', streams }))
-export const streamDeleteEvent = builder((streams: StreamDict[]): StreamEvent => ({ type: 'stream', op: 'delete', streams }))
+export const streamDeleteEvent = builder((streams: StreamDict[]): StreamEvent => ({
+  type: 'stream',
+  op: 'delete',
+  streams,
+  stream_ids: streams.map((s) => s.stream_id),
+}))
 /** A property change; `extra` carries the companions upstream sends with some properties (rendered_description…). */
 export const streamUpdateEvent = builder((
   stream: { id: number; name: string },

@@ -24,9 +24,10 @@ export type RealmEvent = Static<typeof RealmEventSchema>
 export const realmUpdateEvent = builder((property: string, value: boolean | number | string | null): RealmEvent => ({ type: 'realm', op: 'update', property, value }))
 export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null | Static<typeof GroupSettingValueSchema>>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
 
-export const DefaultStreamsEventSchema = eventObject({ type: Type.Literal('default_streams'), default_streams: Type.Array(StreamDict) })
+/** Level 330: the default channels by ID, ascending. */
+export const DefaultStreamsEventSchema = eventObject({ type: Type.Literal('default_streams'), default_streams: Type.Array(Type.Integer()) })
 export type DefaultStreamsEvent = Static<typeof DefaultStreamsEventSchema>
-export const defaultStreamsEvent = builder((streams: StreamDict[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streams }))
+export const defaultStreamsEvent = builder((streamIds: number[]): DefaultStreamsEvent => ({ type: 'default_streams', default_streams: streamIds }))
 
 const Linkifier = Type.Object({ id: Type.Integer(), pattern: Type.String(), url_template: Type.String() }, { additionalProperties: false })
 export const RealmLinkifiersEventSchema = eventObject({ type: Type.Literal('realm_linkifiers'), realm_linkifiers: Type.Array(Linkifier) })

@@ -16,9 +16,10 @@ export const routes = [
       flag: Type.String(),
     },
     handler: async (input, ctx) => {
-      await updateMessageFlags(ctx, input)
+      const result = await updateMessageFlags(ctx, input)
       // Upstream echoes the request's ids (the event carries the ones that changed).
-      return { messages: input.messages }
+      const ignored = result.ignoredBecauseNotSubscribedChannels
+      return { messages: input.messages, ...(ignored !== undefined ? { ignored_because_not_subscribed_channels: ignored } : {}) }
     },
   }),
 

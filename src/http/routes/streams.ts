@@ -1,7 +1,7 @@
 // /streams, /streams/{stream_id}, /get_stream_id: channel reads.
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { optional } from '../params.js'
+import { alias, optional } from '../params.js'
 import { getStreamById, getStreamIdByName, getStreams } from '../../queries/streams.js'
 
 export const routes = [
@@ -12,18 +12,23 @@ export const routes = [
       include_public: optional(Type.Boolean(), { default: true }),
       include_web_public: optional(Type.Boolean(), { default: false }),
       include_subscribed: optional(Type.Boolean(), { default: true }),
-      include_all_active: optional(Type.Boolean(), { default: false }),
+      // Level 356: include_all, for everyone; include_all_active its former name.
+      include_all: optional(alias(Type.Boolean(), 'include_all_active'), { default: false }),
       include_default: optional(Type.Boolean(), { default: false }),
       include_owner_subscribed: optional(Type.Boolean(), { default: false }),
+      include_can_access_content: optional(Type.Boolean(), { default: false }),
+      exclude_archived: optional(Type.Boolean(), { default: true }),
     },
     handler: async (input, ctx) => ({
       streams: await getStreams(ctx, {
         includePublic: input.include_public ?? true,
         includeWebPublic: input.include_web_public ?? false,
         includeSubscribed: input.include_subscribed ?? true,
-        includeAllActive: input.include_all_active ?? false,
+        includeAll: input.include_all ?? false,
         includeDefault: input.include_default ?? false,
         includeOwnerSubscribed: input.include_owner_subscribed ?? false,
+        includeCanAccessContent: input.include_can_access_content ?? false,
+        excludeArchived: input.exclude_archived ?? true,
       }),
     }),
   }),
