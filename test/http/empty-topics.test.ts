@@ -132,6 +132,15 @@ t.test('empty topics', async (t) => {
     await checkStateAfter(t, app, otherMember, () => as(app, owner).delete(`/messages/${id}`), { expectTypes: ['delete_message'] })
   })
 
+  t.test('links to the empty topic and its messages (level 346)', async (t) => {
+    const target = await send(member, '', 'linked')
+    const id = await send(member, 'links', `#**general>** and #**general>@${target}**`)
+    const html = expectSuccess(t, await as(app, otherMember).get(`/messages/${id}`)).message.content as string
+    const topicUrl = `/#narrow/channel/${general.id}-general/topic/`
+    t.match(html, new RegExp(`<a class="stream-topic" data-stream-id="${general.id}" href="${topicUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/with/\\d+">#general &gt; <em>general chat</em></a>`))
+    t.ok(html.includes(`<a class="message-link" href="${topicUrl}/near/${target}">#general &gt; <em>general chat</em> @ 💬</a>`), html)
+  })
+
   t.test('scheduled messages: "(no topic)" is the empty topic', async (t) => {
     const at = Math.floor(Date.now() / 1000) + 3600
     const created = expectSuccess(t, await as(app, member).post('/scheduled_messages', { type: 'stream', to: general.id, topic: '(no topic)', content: 'later', scheduled_delivery_timestamp: at }))
