@@ -57,6 +57,28 @@ export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: n
   return group
 }
 
+/**
+ * Several groups the user may change, checked as accessUserGroupForWrite
+ * checks one (the first refused group in `groupIds` order decides the
+ * error), in two statements whatever their number, without locking them: for
+ * requests that only name groups (an invitation's group_ids).
+ */
+export async function checkUserGroupsWritable(ctx: TxContext, db: Tx | ActionContext['prisma'], groupIds: number[]): Promise<void> {
+  if (groupIds.length === 0) return
+  requireGroupEditPermission(ctx)
+  const groups = new Map((await db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: ctx.realm.id, isAnonymous: false } })).map((g) => [g.id, g]))
+  const memberOf = isModeratorOrAbove(ctx.user.role)
+    ? undefined
+    : new Set((await db.userGroupMember.findMany({ where: { groupId: { in: groupIds }, userId: ctx.user.id }, select: { groupId: true } })).map((m) => m.groupId))
+  for (const id of groupIds) {
+    const group = groups.get(id)
+    if (!group) throw invalidUserGroup()
+    if (group.deactivated) throw userGroupDeactivated()
+    if (group.isSystemGroup) throw insufficientPermission()
+    if (memberOf && !memberOf.has(id)) throw insufficientPermission()
+  }
+}
+
 /** Serializes changes to the realm's subgroup graph, so two concurrent additions cannot form a cycle. */
 export async function lockGroupGraph(tx: Tx, realmId: number): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(7431, ${realmId}::int)`

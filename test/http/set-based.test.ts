@@ -318,6 +318,22 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
       },
     },
     {
+      route: 'POST /invites',
+      param: 'group_ids',
+      prepare: async (n) => {
+        const groups = await makeGroups(n)
+        return sending(admin, () => as(app, admin).post('/invites', { invitee_emails: `grouped${next()}@example.org`, stream_ids: [], group_ids: groups }))
+      },
+    },
+    {
+      route: 'POST /invites/multiuse',
+      param: 'group_ids',
+      prepare: async (n) => {
+        const groups = await makeGroups(n)
+        return sending(admin, () => as(app, admin).post('/invites/multiuse', { stream_ids: [], group_ids: groups }))
+      },
+    },
+    {
       route: 'PATCH /realm/linkifiers',
       param: 'ordered_linkifier_ids',
       prepare: async (n) => {
