@@ -75,7 +75,7 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
     if (input.isPrivate !== undefined && !canAccessStreamContent(ctx.user, stream, subscription !== null)) throw invalidStreamId()
     if (input.isWebPublic === true) {
       if (!ctx.realm.webPublicAccessEnabled) throw webPublicStreamsDisabled()
-      if (!(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_create_web_public_channel_group', ctx.now()))) throw insufficientPermission()
+      if (!(await holdsRealmPermission(tx, ctx.realm, ctx.user, 'can_create_web_public_channel_group', ctx.now()))) throw insufficientPermission()
     }
     if (privacyAsked) Object.assign(changes, { inviteOnly, isWebPublic, historyPublicToSubscribers: history })
 
