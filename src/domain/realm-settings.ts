@@ -16,7 +16,7 @@ export type RealmColumn =
   | 'allowEditHistory' | 'mandatoryTopics' | 'messageRetentionDays' | 'waitingPeriodThreshold'
   | 'inviteRequired' | 'emailsRestrictedToDomains' | 'disallowDisposableEmailAddresses' | 'sendWelcomeEmails'
   | 'nameChangesDisabled' | 'emailChangesDisabled' | 'avatarChangesDisabled' | 'requireUniqueNames'
-  | 'defaultLanguage' | 'videoChatProvider' | 'presenceDisabled' | 'enableReadReceipts' | 'enableGuestUserIndicator'
+  | 'defaultLanguage' | 'videoChatProvider' | 'presenceDisabled' | 'enableReadReceipts' | 'enableGuestUserIndicator' | 'enableGuestUserDmWarning'
   | 'digestEmailsEnabled' | 'digestWeekday' | 'messageContentAllowedInEmailNotifications' | 'defaultCodeBlockLanguage' | 'giphyRating'
 
 export type SettingValue = boolean | number | string | null
@@ -106,6 +106,7 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
   presence_disabled: bool('presenceDisabled'),
   enable_read_receipts: bool('enableReadReceipts'),
   enable_guest_user_indicator: bool('enableGuestUserIndicator'),
+  enable_guest_user_dm_warning: bool('enableGuestUserDmWarning'),
   digest_emails_enabled: bool('digestEmailsEnabled'),
   digest_weekday: { column: 'digestWeekday', parse: oneOf([0, 1, 2, 3, 4, 5, 6]) },
   message_content_allowed_in_email_notifications: bool('messageContentAllowedInEmailNotifications'),

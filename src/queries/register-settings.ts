@@ -55,6 +55,7 @@ const REALM_SCALARS = [
   'presenceDisabled',
   'enableReadReceipts',
   'enableGuestUserIndicator',
+  'enableGuestUserDmWarning',
   'digestEmailsEnabled',
   'digestWeekday',
   'messageContentAllowedInEmailNotifications',

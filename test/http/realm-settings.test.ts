@@ -38,6 +38,19 @@ t.test('PATCH /realm', async (t) => {
     ])
   })
 
+  t.test('enable_guest_user_dm_warning (level 348): on by default, an administrator turns it off', async (t) => {
+    const { app: app2, fx: fx2 } = await buildTestApp(t)
+    const register = expectSuccess(t, await as(app2, fx2.users.member).post('/register', { fetch_event_types: ['realm'] }))
+    t.equal(register.realm_enable_guest_user_dm_warning, true)
+    expectError(t, await as(app2, fx2.users.member).patch('/realm', { enable_guest_user_dm_warning: false }), { code: 'UNAUTHORIZED_PRINCIPAL', status: 400, msg: 'Must be an organization administrator' })
+    expectError(t, await as(app2, fx2.users.admin).patch('/realm', { enable_guest_user_dm_warning: 'sometimes' }), { code: 'BAD_REQUEST', status: 400, msg: 'enable_guest_user_dm_warning is not a boolean' })
+    const events = await captureEvents(app2, fx2.users.guest, async () => {
+      t.same(expectSuccess(t, await as(app2, fx2.users.admin).patch('/realm', { enable_guest_user_dm_warning: false })), { result: 'success', msg: '', enable_guest_user_dm_warning: false })
+    })
+    t.same(events.map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update', property: 'enable_guest_user_dm_warning', value: false }])
+    t.equal(expectSuccess(t, await as(app2, fx2.users.member).post('/register', { fetch_event_types: ['realm'] })).realm_enable_guest_user_dm_warning, false)
+  })
+
   t.test('an unchanged value is not an update', async (t) => {
     t.same(expectSuccess(t, await as(app, admin).patch('/realm', { mandatory_topics: true })), { result: 'success', msg: '' })
     t.same(await captureEvents(app, member, () => as(app, admin).patch('/realm', { mandatory_topics: true }), { expectNone: true }), [])

@@ -69,6 +69,7 @@ t.test('register state + events = fresh register, administration', async (t) => 
     await checkStateAfter(t, app, member, () => as(app, owner).patch('/realm', { message_content_edit_limit_seconds: 1200, edit_topic_policy: 2 }), {
       expectTypes: ['realm/update_dict'],
     })
+    await checkStateAfter(t, app, guest, () => as(app, admin).patch('/realm', { enable_guest_user_dm_warning: false }), { expectTypes: ['realm/update'] })
   })
 
   t.test('custom emoji', async (t) => {

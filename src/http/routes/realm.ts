@@ -9,7 +9,7 @@ const BOOLEANS = [
   'enable_spectator_access', 'allow_message_editing', 'allow_edit_history', 'mandatory_topics', 'invite_required',
   'emails_restricted_to_domains', 'disallow_disposable_email_addresses', 'send_welcome_emails', 'name_changes_disabled',
   'email_changes_disabled', 'avatar_changes_disabled', 'require_unique_names', 'presence_disabled', 'enable_read_receipts',
-  'enable_guest_user_indicator', 'digest_emails_enabled', 'message_content_allowed_in_email_notifications',
+  'enable_guest_user_indicator', 'enable_guest_user_dm_warning', 'digest_emails_enabled', 'message_content_allowed_in_email_notifications',
 ]
 const INTEGERS = [
   'org_type', 'edit_topic_policy', 'move_messages_between_streams_policy', 'delete_own_message_policy', 'wildcard_mention_policy',
