@@ -43,40 +43,46 @@ export async function accessUserGroupForRead(ctx: ActionContext, groupId: number
 export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: number, options: { allowDeactivated?: boolean } = {}): Promise<UserGroup> {
   requireGroupEditPermission(ctx)
   await tx.$executeRaw`SELECT id FROM user_group WHERE id = ${groupId} FOR UPDATE`
-  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, isAnonymous: false } })
-  if (!group) throw invalidUserGroup()
-  if (group.deactivated && !options.allowDeactivated) throw userGroupDeactivated()
-  if (group.isSystemGroup) throw insufficientPermission()
-  const holds = await realmPermissionsOf(tx, ctx.realm, ctx.user, ctx.now())
-  if (holds('can_manage_all_groups')) return group
-  if (!holds('can_create_groups')) throw insufficientPermission()
-  if (!isModeratorOrAbove(ctx.user.role)) {
-    const member = await tx.userGroupMember.findUnique({ where: { groupId_userId: { groupId, userId: ctx.user.id } } })
-    if (!member) throw insufficientPermission()
-  }
-  return group
+  const [group] = await writableGroups(ctx, tx, [groupId], options)
+  return group as UserGroup
 }
 
 /**
  * Several groups the user may change, checked as accessUserGroupForWrite
  * checks one (the first refused group in `groupIds` order decides the
- * error), in two statements whatever their number, without locking them: for
- * requests that only name groups (an invitation's group_ids).
+ * error), in a fixed number of statements whatever their number, without
+ * locking them: for requests that only name groups (an invitation's group_ids).
  */
 export async function checkUserGroupsWritable(ctx: TxContext, db: Tx | ActionContext['prisma'], groupIds: number[]): Promise<void> {
   if (groupIds.length === 0) return
   requireGroupEditPermission(ctx)
-  const groups = new Map((await db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: ctx.realm.id, isAnonymous: false } })).map((g) => [g.id, g]))
-  const memberOf = isModeratorOrAbove(ctx.user.role)
-    ? undefined
-    : new Set((await db.userGroupMember.findMany({ where: { groupId: { in: groupIds }, userId: ctx.user.id }, select: { groupId: true } })).map((m) => m.groupId))
-  for (const id of groupIds) {
-    const group = groups.get(id)
+  await writableGroups(ctx, db, groupIds, {})
+}
+
+/**
+ * The rule of both: each group exists in the realm (not anonymous), is active
+ * unless allowDeactivated, is no system group; the user holds
+ * can_manage_all_groups, or can_create_groups and (below moderator) is a
+ * direct member of it.
+ */
+async function writableGroups(ctx: TxContext, db: Tx | ActionContext['prisma'], groupIds: number[], options: { allowDeactivated?: boolean }): Promise<UserGroup[]> {
+  const rows = new Map((await db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: ctx.realm.id, isAnonymous: false } })).map((g) => [g.id, g]))
+  const holds = await realmPermissionsOf(db, ctx.realm, ctx.user, ctx.now())
+  const manageAll = holds('can_manage_all_groups')
+  const memberOf =
+    manageAll || isModeratorOrAbove(ctx.user.role)
+      ? undefined
+      : new Set((await db.userGroupMember.findMany({ where: { groupId: { in: groupIds }, userId: ctx.user.id }, select: { groupId: true } })).map((m) => m.groupId))
+  return groupIds.map((id) => {
+    const group = rows.get(id)
     if (!group) throw invalidUserGroup()
-    if (group.deactivated) throw userGroupDeactivated()
+    if (group.deactivated && !options.allowDeactivated) throw userGroupDeactivated()
     if (group.isSystemGroup) throw insufficientPermission()
+    if (manageAll) return group
+    if (!holds('can_create_groups')) throw insufficientPermission()
     if (memberOf && !memberOf.has(id)) throw insufficientPermission()
-  }
+    return group
+  })
 }
 
 /** Serializes changes to the realm's subgroup graph, so two concurrent additions cannot form a cycle. */
