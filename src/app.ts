@@ -19,6 +19,7 @@ import { RunningHandlers } from './http/running-handlers.js'
 import { BROWSER_REFERRER_POLICY } from './http/session-auth.js'
 import { serializeReply } from './http/reply-serializer.js'
 import { registerWebApp } from './http/web-app.js'
+import { requestIdOf, returnRequestId } from './http/request-id.js'
 
 export const API_PREFIX = '/api/v1'
 /** The same routes for the browser app, authenticated by the session cookie (http/json-auth.ts). */
@@ -50,6 +51,8 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     trustProxy: services.config.trustedProxies.length > 0 ? services.config.trustedProxies : false,
     // One line per request, with user and organization (http/observability.ts), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    // The caller's X-Request-Id when safe, else a random UUID: unique across nodes (http/request-id.ts).
+    genReqId: requestIdOf,
     // Each request's logger (request_id bound) is made when first used.
     childLoggerFactory: (logger, bindings, options) => lazyChildLogger(logger, bindings, options),
     // Bad URLs, over-long path segments and header overflow answer in the error envelope too.
@@ -61,6 +64,7 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   app.setReplySerializer(serializeReply as (payload: unknown) => string)
   installErrorHandling(app)
   installObservability(app, services)
+  returnRequestId(app)
   refuseRepeatedHost(app)
   app.decorateRequest('roostSessionId', null)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.
@@ -84,8 +88,8 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
     await app.register(cors, {
       origin: services.config.corsOrigins,
       methods: ALL_METHODS,
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With'],
-      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Requested-With', 'X-Request-Id'],
+      exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
       maxAge: 3600,
     })
   }

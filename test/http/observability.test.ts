@@ -11,6 +11,8 @@ import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { buildTestApp, makeFixture, testConfig, testDatabase } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
 import { bodyOf, expectError, expectSuccess } from '../support/expect.js'
+import { allRoutes } from '../../src/http/routes/index.js'
+import { route } from '../../src/http/route.js'
 
 const TOKEN = 'metrics-secret-0123456789'
 
@@ -114,6 +116,66 @@ t.test('logs: JSON with user_id and realm; Authorization headers and passwords n
   t.notMatch(all, member.apiKey, 'no API key')
   t.notMatch(all, password, 'no password')
   t.match(records.find((r) => r.msg === 'probe'), { password: '[redacted]', api_key: '[redacted]', request: { headers: { authorization: '[redacted]' } } })
+})
+
+t.test('request IDs: a safe X-Request-Id is kept, returned and in every log line of the request; others get a fresh UUID', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...chunk.toString().split('\n').filter((l) => l !== ''))
+      callback()
+    },
+  })
+  const database = await testDatabase()
+  const bus = new MemoryEventBus()
+  const services = servicesOver(testConfig(), database, memoryBackends({ rateLimiting: false }, { bus }))
+  // A handler that logs through ctx.log, as actions do.
+  const probe = route({
+    method: 'GET',
+    url: '/test/log_probe',
+    handler: async (_input, ctx) => {
+      ctx.log.info({ step: 'inside' }, 'handler line')
+      return {}
+    },
+  })
+  const app = await buildApp({ services, routes: [...allRoutes, probe], logger: loggerOptions('info', stream) })
+  t.teardown(async () => {
+    await app.close()
+    await bus.close()
+  })
+  const fx = await makeFixture(services)
+  const member = fx.users.member
+  const call = (id?: string) =>
+    app.inject({ method: 'GET', url: '/api/v1/test/log_probe', headers: { host: fx.host, authorization: basicAuth(member.deliveryEmail, member.apiKey), ...(id === undefined ? {} : { 'x-request-id': id }) } })
+
+  const given = 'edge-7f3a:9c2e/req.42'
+  const kept = await call(given)
+  expectSuccess(t, kept)
+  t.equal(kept.headers['x-request-id'], given, 'returned as given')
+  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+  const ofGiven = records().filter((r) => r.request_id === given)
+  t.same(ofGiven.map((r) => r.msg).sort(), ['handler line', 'request completed'], 'the handler\'s line and the completion line')
+  t.match(ofGiven.find((r) => r.msg === 'handler line'), { user_id: member.id, step: 'inside' })
+
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+  const fresh = await call()
+  t.match(fresh.headers['x-request-id'], uuid, 'none given: a random UUID')
+  const again = await call()
+  t.not(again.headers['x-request-id'], fresh.headers['x-request-id'], 'a new one per request')
+  for (const bad of ['a'.repeat(129), 'two words', 'semi;colon', '<script>', 'line\u00e9']) {
+    const res = await call(bad)
+    expectSuccess(t, res)
+    t.match(res.headers['x-request-id'], uuid, `replaced: ${JSON.stringify(bad.slice(0, 20))}`)
+  }
+  t.equal((await call('a'.repeat(128))).headers['x-request-id'], 'a'.repeat(128), '128 characters are kept')
+
+  // Errors and unknown routes carry it too.
+  const missing = await app.inject({ method: 'GET', url: '/api/v1/no_such_route', headers: { host: fx.host, 'x-request-id': 'lost-1' } })
+  expectError(t, missing, { code: 'NOT_FOUND', status: 404 })
+  t.equal(missing.headers['x-request-id'], 'lost-1')
+  const unauthorized = await app.inject({ method: 'GET', url: '/api/v1/users/me', headers: { host: fx.host, 'x-request-id': 'noauth-1' } })
+  t.equal(unauthorized.statusCode, 401)
+  t.equal(unauthorized.headers['x-request-id'], 'noauth-1')
 })
 
 t.test('CORS: preflight answered for an allowed origin only; off by default', async (t) => {
