@@ -25,6 +25,7 @@ import { ROLE } from '../domain/roles.js'
 import { CliError, findOrganization, findUser, operatorContext, readConfig, withServices as servicesFor } from './session.js'
 import type { NodeServices } from '../node-services.js'
 import { maskSecrets } from './mask.js'
+import { addExportCommand } from './export-command.js'
 import { redisTargetOf } from '../redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { ActionContext } from '../services.js'
@@ -269,6 +270,8 @@ export function buildProgram(io: CliIo): Command {
         lock?.release()
       }
     })
+
+  addExportCommand(program, { out, err: (line) => void io.stderr.write(`${line}\n`), withServices })
 
   program
     .command('config')

@@ -1,0 +1,98 @@
+// `roost export` and `roost import` as an operator runs them (in this process,
+// test/cli/run.ts) against throwaway PostgreSQL databases, next to Roost apps
+// over the same databases: an organization with every kind of object built
+// through the API is exported, the archive's layout checked against
+// upstream's export format, then imported into a fresh server and compared
+// through the API.
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import t from 'tap'
+import { extract } from 'tar'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { openDatabase } from '../../src/db/client.js'
+import { servicesOver } from '../../src/node-services.js'
+import { openBackends } from '../../src/backends/index.js'
+import { throwawayDatabase } from '../support/throwaway-db.js'
+import { testConfig, TEST_REDIS_URL } from '../support/config.js'
+import { runCli } from './run.js'
+import { buildFixtureOrganization, FIXTURE_UPLOAD } from './org-fixture.js'
+
+t.setTimeout(900_000)
+
+interface Server {
+  env: Record<string, string>
+  app: FastifyInstance
+  cli: (args: string[]) => ReturnType<typeof runCli>
+}
+
+async function startServer(t: { teardown(fn: () => unknown): void }, scratch: string, name: string): Promise<Server> {
+  const url = await throwawayDatabase(t)
+  const dataDir = path.join(scratch, name)
+  const prefix = `test:${randomUUID()}`
+  const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991', DATA_DIR: dataDir }
+  const migrated = await runCli(['migrate'], env)
+  if (migrated.code !== 0) throw new Error(migrated.stderr)
+  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false, dataDir })
+  const database = await openDatabase({ databaseUrl: url })
+  const backends = await openBackends(config)
+  const app = await buildApp({ services: servicesOver(config, database, backends) })
+  t.teardown(async () => {
+    await app.close()
+    await backends.close()
+    await database.close()
+  })
+  return { env, app, cli: (args) => runCli(args, env) }
+}
+
+t.test('export and import', async (t) => {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'roost-export-test-'))
+  t.teardown(() => rm(scratch, { recursive: true, force: true }))
+  const source = await startServer(t, scratch, 'source')
+  const { people } = await buildFixtureOrganization(t, source.app, source.cli, 'acme')
+  const archive = path.join(scratch, 'acme.tar.gz')
+
+  t.test('export writes the organization in upstream’s layout, without secrets', async (t) => {
+    const res = await source.cli(['export', 'acme', '--output', archive])
+    t.equal(res.code, 0, res.stderr)
+    t.match(res.stdout, `exported 'Export Co' to ${archive}: 4 users, 3 channels, 8 messages, 3 files`)
+    t.match(res.stderr, 'exporting messages')
+    const out = path.join(scratch, 'unpacked')
+    await import('node:fs/promises').then((fs) => fs.mkdir(out))
+    await extract({ file: archive, cwd: out })
+    t.same(await readdir(out), ['zulip-export-acme'])
+    const dir = path.join(out, 'zulip-export-acme')
+    t.same((await readdir(dir)).sort(), ['attachment.json', 'avatars', 'emoji', 'messages-000001.json', 'realm.json', 'realm_icons', 'uploads'])
+    const realm = JSON.parse(await readFile(path.join(dir, 'realm.json'), 'utf8')) as Record<string, Record<string, unknown>[]>
+    t.match(realm.zerver_realm, [{ string_id: 'acme', name: 'Export Co', description: 'We **export** things.', mandatory_topics: true, message_content_edit_limit_seconds: 1200 }])
+    t.same(realm.zerver_userprofile!.map((u) => u.delivery_email).sort(), people.map((p) => p.deliveryEmail).sort())
+    t.same(realm.zerver_stream!.map((s) => s.name).sort(), ['design', 'general', 'secret plans'])
+    t.match(realm.zerver_namedusergroup, [{ name: 'role:owners', is_system_group: true }])
+    t.ok(realm.zerver_namedusergroup!.some((g) => g.name === 'reviewers'))
+    t.match(realm.zerver_realmemoji, [{ name: 'party_parrot', is_animated: false }])
+    t.equal(realm.zerver_reaction!.length, 2)
+    t.equal(realm.zerver_huddle!.length, 1)
+    t.same(realm.zerver_userprofile_crossrealm!.map((u) => u.email), ['notification-bot@acme.localhost.invalid'])
+    const messages = JSON.parse(await readFile(path.join(dir, 'messages-000001.json'), 'utf8')) as Record<string, Record<string, unknown>[]>
+    t.same(messages.zerver_message!.map((m) => m.subject), ['channel events', 'channel events', 'logo', 'logo', 'colors', 'launch', '', ''])
+    t.ok(messages.zerver_usermessage!.every((um) => typeof um.flags_mask === 'number'))
+    const attachments = JSON.parse(await readFile(path.join(dir, 'attachment.json'), 'utf8')) as { zerver_attachment: { path_id: string; messages: number[] }[] }
+    t.equal(attachments.zerver_attachment.length, 1)
+    const upload = attachments.zerver_attachment[0]!
+    t.same(await readFile(path.join(dir, 'uploads', upload.path_id)), FIXTURE_UPLOAD)
+    t.match(JSON.parse(await readFile(path.join(dir, 'uploads/records.json'), 'utf8')), [{ path: upload.path_id, s3_path: upload.path_id }])
+    t.match(JSON.parse(await readFile(path.join(dir, 'avatars/records.json'), 'utf8')), [{ user_profile_id: people[2]!.id }])
+    t.match(JSON.parse(await readFile(path.join(dir, 'emoji/records.json'), 'utf8')), [{ name: 'party_parrot' }])
+    const everything = (await readFile(path.join(dir, 'realm.json'), 'utf8')) + (await readFile(path.join(dir, 'messages-000001.json'), 'utf8'))
+    for (const p of people) t.notOk(everything.includes(p.apiKey), 'no API key is exported')
+    t.notMatch(everything, /argon2|password_hash|api_key/)
+  })
+
+  t.test('export of an unknown organization names it', async (t) => {
+    const res = await source.cli(['export', 'nowhere', '--output', path.join(scratch, 'x.tar.gz')])
+    t.equal(res.code, 1)
+    t.match(res.stderr, "no organization with the subdomain 'nowhere'")
+  })
+})
