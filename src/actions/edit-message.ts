@@ -28,6 +28,7 @@ import { getEditPermissions } from '../queries/realm-permissions.js'
 import { checkMaySendToStream } from './message-recipients.js'
 import { audienceOf, messageAudience } from './message-edit-audience.js'
 import { applyContentEdit, planContentEdit } from './message-edit-content.js'
+import { attachmentUpdateEvents } from './message-attachments.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 import { sendMoveNotices } from './message-edit-notices.js'
 import type { AttachmentDict } from '../queries/attachments.js'
@@ -150,6 +151,7 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
       Object.assign(entry, applied.historyFields)
       newlyMentioned = applied.newlyMentioned
       detachedUploads = applied.detachedUploads
+      for (const update of await attachmentUpdateEvents(tx, ctx.realm.id, message.senderId, applied.relinkedUploads)) emit(update, [message.senderId])
     }
     let applied: MoveApplied = { losingCopies: new Set(), losingAccess: new Set(), firstMessageIds: [] }
     if (moving && stream) {

@@ -75,6 +75,8 @@ export interface AppliedContentEdit {
   historyFields: Record<string, unknown>
   /** The sender's uploads that the edit left linked from no message (the response's detached_uploads). */
   detachedUploads: AttachmentDict[]
+  /** IDs of the uploads the edit started or stopped linking: their owner gets `attachment` `update` events. */
+  relinkedUploads: number[]
   /** Recipients the edit newly mentions (a mention, wildcard or alert-word bit they lacked), with their new flags: candidates for a missed-message email. */
   newlyMentioned: { userId: number; flags: number }[]
 }
@@ -86,8 +88,8 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
     where: { id: message.id },
     data: { content: edit.content, renderedContent: r.html, hasLink: r.hasLink, hasImage: r.hasImage, hasAttachment: r.hasAttachment },
   })
-  await claimAttachments(tx, { realmId: ctx.realm.id, senderId: message.senderId, messageId: message.id, paths: r.linkedUploadPaths })
-  const detachedUploads = await unlinkUnreferencedAttachments(tx, { messageId: message.id, senderId: message.senderId, keepPaths: r.linkedUploadPaths })
+  const claimed = await claimAttachments(tx, { realmId: ctx.realm.id, senderId: message.senderId, messageId: message.id, paths: r.linkedUploadPaths })
+  const unlinked = await unlinkUnreferencedAttachments(tx, { messageId: message.id, senderId: message.senderId, keepPaths: r.linkedUploadPaths })
 
   const rows = await tx.userMessage.findMany({ where: { messageId: message.id }, select: { userId: true, flags: true } })
   const alerted = await alertedUserIds(tx, { realmId: ctx.realm.id, cacheKey: ctx.authCache }, rows.map((row) => row.userId), edit.content)
@@ -101,7 +103,8 @@ export async function applyContentEdit(tx: Tx, ctx: TxContext, message: Message,
       WHERE um.message_id = ${message.id} AND um.user_id = v.user_id`)
   }
   return {
-    detachedUploads,
+    detachedUploads: unlinked.detached,
+    relinkedUploads: [...claimed, ...unlinked.unlinked],
     newlyMentioned: changed.filter((c) => (c.flags & RECOMPUTED & ~c.old) !== 0).map((c) => ({ userId: c.userId, flags: c.flags })),
     eventFields: {
       orig_content: message.content,

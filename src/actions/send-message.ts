@@ -36,6 +36,7 @@ import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendin
 import { messageEvent } from '../events/schemas/index.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 import { firstMessageEmissions } from './first-message-id.js'
+import { attachmentUpdateEvents } from './message-attachments.js'
 
 export interface SendMessageInput {
   type: MessageType
@@ -260,7 +261,9 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
         ]
   // The channel's first message: clients that list the channel learn its first_message_id (actions/first-message-id.ts).
   const first = target.kind === 'stream' && firstInStream ? await firstMessageEmissions(ctx.prisma, ctx.realm.id, [target.stream], new Map([[target.stream.id, message.id]])) : []
-  await publishAll(ctx, [emission, ...hidden, ...first], xid)
+  // The sender's uploads the message links: their owner's lists gain it (upstream's notify_attachment_update).
+  const linkedUploads = rendered.linkedUploadPaths.length === 0 ? [] : await linkedUploadEmissions(ctx, sender.id, message.id)
+  await publishAll(ctx, [emission, ...hidden, ...first, ...linkedUploads], xid)
   // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
   await enqueueMissedMessageEmails(ctx, {
     realmId: ctx.realm.id,
@@ -273,4 +276,10 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     recipients: target.recipientIds.map((userId, i) => ({ userId, flags: flags[i] ?? 0 })),
   }).catch((error: unknown) => ctx.log.error({ err: error, message_id: message.id }, 'queueing missed-message emails failed'))
   return { id: message.id }
+}
+
+async function linkedUploadEmissions(ctx: ActionContext, senderId: number, messageId: number): Promise<Emission[]> {
+  const links = await ctx.prisma.attachmentMessage.findMany({ where: { messageId }, select: { attachmentId: true } })
+  const events = await attachmentUpdateEvents(ctx.prisma, ctx.realm.id, senderId, links.map((link) => link.attachmentId))
+  return events.map((event) => ({ event, userIds: [senderId] }))
 }

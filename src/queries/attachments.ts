@@ -23,12 +23,16 @@ export async function uploadSpaceUsed(db: PrismaClient | Tx, realmId: number): P
   return used._sum.size ?? 0
 }
 
-export async function getAttachments(prisma: PrismaClient, realmId: number, ownerId: number): Promise<{ attachments: AttachmentDict[]; upload_space_used: number }> {
-  const rows = await prisma.attachment.findMany({
-    where: { ownerId, realmId },
+/** The owner's uploads (all, or those with the given IDs) with the messages that link them. */
+export async function ownedAttachments(db: PrismaClient | Tx, realmId: number, ownerId: number, ids?: readonly number[]): Promise<AttachmentDict[]> {
+  const rows = await db.attachment.findMany({
+    where: { ownerId, realmId, ...(ids ? { id: { in: [...ids] } } : {}) },
     orderBy: { id: 'asc' },
     include: { messages: { select: { message: { select: { id: true, dateSent: true } } }, orderBy: { messageId: 'asc' } } },
   })
-  const attachments = rows.map((a) => presentAttachment(a, a.messages.map(({ message }) => ({ id: message.id, date_sent: message.dateSent.getTime() }))))
-  return { attachments, upload_space_used: await uploadSpaceUsed(prisma, realmId) }
+  return rows.map((a) => presentAttachment(a, a.messages.map(({ message }) => ({ id: message.id, date_sent: message.dateSent.getTime() }))))
+}
+
+export async function getAttachments(prisma: PrismaClient, realmId: number, ownerId: number): Promise<{ attachments: AttachmentDict[]; upload_space_used: number }> {
+  return { attachments: await ownedAttachments(prisma, realmId, ownerId), upload_space_used: await uploadSpaceUsed(prisma, realmId) }
 }

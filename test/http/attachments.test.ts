@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../support/app.js'
 import { as, basicAuth } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
-import { captureEvents } from '../support/events.js'
+import { captureEvents, type CapturedEvent } from '../support/events.js'
 import { hostOf, sendMultipart } from '../support/multipart.js'
 import type { User } from '../../src/db/index.js'
 
@@ -82,6 +82,35 @@ t.test('attachments and temporary URLs', async (t) => {
     t.same(listed.find((a) => a.name === 'kept.txt')?.messages.map((m) => m.id), [id])
     t.equal(listed.find((a) => a.name === 'shared.txt')?.messages.length, 1)
     t.same(expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { topic: 'moved' })), { result: 'success', msg: '', detached_uploads: [] }, 'a move detaches nothing')
+  })
+
+  t.test('linking and unlinking my upload sends attachment update events to me only, with its messages as they now are', async (t) => {
+    const url = await upload(t, app, member, 'linked.txt', 'linked')
+    const row = await services.prisma.attachment.findFirstOrThrow({ where: { ownerId: member.id, fileName: 'linked.txt' } })
+    const used = (await services.prisma.attachment.aggregate({ where: { realmId: fx.realm.id }, _sum: { size: true } }))._sum.size ?? 0
+    const dict = (messages: { id: number; date_sent: number }[]) => ({ id: row.id, name: 'linked.txt', path_id: row.pathId, size: 6, create_time: row.createdAt.getTime(), messages })
+    const updates = (events: CapturedEvent[]) => events.filter((e) => e.type === 'attachment').map(({ id: _id, ...e }) => e)
+    let id = 0
+    const onSend = await captureEvents(app, member, async () => {
+      id = await send(t, app, member, { type: 'stream', to: 'general', topic: 'linking', content: `[file](${url})` })
+    })
+    const sent = await services.prisma.message.findUniqueOrThrow({ where: { id } })
+    t.same(updates(onSend), [{ type: 'attachment', op: 'update', attachment: dict([{ id, date_sent: sent.dateSent.getTime() }]), upload_space_used: used }])
+    const otherSees = await captureEvents(app, otherMember, async () => {
+      await send(t, app, member, { type: 'stream', to: 'general', topic: 'linking', content: `again [file](${url})` })
+    })
+    t.same(updates(otherSees), [], 'not to the readers of the message')
+    const onEdit = await captureEvents(app, member, async () => expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: 'no file now' })))
+    const second = await services.prisma.message.findFirstOrThrow({ where: { senderId: member.id, content: `again [file](${url})` } })
+    t.same(updates(onEdit), [{ type: 'attachment', op: 'update', attachment: dict([{ id: second.id, date_sent: second.dateSent.getTime() }]), upload_space_used: used }])
+    const noLink = await captureEvents(app, member, async () => {
+      await send(t, app, member, { type: 'stream', to: 'general', topic: 'linking', content: 'plain text' })
+    })
+    t.same(updates(noLink), [], 'none for a message that links no upload')
+    const theirs = await captureEvents(app, member, async () => {
+      await send(t, app, otherMember, { type: 'stream', to: 'general', topic: 'linking', content: `their link [file](${url})` })
+    })
+    t.same(updates(theirs), [], "another user's link claims nothing")
   })
 
   t.test('a temporary URL works without credentials for a minute, for those allowed to read the file', async (t) => {

@@ -136,6 +136,9 @@ t.test('register state + events = fresh register, administration', async (t) => 
       { expectTypes: ['attachment/add'] },
     )
     const row = await services.prisma.attachment.findFirstOrThrow({ where: { ownerId: member.id, fileName: 'notes.txt' } })
+    await checkStateAfter(t, app, member, () => as(app, member).post('/messages', { type: 'stream', to: 'general', topic: 'uploads', content: `[notes](/user_uploads/${row.pathId})` }), {
+      expectTypes: ['message', 'attachment/update'],
+    })
     await checkStateAfter(t, app, member, () => as(app, member).delete(`/attachments/${row.id}`), { expectTypes: ['attachment/remove'] })
   })
 

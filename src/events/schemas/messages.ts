@@ -209,14 +209,16 @@ const AttachmentDict = Type.Object({
   create_time: Type.Integer(),
   messages: Type.Array(Type.Object({ id: Type.Integer(), date_sent: Type.Integer() })),
 })
-// Upstream also sends op `update` when a message starts or stops linking an
-// upload; Roost sends add and remove only.
+// `update` goes to the owner when a message starts linking an upload (as
+// upstream's do_claim_attachments) and, beyond upstream, when an edit stops
+// linking it, so that the owner's list of the upload's messages stays true.
 export const AttachmentEventSchema = Type.Union([
   eventObject({ type: Type.Literal('attachment'), op: Type.Literal('add'), attachment: AttachmentDict, upload_space_used: Type.Integer() }),
+  eventObject({ type: Type.Literal('attachment'), op: Type.Literal('update'), attachment: AttachmentDict, upload_space_used: Type.Integer() }),
   eventObject({ type: Type.Literal('attachment'), op: Type.Literal('remove'), attachment: Type.Object({ id: Type.Integer() }), upload_space_used: Type.Integer() }),
 ])
 export type AttachmentEvent = Static<typeof AttachmentEventSchema>
-export const attachmentEvent = builder((op: 'add', attachment: Static<typeof AttachmentDict>, uploadSpaceUsed: number): AttachmentEvent => ({
+export const attachmentEvent = builder((op: 'add' | 'update', attachment: Static<typeof AttachmentDict>, uploadSpaceUsed: number): AttachmentEvent => ({
   type: 'attachment',
   op,
   attachment,
