@@ -9,10 +9,11 @@ import { as } from '../support/client.js'
 import { bodyOf, expectSuccess } from '../support/expect.js'
 import { checkEventSchemas, MODERN_CAPABILITIES } from '../support/events.js'
 import { apply } from '../../web/src/model/apply.js'
-import { REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
+import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
 import { dmKey, hashToNarrow, matches, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
-import { fromRegister, type RegisterResponse, type State } from '../../web/src/model/state.js'
-import { unreadCounts } from '../../web/src/model/unread.js'
+import { fromRegister, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
+import { unreadCounts, VISIBILITY_MUTED } from '../../web/src/model/unread.js'
+import { recentConversations } from '../../web/src/model/recent.js'
 import { emptyList, type Lists } from '../../web/src/model/lists.js'
 
 t.test('search syntax becomes narrow terms', async (t) => {
@@ -58,7 +59,7 @@ t.test('live messages match narrows; direct conversations by their members', asy
 const REGISTER = {
   client_capabilities: MODERN_CAPABILITIES,
   event_types: REGISTERED_EVENT_TYPES,
-  fetch_event_types: REGISTERED_EVENT_TYPES,
+  fetch_event_types: FETCH_EVENT_TYPES,
   include_subscribers: true,
   slim_presence: true,
   apply_markdown: true,
@@ -78,6 +79,7 @@ function comparable(state: State) {
     userTopics: [...state.userTopics].sort(),
     drafts: [...state.drafts.values()].sort((a, b) => a.id - b.id),
     alertWords: state.alertWords,
+    recentDms: [...state.recentDms].sort(),
   }
 }
 
@@ -110,6 +112,7 @@ t.test('state + events = fresh register', async (t) => {
   const { app, fx } = await buildTestApp(t)
   const member = await fx.user('member')
   const other = await fx.user('otherMember')
+  const admin = await fx.user('admin')
   const general = fx.streams.general
   const send = (from: User, params: Record<string, unknown>) => as(app, from).post('/messages', params)
   const sent = async (from: User, params: Record<string, unknown>) => expectSuccess(t, await send(from, params)).id as number
@@ -124,6 +127,25 @@ t.test('state + events = fresh register', async (t) => {
     const counts = unreadCounts(state)
     t.ok(counts.byStream.get(general.id)! >= 2, 'channel unread counted')
     t.equal(counts.byDm.get(String(other.id)), 1)
+    t.equal(state.recentDms.get(String(other.id)), Math.max(...[...state.messages.values()].filter((m) => m.type === 'private').map((m) => m.id)), 'the direct conversation is recent')
+  })
+
+  t.test('recent conversations: one row per topic and direct conversation, newest first, filtered', async (t) => {
+    const group = await sent(other, { type: 'direct', to: JSON.stringify([member.id, admin.id]), content: 'three of us' })
+    const topic = await sent(other, { type: 'stream', to: general.id, topic: 'Recent', content: 'a topic' })
+    const state = fromRegister(await register(app, member))
+    const rows = recentConversations(state, { channel: 'all', unreadOnly: false })
+    // Register's unread messages and recent direct conversations, no message loaded.
+    t.match(rows.slice(0, 2), [
+      { kind: 'topic', streamId: general.id, topic: 'Recent', maxId: topic, unread: 1 },
+      { kind: 'dm', userIds: [admin.id, other.id].sort((a, b) => a - b), maxId: group, unread: 1 },
+    ])
+    t.same(new Set(rows.map((r) => r.key)).size, rows.length, 'one row each')
+    t.ok(rows.every((r, i) => i === 0 || rows[i - 1]!.maxId >= r.maxId), 'newest first')
+    t.ok(recentConversations(state, { channel: 'dm', unreadOnly: false }).every((r) => r.kind === 'dm'))
+    t.ok(recentConversations(state, { channel: general.id, unreadOnly: true }).every((r) => r.kind === 'topic' && r.streamId === general.id && r.unread > 0))
+    state.userTopics.set(topicKey(general.id, 'recent'), VISIBILITY_MUTED)
+    t.notOk(recentConversations(state, { channel: 'all', unreadOnly: false }).some((r) => r.kind === 'topic' && r.topic === 'Recent'), 'a muted topic is left out')
   })
 
   t.test('reading, unreading, starring', async (t) => {

@@ -2,7 +2,7 @@
 // every event to the store. Network errors back off (1 s doubling to 30 s,
 // with jitter); BAD_EVENT_QUEUE_ID re-registers and refetches the open view.
 import { apply } from '../model/apply.js'
-import { REGISTERED_EVENT_TYPES, type AppEvent } from '../model/events.js'
+import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../model/events.js'
 import { fromRegister, type RegisterResponse } from '../model/state.js'
 import { store } from '../lib/store.js'
 import { ApiError, call, sessionGone } from './client.js'
@@ -18,7 +18,7 @@ const CAPABILITIES = {
 export function registerQueue(): Promise<RegisterResponse> {
   return call<RegisterResponse>('POST', '/register', {
     event_types: REGISTERED_EVENT_TYPES,
-    fetch_event_types: REGISTERED_EVENT_TYPES,
+    fetch_event_types: FETCH_EVENT_TYPES,
     client_capabilities: CAPABILITIES,
     include_subscribers: true,
     slim_presence: true,

@@ -5,13 +5,16 @@ import { fetchMessages, setFlag } from '../api/messages.js'
 import { mergePage } from '../model/lists.js'
 import { narrowKey, type Narrow } from '../model/narrow.js'
 import { messageOf } from '../model/state.js'
-import { store } from './store.js'
+import { store, type View } from './store.js'
 
 const PAGE = 100
 const loading = new Set<string>()
 
 export async function openNarrow(narrow: Narrow): Promise<void> {
-  store.change((s) => (s.narrow = narrow))
+  store.change((s) => {
+    s.narrow = narrow
+    s.view = 'messages'
+  })
   const list = store.list(narrow)
   if (list.ids.length > 0 || loading.has(narrowKey(narrow))) return
   await load(narrow, 'first_unread', PAGE / 2, PAGE / 2, true)
@@ -43,6 +46,40 @@ async function load(narrow: Narrow, anchor: number | 'first_unread', before: num
   } finally {
     loading.delete(key)
   }
+}
+
+/** How many messages one page of the recent conversations view fetches (as upstream's first fetch for it). */
+export const RECENT_PAGE = 400
+let recentOldest: number | undefined
+let recentDone = false
+
+/**
+ * Loads the newest messages of every channel and conversation (the first
+ * call), or the page before the oldest loaded (`more`); their topics and
+ * conversations become rows of the recent conversations view. Returns
+ * whether older messages remain.
+ */
+export async function loadRecent(more = false): Promise<boolean> {
+  if (recentDone || (!more && recentOldest !== undefined)) return !recentDone
+  const page = await fetchMessages({ kind: 'all' }, more && recentOldest !== undefined ? recentOldest : 'newest', RECENT_PAGE, 0)
+  store.change((s) => {
+    for (const m of page.messages) if (!s.state?.messages.has(m.id)) s.state?.messages.set(m.id, messageOf(m))
+  })
+  const oldest = page.messages.reduce((min, m) => Math.min(min, m.id), Number.MAX_SAFE_INTEGER)
+  if (oldest !== Number.MAX_SAFE_INTEGER) recentOldest = oldest
+  recentDone = page.found_oldest
+  return !recentDone
+}
+
+/** Shows a view that is not a message list (recent conversations, drafts). */
+export function openView(view: Exclude<View, 'messages'>): void {
+  store.change((s) => (s.view = view))
+}
+
+/** A new register (the store starts again): the next recent view fetches again. */
+export function resetRecent(): void {
+  recentOldest = undefined
+  recentDone = false
 }
 
 let pendingRead = new Set<number>()

@@ -8,7 +8,7 @@
 import { createDraft, deleteDraft, editDraft, type DraftFields } from '../api/drafts.js'
 import type { Destination } from '../api/messages.js'
 import type { WireDraft } from '../model/events.js'
-import { narrowToHash, type Narrow } from '../model/narrow.js'
+import { hashToNarrow, narrowToHash, type Narrow } from '../model/narrow.js'
 import type { State } from '../model/state.js'
 import { store } from './store.js'
 
@@ -157,4 +157,66 @@ export class Draft {
       writeAll(all)
     }
   }
+}
+
+/** A draft as the drafts view lists it: one of the server's, or one kept in this browser only (never synchronized). */
+export interface ListedDraft {
+  key: string
+  serverId?: number
+  /** The view the draft is restored into. */
+  narrow: Narrow
+  streamId?: number
+  topic: string
+  userIds: number[]
+  content: string
+  timestamp: number
+}
+
+function narrowOfDraft(type: string, to: number[], topic: string): Narrow {
+  if (type === 'stream' && to[0] !== undefined) return topic ? { kind: 'topic', streamId: to[0], topic } : { kind: 'channel', streamId: to[0] }
+  if (type === 'private' && to.length > 0) return { kind: 'dm', userIds: [...to] }
+  return { kind: 'all' }
+}
+
+/** The server's drafts (while synchronized) and this browser's unsynchronized ones, newest first. */
+export function listDrafts(state: State): ListedDraft[] {
+  const out: ListedDraft[] = []
+  if (synchronized(state)) {
+    for (const d of state.drafts.values()) {
+      out.push({ key: `s${d.id}`, serverId: d.id, narrow: narrowOfDraft(d.type, d.to, d.topic), streamId: d.type === 'stream' ? d.to[0] : undefined, topic: d.topic, userIds: d.type === 'private' ? [...d.to] : [], content: d.content, timestamp: d.timestamp })
+    }
+  }
+  for (const [hash, local] of Object.entries(readAll())) {
+    if (!local.text.trim() || (local.serverId !== undefined && synchronized(state))) continue
+    const narrow = hashToNarrow(hash)
+    if (!narrow) continue
+    const streamId = narrow.kind === 'channel' || narrow.kind === 'topic' ? narrow.streamId : local.streamId
+    const topic = narrow.kind === 'topic' ? narrow.topic : local.topic
+    out.push({ key: `l${hash}`, narrow, streamId: narrow.kind === 'dm' ? undefined : streamId, topic, userIds: narrow.kind === 'dm' ? narrow.userIds : [], content: local.text, timestamp: local.timestamp })
+  }
+  return out.sort((a, b) => b.timestamp - a.timestamp)
+}
+
+/**
+ * Puts the draft into its view's compose box: the browser's copy for that
+ * view becomes this draft (so the compose box opens with it, and further
+ * typing edits the same server draft). Returns the view's address.
+ */
+export function restoreDraft(draft: ListedDraft): string {
+  const hash = narrowToHash(draft.narrow)
+  const all = readAll()
+  all[hash] = { text: draft.content, topic: draft.topic, streamId: draft.streamId, serverId: draft.serverId, timestamp: draft.timestamp }
+  writeAll(all)
+  return hash
+}
+
+/** Deletes the draft: on the server (a drafts event removes it from the store) and in this browser. */
+export async function discardDraft(draft: ListedDraft): Promise<void> {
+  const all = readAll()
+  for (const [hash, local] of Object.entries(all)) {
+    if ((draft.serverId !== undefined && local.serverId === draft.serverId) || (draft.serverId === undefined && `l${hash}` === draft.key)) delete all[hash]
+  }
+  writeAll(all)
+  if (draft.serverId !== undefined) await deleteDraft(draft.serverId)
+  else store.change(() => undefined)
 }

@@ -7,10 +7,15 @@ import type { State } from '../model/state.js'
 
 export type Connection = 'connecting' | 'connected' | 'reconnecting'
 
+/** What the main area shows: the open narrow's messages, or one of the views that are not message lists. */
+export type View = 'messages' | 'recent' | 'drafts'
+export const VIEW_HASHES: Record<Exclude<View, 'messages'>, string> = { recent: '#recent', drafts: '#drafts' }
+
 export interface AppSnapshot {
   state: State | undefined
   lists: Lists
   narrow: Narrow
+  view: View
   connection: Connection
   /** Bumped on every change: views key derived values on it. */
   version: number
@@ -19,7 +24,7 @@ export interface AppSnapshot {
 type Listener = (snapshot: AppSnapshot) => void
 
 class AppStore {
-  snapshot: AppSnapshot = { state: undefined, lists: new Map(), narrow: { kind: 'all' }, connection: 'connecting', version: 0 }
+  snapshot: AppSnapshot = { state: undefined, lists: new Map(), narrow: { kind: 'all' }, view: 'messages', connection: 'connecting', version: 0 }
   private listeners = new Set<Listener>()
 
   subscribe(listener: Listener): () => void {

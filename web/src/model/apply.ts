@@ -22,6 +22,10 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       // A channel's first message: register reports it as first_message_id.
       const sub = message.stream_id !== undefined ? state.subscriptions.get(message.stream_id) : undefined
       if (sub && sub.first_message_id === null) sub.first_message_id = message.id
+      if (message.type === 'private') {
+        const key = messageDmKey(message, state.selfId)
+        if ((state.recentDms.get(key) ?? 0) < message.id) state.recentDms.set(key, message.id)
+      }
       if (!message.flags.includes('read')) state.unread.set(message.id, unreadEntryOf(message, state.selfId))
       if (!message.flags.includes('read') && message.flags.some((f) => MENTION_FLAGS.includes(f))) state.mentions.add(message.id)
       addToLists(lists, message, state.selfId)
@@ -31,6 +35,7 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       return applyUpdate(state, lists, event)
     case 'delete_message': {
       const ids = 'message_ids' in event ? event.message_ids : [event.message_id]
+      forgetRecentDms(state, ids)
       for (const id of ids) {
         state.messages.delete(id)
         state.unread.delete(id)
@@ -162,6 +167,22 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       return
     case 'heartbeat':
       return
+  }
+}
+
+/**
+ * Deleted messages that were a direct conversation's newest: the newest
+ * loaded message left in it takes their place (a fresh register would give
+ * the newest in the database, which the app may not have loaded).
+ */
+function forgetRecentDms(state: State, ids: number[]): void {
+  const gone = new Set(ids)
+  for (const [key, maxId] of state.recentDms) {
+    if (!gone.has(maxId)) continue
+    let newest = 0
+    for (const m of state.messages.values()) if (m.type === 'private' && !gone.has(m.id) && m.id > newest && messageDmKey(m, state.selfId) === key) newest = m.id
+    if (newest > 0) state.recentDms.set(key, newest)
+    else state.recentDms.delete(key)
   }
 }
 

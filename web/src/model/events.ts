@@ -76,6 +76,9 @@ export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
   'heartbeat',
 ]
 
+/** What the app asks register for: its event types' state, and the recent direct conversations (no event type of their own; kept by message events). */
+export const FETCH_EVENT_TYPES: string[] = [...REGISTERED_EVENT_TYPES, 'recent_private_conversations']
+
 /** The register keys the app reads (fetch_event_types = REGISTERED_EVENT_TYPES). */
 export type WireMessage = Static<typeof MessageDict> & { flags: string[]; last_edit_timestamp?: number; last_moved_timestamp?: number }
 export type WireSubscription = Static<typeof SubscriptionDict>

@@ -41,6 +41,7 @@ export interface RegisterResponse {
   user_topics?: { stream_id: number; topic_name: string; visibility_policy: number }[]
   drafts?: WireDraft[]
   alert_words?: string[]
+  recent_private_conversations?: { max_message_id: number; user_ids: number[] }[]
   realm_message_content_edit_limit_seconds?: number | null
   realm_message_content_delete_limit_seconds?: number | null
   realm_allow_message_editing?: boolean
@@ -67,6 +68,8 @@ export interface State {
   userTopics: Map<string, number>
   drafts: Map<number, WireDraft>
   alertWords: string[]
+  /** The newest message ID per direct conversation (dmKey), from recent_private_conversations. */
+  recentDms: Map<string, number>
   /** Messages the app has fetched or received, by ID. */
   messages: Map<number, Message>
   /** Typing users per conversation key (see typingKey). */
@@ -115,6 +118,7 @@ export function fromRegister(r: RegisterResponse): State {
     userTopics: new Map((r.user_topics ?? []).filter((t) => t.visibility_policy !== 0).map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy])),
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
     alertWords: [...(r.alert_words ?? [])],
+    recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
     messages: new Map(),
     typing: new Map(),
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,

@@ -1,0 +1,142 @@
+// The views that are not message lists, clicked through in Chromium against
+// a Roost node: recent conversations (one row per topic and direct
+// conversation, newest first, unread counts, filters, live rows, a row opens
+// its conversation) and the drafts list (restore into the compose box,
+// delete). Screenshots of both for the documentation.
+import t from 'tap'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
+import { ROOT } from '../support/root.js'
+import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
+
+t.test('recent conversations and drafts', async (t) => {
+  const port = await freePort()
+  const { app, fx, services } = await buildTestApp(t, { config: { externalUrl: `http://localhost:${port}` } })
+  await app.listen({ port, host: '127.0.0.1' })
+  const origin = `http://${fx.host}:${port}`
+  const member = await fx.user('member')
+  const other = await fx.user('otherMember')
+  const { general, design } = fx.streams
+  const browser = await launchBrowser(t)
+  const shots = path.join(ROOT, 'dist/screenshots')
+  mkdirSync(shots, { recursive: true })
+  const send = async (from: typeof member, params: Record<string, unknown>) => expectSuccess(t, await as(app, from).post('/messages', params)).id as number
+  const topicHash = (streamId: number, topic: string) => `#channel/${streamId}/topic/${encodeURIComponent(topic)}`
+  /** The rows of the recent conversations view, top to bottom: [address, unread count]. */
+  const rows = (page: Page) =>
+    page.$$eval('.recent tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-conversation') ?? '', tr.querySelector('.count')?.textContent ?? '']))
+
+  const { page, errors } = await openApp(t, browser, origin, member, await givePassword(services, member))
+  // On a view that reads nothing (the app's home view marks what it shows read).
+  await page.goto(`${origin}/#starred`)
+  await page.waitForSelector('.messages')
+  await send(other, { type: 'stream', to: general.id, topic: 'alpha', content: 'first in alpha' })
+  // Sent through the API, the member's own message arrives unread (upstream's rule for non-browser clients): read it.
+  const mine = await send(member, { type: 'stream', to: design.id, topic: 'beta', content: 'mine in beta' })
+  expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([mine]), op: 'add', flag: 'read' }))
+  await send(other, { type: 'stream', to: general.id, topic: 'alpha', content: 'second in alpha' })
+  await send(other, { type: 'direct', to: JSON.stringify([member.id]), content: 'a direct word' })
+
+  t.test('one row per conversation, newest first, with unread counts', async (t) => {
+    await page.getByRole('link', { name: 'Recent conversations' }).click()
+    t.match(page.url(), /#recent$/)
+    await page.locator('.recent tbody tr').nth(2).waitFor({ timeout: 10_000 })
+    t.same(await rows(page), [
+      [`#dm/${other.id}`, '1'],
+      [topicHash(general.id, 'alpha'), '2'],
+      [topicHash(design.id, 'beta'), ''],
+    ])
+    t.equal(await page.locator(`.recent tr[data-conversation="#dm/${other.id}"] .conversation`).textContent(), other.fullName)
+    t.match(await page.locator(`.recent tr[data-conversation="${topicHash(general.id, 'alpha')}"]`).textContent(), /#general.*alpha.*Otto Other/s)
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+  })
+
+  t.test('filters: unread only, one channel, direct messages', async (t) => {
+    await page.getByLabel('Unread only').check()
+    t.same((await rows(page)).map((r) => r[0]), [`#dm/${other.id}`, topicHash(general.id, 'alpha')])
+    await page.getByLabel('Unread only').uncheck()
+    await page.getByLabel('Show').selectOption({ label: '#design' })
+    t.same((await rows(page)).map((r) => r[0]), [topicHash(design.id, 'beta')])
+    await page.getByLabel('Show').selectOption({ label: 'Direct messages' })
+    t.same((await rows(page)).map((r) => r[0]), [`#dm/${other.id}`])
+    await page.getByLabel('Show').selectOption({ label: 'All conversations' })
+    t.equal((await rows(page)).length, 3)
+  })
+
+  t.test('a new message moves its conversation to the top, live', async (t) => {
+    await send(other, { type: 'stream', to: design.id, topic: 'gamma', content: 'news in gamma' })
+    await page.waitForFunction((hash) => document.querySelector('.recent tbody tr')?.getAttribute('data-conversation') === hash, topicHash(design.id, 'gamma'), { timeout: 10_000 })
+    t.same((await rows(page))[0], [topicHash(design.id, 'gamma'), '1'])
+    await send(other, { type: 'stream', to: general.id, topic: 'alpha', content: 'third in alpha' })
+    await page.waitForFunction((hash) => document.querySelector('.recent tbody tr')?.getAttribute('data-conversation') === hash, topicHash(general.id, 'alpha'), { timeout: 10_000 })
+    t.same((await rows(page))[0], [topicHash(general.id, 'alpha'), '3'])
+    await page.screenshot({ path: path.join(shots, 'recent-conversations.png') })
+  })
+
+  t.test("clicking a row opens its conversation; read, its count goes", async (t) => {
+    await page.bringToFront()
+    await page.locator(`.recent tr[data-conversation="${topicHash(general.id, 'alpha')}"] .conversation`).click()
+    t.match(page.url(), new RegExp(`${topicHash(general.id, 'alpha')}$`))
+    await page.locator('.message .content', { hasText: 'third in alpha' }).waitFor({ timeout: 10_000 })
+    await page.locator(`nav a[href="${topicHash(general.id, 'alpha')}"] .count`).waitFor({ state: 'detached', timeout: 10_000 })
+    await page.getByRole('link', { name: 'Recent conversations' }).click()
+    await page.locator(`.recent tr[data-conversation="${topicHash(general.id, 'alpha')}"]`).waitFor()
+    t.equal(await page.locator(`.recent tr[data-conversation="${topicHash(general.id, 'alpha')}"] .count`).count(), 0, 'no unread count on the row')
+    await page.locator(`.recent tr[data-conversation="#dm/${other.id}"] .conversation`).click()
+    await page.locator('.message .content', { hasText: 'a direct word' }).waitFor({ timeout: 10_000 })
+    t.match(page.url(), new RegExp(`#dm/${other.id}$`))
+  })
+
+  const serverDrafts = async () => (await services.prisma.draft.findMany({ where: { userId: member.id }, orderBy: { id: 'asc' } })).map((d) => ({ id: d.id, content: d.content }))
+
+  t.test('the drafts list: restore into the compose box, delete', async (t) => {
+    const now = Math.floor(Date.now() / 1000)
+    expectSuccess(t, await as(app, member).post('/drafts', { drafts: [{ type: 'stream', to: [general.id], topic: 'plans', content: 'the plan from my phone', timestamp: now - 60 }] }))
+    // One typed in this browser, saved to the server a moment after typing stops.
+    await page.goto(`${origin}/#dm/${other.id}`)
+    await page.fill('.compose textarea', 'a reply half written')
+    for (;;) {
+      if ((await serverDrafts()).some((d) => d.content === 'a reply half written')) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await page.getByRole('link', { name: /^Drafts/ }).click()
+    t.match(page.url(), /#drafts$/)
+    const list = page.locator('.draft-list .draft')
+    await list.nth(1).waitFor({ timeout: 10_000 })
+    t.same(await list.locator('strong').allTextContents(), [other.fullName, '#general › plans'], 'newest first, with their destinations')
+    t.equal(await page.locator('nav .draft-count').textContent(), '2', 'the navigation counts them')
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+    await page.screenshot({ path: path.join(shots, 'drafts.png') })
+
+    await page.getByRole('listitem', { name: 'Draft to #general › plans' }).getByRole('button', { name: 'Restore' }).click()
+    await page.waitForURL(`${origin}/${topicHash(general.id, 'plans')}`)
+    await page.waitForSelector('.compose textarea')
+    t.equal(await page.locator('.compose textarea').inputValue(), 'the plan from my phone', 'in the compose box of its topic')
+    t.ok(await page.locator('.compose textarea').evaluate((el) => el === document.activeElement), 'focused')
+    await page.keyboard.type(' and more')
+    for (;;) {
+      const drafts = await serverDrafts()
+      if (drafts.some((d) => d.content === 'the plan from my phone and more')) {
+        t.equal(drafts.length, 2, 'typing edits the same draft')
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+
+    await page.getByRole('link', { name: /^Drafts/ }).click()
+    await page.getByRole('listitem', { name: `Draft to ${other.fullName}` }).getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('listitem', { name: `Draft to ${other.fullName}` }).waitFor({ state: 'detached', timeout: 10_000 })
+    t.same((await serverDrafts()).map((d) => d.content), ['the plan from my phone and more'], 'deleted on the server')
+    await page.goto(`${origin}/#dm/${other.id}`)
+    await page.waitForSelector('.compose textarea')
+    t.equal(await page.locator('.compose textarea').inputValue(), '', 'and no longer in its compose box')
+  })
+
+  t.test('no errors in the page', async (t) => {
+    t.same(errors, [])
+  })
+})
