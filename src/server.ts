@@ -11,6 +11,7 @@ import { startScheduledDelivery } from './scheduler/delivery.js'
 import { startMissedMessageEmails } from './notifications/delivery.js'
 import { startPushNotifications } from './notifications/push-delivery.js'
 import { DataDirBusyError, lockDataDir } from './db/data-dir-lock.js'
+import { startupWarnings } from './startup-warnings.js'
 
 function readConfig(): Config {
   try {
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   if (lock) process.on('exit', () => lock.release())
   // One logger for the whole process: the backends log through it before the app exists.
   const logger = pino(loggerOptions(config.logLevel) as pino.LoggerOptions)
+  for (const warning of startupWarnings(config)) logger.warn(warning)
   const services = await openServices(config, { log: (msg) => process.stdout.write(`roost: ${msg}\n`), backendLog: logger })
   const created = await bootstrapRealm(services)
   if (created?.printPassword) {
