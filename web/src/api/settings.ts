@@ -14,3 +14,11 @@ export const invite = (emails: string, streamIds: number[]) => call('POST', '/in
 export const setRole = (userId: number, role: number) => call('PATCH', `/users/${userId}`, { role })
 export const deactivateUser = (userId: number) => call('DELETE', `/users/${userId}`)
 export const reactivateUser = (userId: number) => call('POST', `/users/${userId}/reactivate`)
+
+/** A new avatar from an image file (the server crops and scales it); a realm_user event brings its URL. */
+export function uploadAvatar(file: File) {
+  const form = new FormData()
+  form.append('file', file, file.name)
+  return call<{ avatar_url: string }>('POST', '/users/me/avatar', {}, { body: form })
+}
+export const resetAvatar = () => call('DELETE', '/users/me/avatar')

@@ -107,6 +107,13 @@ export const t = {
   restore: 'Restore',
   noRecipient: 'No recipient',
   draftTo: (to: string) => `Draft to ${to}`,
+  avatar: 'Avatar',
+  yourAvatar: 'Your avatar',
+  uploadAvatar: 'Upload a new avatar',
+  uploadingAvatar: 'Uploading…',
+  resetAvatar: 'Use the default avatar',
+  emojiSet: 'Emoji style',
+  emojiSetName: (set: string) => ({ google: 'Google', twitter: 'Twitter', text: 'Plain text' })[set] ?? set,
   loadMoreConversations: 'Load older conversations',
   reactivate: 'Reactivate',
 }

@@ -1,0 +1,97 @@
+// The settings dialog clicked through in Chromium against a Roost node: the
+// avatar (upload, shown live; reset), the emoji style (the sets the app draws:
+// sprites of emoji-datasource's google and twitter sheets, or plain text).
+import t from 'tap'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import sharp from 'sharp'
+import { buildTestApp } from '../support/app.js'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
+import { ROOT } from '../support/root.js'
+import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
+
+t.test('the settings dialog', async (t) => {
+  const port = await freePort()
+  const { app, fx, services } = await buildTestApp(t, { config: { externalUrl: `http://localhost:${port}` } })
+  await app.listen({ port, host: '127.0.0.1' })
+  const origin = `http://${fx.host}:${port}`
+  const member = await fx.user('member')
+  const other = await fx.user('otherMember')
+  const { general } = fx.streams
+  const browser = await launchBrowser(t)
+  const shots = path.join(ROOT, 'dist/screenshots')
+  mkdirSync(shots, { recursive: true })
+  const ownAvatarUrl = async () => expectSuccess(t, await as(app, member).get('/users/me')).avatar_url as string
+  const mine = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: general.id, topic: 'faces', content: 'my face :smile:' })).id as number
+  expectSuccess(t, await as(app, other).post(`/messages/${mine}/reactions`, { emoji_name: 'thumbs_up' }))
+  const { page, errors } = await openApp(t, browser, origin, member, await givePassword(services, member))
+  await page.goto(`${origin}/#channel/${general.id}/topic/faces`)
+  const row = page.locator(`[data-id="${mine}"]`)
+  await row.waitFor({ timeout: 10_000 })
+  const settings = page.getByRole('dialog', { name: 'Settings' })
+
+  t.test('an uploaded avatar shows in the settings and on the messages, live; reset returns to the default', async (t) => {
+    const before = await ownAvatarUrl()
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await settings.waitFor()
+    const png = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 230, g: 90, b: 40 } } }).png().toBuffer()
+    await settings.getByLabel('Upload a new avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: png })
+    await settings.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor({ timeout: 10_000 })
+    const uploaded = await ownAvatarUrl()
+    t.not(uploaded, before, 'the server has a new avatar')
+    t.equal((await services.prisma.user.findUniqueOrThrow({ where: { id: member.id } })).avatarSource, 'U')
+    await page.waitForFunction((url) => (document.querySelector('.own-avatar') as HTMLImageElement | null)?.getAttribute('src') === url, uploaded, { timeout: 10_000 })
+    t.pass('the settings show it')
+    await page.waitForFunction((url) => document.querySelector(`.message .avatar`)?.getAttribute('src') === url, uploaded, { timeout: 10_000 })
+    t.pass("the member's messages show it")
+    t.ok(await page.locator('.own-avatar').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), 'the image loads')
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+    await settings.screenshot({ path: path.join(shots, 'settings-avatar.png') })
+
+    await settings.getByRole('button', { name: 'Use the default avatar' }).click()
+    await page.waitForFunction((url) => (document.querySelector('.own-avatar') as HTMLImageElement | null)?.getAttribute('src') !== url, uploaded, { timeout: 10_000 })
+    t.equal((await services.prisma.user.findUniqueOrThrow({ where: { id: member.id } })).avatarSource, 'G', 'back to the default')
+    t.equal(await page.locator('.own-avatar').getAttribute('src'), await ownAvatarUrl())
+    await settings.getByRole('button', { name: 'Close' }).click()
+  })
+
+  t.test('the emoji style: google and twitter sprites, plain text', async (t) => {
+    const emojiset = async () => (await services.prisma.userSettings.findUniqueOrThrow({ where: { userId: member.id } })).emojiset
+    const sprite = row.locator('.content span.emoji')
+    // google is the default: the message's emoji and the reaction are drawn from its sheet.
+    await page.waitForFunction((id) => document.querySelector(`[data-id="${id}"] .content span.emoji`)?.classList.contains('emoji-sprite'), mine, { timeout: 10_000 })
+    const googleStyle = (await sprite.getAttribute('style')) ?? ''
+    const googleUrl = /url\("([^"]+)"\)/.exec(googleStyle)?.[1] ?? ''
+    t.match(googleUrl, /^\/assets\/32-[\w-]+\.png$/, 'a bundled sheet')
+    const sheet = await page.evaluate(async (url) => {
+      const res = await fetch(url)
+      return { status: res.status, type: res.headers.get('content-type'), size: (await res.arrayBuffer()).byteLength }
+    }, googleUrl)
+    t.match(sheet, { status: 200, type: 'image/png' })
+    t.ok(sheet.size > 1_000_000, 'the whole sheet')
+    t.equal(await row.locator('.reactions .emoji-sprite').count(), 1, 'the reaction too')
+    await row.screenshot({ path: path.join(shots, 'emoji-google.png') })
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await settings.getByLabel('Emoji style').selectOption({ label: 'Twitter' })
+    await page.waitForFunction(([id, url]) => !(document.querySelector(`[data-id="${id}"] .content span.emoji`)?.getAttribute('style') ?? url).includes(url!), [String(mine), googleUrl] as const, { timeout: 10_000 })
+    t.equal(await emojiset(), 'twitter', 'saved on the server')
+    t.match(await sprite.getAttribute('style'), /url\("\/assets\/32-[\w-]+\.png"\)/, "twitter's sheet")
+    await settings.getByRole('button', { name: 'Close' }).click()
+    await row.screenshot({ path: path.join(shots, 'emoji-twitter.png') })
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await settings.getByLabel('Emoji style').selectOption({ label: 'Plain text' })
+    await row.locator('.reactions .emoji-text', { hasText: ':thumbs_up:' }).waitFor({ timeout: 10_000 })
+    t.equal(await emojiset(), 'text')
+    t.equal(await sprite.getAttribute('style'), null, 'no sprite')
+    t.equal(await sprite.textContent(), ':smile:')
+    await settings.getByRole('button', { name: 'Close' }).click()
+    await row.screenshot({ path: path.join(shots, 'emoji-text.png') })
+  })
+
+  t.test('no errors in the page', async (t) => {
+    t.same(errors, [])
+  })
+})
