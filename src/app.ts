@@ -20,6 +20,7 @@ import { BROWSER_REFERRER_POLICY } from './http/session-auth.js'
 import { serializeReply } from './http/reply-serializer.js'
 import { registerWebApp } from './http/web-app.js'
 import { requestIdOf, returnRequestId } from './http/request-id.js'
+import { Admission } from './http/admission.js'
 
 export const API_PREFIX = '/api/v1'
 /** The same routes for the browser app, authenticated by the session cookie (http/json-auth.ts). */
@@ -65,6 +66,10 @@ export async function buildApp({ services, routes = allRoutes, logger = false, l
   installErrorHandling(app)
   installObservability(app, services)
   returnRequestId(app)
+  // Past its limits the node refuses new requests at once (503) and finishes what it admitted.
+  const admission = new Admission(services.config.admission, () => services.events.releaseHeld())
+  admission.install(app)
+  services.metrics.watchAdmission(admission)
   refuseRepeatedHost(app)
   app.decorateRequest('roostSessionId', null)
   // Held long-polls are answered (empty) before the server waits for open requests; clients retry elsewhere.

@@ -59,6 +59,35 @@ export interface Config {
   /** OUTBOUND_ALLOW: destinations outbound requests may reach despite the address and port policy (docs/outbound-requests.md); empty → none. */
   outboundAllow: AllowEntry[]
   logLevel: LogLevel
+  /** Admission control (http/admission.ts): past a limit, new requests are refused with 503. */
+  admission: AdmissionConfig
+}
+
+/** Limits of admission control; 0 turns a limit off. */
+export interface AdmissionConfig {
+  /** Requests in flight (long-polls excluded) past which new ones are refused. */
+  maxInFlight: number
+  /** Mean event-loop delay (ms, over a sample interval) past which new requests are refused. */
+  maxEventLoopDelayMs: number
+  /** V8 heap in use (MiB) past which new requests are refused; undefined → 90 % of V8's heap limit. */
+  maxHeapUsedMib: number | undefined
+  /** The Retry-After of a refusal. */
+  retryAfterSeconds: number
+  /** How often the event-loop delay and the heap are sampled. */
+  sampleIntervalMs: number
+}
+
+export const DEFAULT_ADMISSION: AdmissionConfig = { maxInFlight: 256, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 }
+
+function admission(env: Env): AdmissionConfig {
+  const heap = env.ADMISSION_MAX_HEAP_USED_MIB
+  return {
+    maxInFlight: integer(env, 'ADMISSION_MAX_IN_FLIGHT', DEFAULT_ADMISSION.maxInFlight, 0, 1_000_000),
+    maxEventLoopDelayMs: integer(env, 'ADMISSION_MAX_EVENT_LOOP_DELAY_MS', DEFAULT_ADMISSION.maxEventLoopDelayMs, 0, 60_000),
+    maxHeapUsedMib: heap === undefined || heap === '' ? undefined : integer(env, 'ADMISSION_MAX_HEAP_USED_MIB', 0, 0, 1_048_576),
+    retryAfterSeconds: integer(env, 'ADMISSION_RETRY_AFTER_SECONDS', DEFAULT_ADMISSION.retryAfterSeconds, 1, 3600),
+    sampleIntervalMs: DEFAULT_ADMISSION.sampleIntervalMs,
+  }
 }
 
 /**
@@ -481,6 +510,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: read(() => trustedProxies(env), []),
     outboundAllow: read(() => outboundAllow(env), []),
     logLevel: read(() => logLevel(env), 'info'),
+    admission: read(() => admission(env), DEFAULT_ADMISSION),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -347,6 +347,10 @@ export const userNotMuted = () => badRequest('User is not muted')
 export const serverNotReady = () =>
   new ApiError('The server is temporarily unable to serve this request; try again shortly', 'SERVER_NOT_READY', 503, {}, { 'Retry-After': '1' })
 
+// Past its admission limits (http/admission.ts) a node refuses new requests at once; clients retry after Retry-After.
+export const serverOverloaded = (retryAfterSeconds: number) =>
+  new ApiError('The server is overloaded; try again shortly', 'SERVER_NOT_READY', 503, {}, { 'Retry-After': String(retryAfterSeconds) })
+
 // Organizations (the admin CLI)
 export const subdomainUnavailable = () => badRequest('Subdomain already in use. Please choose a different one.')
 export const realmNameInvalid = () => badRequest('The organization name must have 1 to 40 characters.')

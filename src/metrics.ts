@@ -34,6 +34,14 @@ export interface MetricSources {
   userDataCache: Pick<UserDataCache<unknown>, 'hits' | 'misses' | 'listenerErrors'>
 }
 
+/** What admission control (http/admission.ts) counts, read at each scrape. */
+export interface AdmissionFigures {
+  readonly inFlight: number
+  readonly refused: Readonly<Record<string, number>>
+  readonly releases: number
+  readonly eventLoopDelayMs: number
+}
+
 export class Metrics {
   readonly registry = new Registry()
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>
@@ -170,6 +178,46 @@ export class Metrics {
         },
       })
     }
+  }
+
+  /** The admission control of this node's app (http/admission.ts): requests in flight, refusals, sampled figures. */
+  watchAdmission(admission: AdmissionFigures): void {
+    const registers = [this.registry]
+    new Gauge({
+      name: 'roost_http_requests_in_flight',
+      help: 'Requests this node is serving (held long-polls and the health and metrics endpoints not counted).',
+      registers,
+      collect() {
+        this.set(admission.inFlight)
+      },
+    })
+    new Counter({
+      name: 'roost_admission_refusals_total',
+      help: 'Requests refused with 503 because the node was past an admission limit, by limit (in_flight, event_loop_delay, heap_used).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset()
+        for (const [reason, count] of Object.entries(admission.refused)) this.inc({ reason }, count)
+      },
+    })
+    new Counter({
+      name: 'roost_admission_poll_releases_total',
+      help: 'Times this node answered its held long-polls early with a heartbeat because it was past an admission limit.',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(admission.releases)
+      },
+    })
+    new Gauge({
+      name: 'roost_admission_event_loop_delay_seconds',
+      help: 'Event-loop delay at the last admission sample (the mean over the sample interval, or the sampling timer\'s lateness if larger).',
+      registers,
+      collect() {
+        this.set(admission.eventLoopDelayMs / 1000)
+      },
+    })
   }
 
   /** Counts one bus item (called by the counting bus wrapper). */

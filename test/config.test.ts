@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
+import { ConfigError, DEFAULT_ADMISSION, DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
 
 t.test('defaults follow the startup contract', async (t) => {
   const c = loadConfig({})
@@ -30,6 +30,19 @@ t.test('EVENT_QUEUE_MAX_BYTES sets the byte cap of a queue, at least 1 MiB', asy
   for (const bad of ['1048575', '16MiB', '-1', '4294967296']) {
     t.throws(() => loadConfig({ EVENT_QUEUE_MAX_BYTES: bad }), { name: 'ConfigError', message: /^EVENT_QUEUE_MAX_BYTES must be an integer between 1048576 and 2147483647/ })
   }
+})
+
+t.test('ADMISSION_* set the admission limits; 0 turns one off; the heap limit defaults to a share of V8\'s', async (t) => {
+  t.same(loadConfig({}).admission, DEFAULT_ADMISSION)
+  t.same(DEFAULT_ADMISSION, { maxInFlight: 256, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 })
+  t.same(
+    loadConfig({ ADMISSION_MAX_IN_FLIGHT: '0', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '250', ADMISSION_MAX_HEAP_USED_MIB: '1536', ADMISSION_RETRY_AFTER_SECONDS: '5' }).admission,
+    { maxInFlight: 0, maxEventLoopDelayMs: 250, maxHeapUsedMib: 1536, retryAfterSeconds: 5, sampleIntervalMs: 500 },
+  )
+  t.equal(loadConfig({ ADMISSION_MAX_HEAP_USED_MIB: '0' }).admission.maxHeapUsedMib, 0)
+  t.throws(() => loadConfig({ ADMISSION_MAX_IN_FLIGHT: 'many' }), { name: 'ConfigError', message: /^ADMISSION_MAX_IN_FLIGHT must be an integer between 0 and 1000000, got 'many'/ })
+  t.throws(() => loadConfig({ ADMISSION_RETRY_AFTER_SECONDS: '0' }), { name: 'ConfigError', message: /^ADMISSION_RETRY_AFTER_SECONDS must be an integer between 1 and 3600/ })
+  t.throws(() => loadConfig({ ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '-5' }), { name: 'ConfigError', message: /^ADMISSION_MAX_EVENT_LOOP_DELAY_MS must be an integer/ })
 })
 
 t.test('LISTEN_BACKLOG sets the listen backlog', async (t) => {

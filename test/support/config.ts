@@ -35,5 +35,7 @@ export function testRedisSettings(): Pick<Config, 'redisUrl' | 'redisClusterNode
 export const TEST_OUTBOUND_ALLOW = '127.0.0.1'
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off', OUTBOUND_ALLOW: TEST_OUTBOUND_ALLOW }), databaseUrl: TEST_DATABASE_URL, ...overrides }
+  // Admission control off: tests send bursts of concurrent requests on a shared machine (test/http/admission.test.ts turns it on).
+  const env = { EXTERNAL_URL: 'http://localhost:9991', RATE_LIMITING: 'off', OUTBOUND_ALLOW: TEST_OUTBOUND_ALLOW, ADMISSION_MAX_IN_FLIGHT: '0', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '0', ADMISSION_MAX_HEAP_USED_MIB: '0' }
+  return { ...loadConfig(env), databaseUrl: TEST_DATABASE_URL, ...overrides }
 }

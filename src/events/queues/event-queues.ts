@@ -283,6 +283,11 @@ export class EventQueues {
     })
   }
 
+  /** Overload (http/admission.ts): answer every held poll now with a heartbeat; the clients poll again. */
+  releaseHeld(): void {
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.signal('heartbeat')
+  }
+
   /** Graceful shutdown: answer every held poll with no events (clients retry on another node) and hold no new ones. */
   drain(): void {
     this.draining = true
