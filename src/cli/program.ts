@@ -26,6 +26,7 @@ import { CliError, findOrganization, findUser, operatorContext, readConfig, with
 import type { NodeServices } from '../node-services.js'
 import { maskSecrets } from './mask.js'
 import { addExportCommand } from './export-command.js'
+import { addImportCommand } from './import-command.js'
 import { redisTargetOf } from '../redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { ActionContext } from '../services.js'
@@ -271,7 +272,9 @@ export function buildProgram(io: CliIo): Command {
       }
     })
 
-  addExportCommand(program, { out, err: (line) => void io.stderr.write(`${line}\n`), withServices })
+  const commandDeps = { out, err: (line: string) => void io.stderr.write(`${line}\n`), withServices }
+  addExportCommand(program, commandDeps)
+  addImportCommand(program, commandDeps)
 
   program
     .command('config')

@@ -105,7 +105,7 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
     tables.zerver_userprofile_crossrealm = []
     for (const u of users) {
       if (u.isSystemBot) {
-        tables.zerver_userprofile_crossrealm.push({ id: u.id, email: u.email })
+        tables.zerver_userprofile_crossrealm.push({ id: u.id, email: u.email, date_joined: toSeconds(u.dateJoined) })
         continue
       }
       recipients.idOf(RECIPIENT.PERSONAL, u.id)

@@ -17,7 +17,8 @@ import { servicesOver } from '../../src/node-services.js'
 import { openBackends } from '../../src/backends/index.js'
 import { throwawayDatabase } from '../support/throwaway-db.js'
 import { testConfig, TEST_REDIS_URL } from '../support/config.js'
-import { runCli } from './run.js'
+import { printed, runCli } from './run.js'
+import { snapshot } from './org-snapshot.js'
 import { buildFixtureOrganization, FIXTURE_UPLOAD } from './org-fixture.js'
 
 t.setTimeout(900_000)
@@ -88,6 +89,43 @@ t.test('export and import', async (t) => {
     const everything = (await readFile(path.join(dir, 'realm.json'), 'utf8')) + (await readFile(path.join(dir, 'messages-000001.json'), 'utf8'))
     for (const p of people) t.notOk(everything.includes(p.apiKey), 'no API key is exported')
     t.notMatch(everything, /argon2|password_hash|api_key/)
+  })
+
+  t.test('import into a fresh server gives the same organization through the API', async (t) => {
+    const target = await startServer(t, scratch, 'target')
+    const res = await target.cli(['import', archive])
+    t.equal(res.code, 0, res.stderr)
+    t.match(res.stdout, 'imported the organization at http://acme.localhost:9991: 4 users, 3 channels, 8 messages, 3 files')
+    t.match(res.stderr, 'writing the database rows in one transaction')
+    // Imported people have no password and new API keys; the operator hands out new keys.
+    const imported = []
+    for (const p of people) {
+      const key = await target.cli(['user', 'regenerate-api-key', '--org', 'acme', p.deliveryEmail])
+      t.equal(key.code, 0, key.stderr)
+      imported.push({ deliveryEmail: p.deliveryEmail, apiKey: printed(key.stdout, 'API key') })
+    }
+    const login = await target.app.inject({ method: 'POST', url: '/api/v1/fetch_api_key', headers: { host: 'acme.localhost' }, payload: { username: people[1]!.deliveryEmail, password: 'anything-at-all' } })
+    t.equal(login.statusCode, 401, 'no password works for an imported user')
+    const before = await snapshot(t, source.app, people[0]!, people)
+    const after = await snapshot(t, target.app, imported[0]!, imported)
+    t.same(after, before, 'everything but IDs and secrets is equal')
+    // The snapshot holds what the fixture made (so the comparison above compares something).
+    const ann = (before.people as Record<string, Record<string, unknown>>)[people[1]!.deliveryEmail]!
+    t.equal((ann.messages as unknown[]).length, 6)
+    t.match(JSON.stringify(ann.messages), `upload:numbers.txt:200:${FIXTURE_UPLOAD.toString('base64')}`)
+    t.match((ann.messages as unknown[])[1], { subject: 'logo', flags: ['starred'], reactions: [{ name: 'thumbs_up', user: people[2]!.deliveryEmail }, { name: 'party_parrot', type: 'realm_emoji', code: 'party_parrot' }], edits: [{ user: people[1]!.deliveryEmail }] })
+    t.match(ann, { settings: { twenty_four_hour_time: true, emojiset: 'text' }, muted_users: [people[3]!.deliveryEmail], user_topics: [{ stream: 'design', topic: 'colors', policy: 1 }] })
+    t.match(before.realm, { realm_description: '<p>We <strong>export</strong> things.</p>', realm_mandatory_topics: true, realm_message_content_edit_limit_seconds: 1200 })
+    t.match(before.groups, [{ name: 'reviewers', members: [people[1]!.deliveryEmail, people[2]!.deliveryEmail] }])
+    t.match(before.users, [{}, { email: people[2]!.deliveryEmail, avatar: 'uploaded' }])
+    t.match(before.emoji, [{ name: 'party_parrot', author: people[0]!.deliveryEmail }])
+
+    const again = await target.cli(['import', archive])
+    t.equal(again.code, 1)
+    t.match(again.stderr, 'Subdomain already in use')
+    const renamed = await target.cli(['import', archive, '--subdomain', 'acme-copy'])
+    t.equal(renamed.code, 0, renamed.stderr)
+    t.match(renamed.stdout, 'http://acme-copy.localhost:9991')
   })
 
   t.test('export of an unknown organization names it', async (t) => {
