@@ -115,6 +115,8 @@ export const notSubscribedToStreamId = (streamId: number) => badRequest(`Not sub
 export const unknownSubscriptionProperty = (property: string) => badRequest(`Unknown subscription property: ${property}`)
 export const userNotAuthorizedForQuery = () => badRequest('User not authorized for this query')
 export const notAllowedForGuests = () => badRequest('Not allowed for guest users')
+export const realmAlreadyDeactivated = () => badRequest('The organization is already deactivated')
+export const realmAlreadyActive = () => badRequest('The organization is already active')
 export const mustBeOwner = () => new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL', 400)
 export const principalDeactivated = () => badRequest('User is deactivated')
 export const invalidUserGroup = () => badRequest('Invalid user group')

@@ -32,10 +32,10 @@ import { usersWhoCanAccess } from '../presence/audience.js'
 import { propertyInheritingFrom } from '../domain/stream-notifications.js'
 import { applyPresenceEnabled } from './update-presence.js'
 import { sendEmailChangeConfirmation } from '../mail/email-change.js'
-import { canSeeDeliveryEmail } from '../present/user.js'
 import { invalidConfirmationKey } from '../errors.js'
 import { realmUserUpdateEvent, withInheritingStreams } from '../events/schemas/index.js'
 import { revokeWebSessions } from './web-sessions.js'
+import { writeDeliveryEmail } from './change-user-email.js'
 
 export interface UpdateSettingsInput {
   /** Table settings by wire name (domain/settings.ts). */
@@ -231,23 +231,10 @@ export async function confirmEmailChange(services: Services, key: string, hostRe
   const { realm, ...user } = target
   const emitted: Parameters<typeof publishAll>[1] = []
   const updated = await services.prisma.$transaction(async (tx) => {
-    const taken = (await idsMatchingLower(tx, 'user_delivery_email', { realm_id: realm.id }, [req.newEmail])).some((r) => r.id !== user.id)
-    if (taken) throw emailInUse(req.newEmail)
-    const apiEmailIsReal = user.email.toLowerCase() === user.deliveryEmail.toLowerCase()
-    const row = await tx.user.update({
-      where: { id: user.id },
-      data: { deliveryEmail: req.newEmail, ...(apiEmailIsReal ? { email: req.newEmail } : {}) },
-      include: { settings: { select: { emailAddressVisibility: true } } },
-    })
+    const { row, emissions } = await writeDeliveryEmail(tx, realm, user, req.newEmail)
     await tx.emailChangeRequest.update({ where: { id: req.id }, data: { usedAt: now } })
-    const audience = await usersWhoCanAccess(tx, realm, user.id)
-    const viewers = await tx.user.findMany({ where: { id: { in: audience } }, select: { id: true, role: true } })
-    const presentable = { ...row, emailAddressVisibility: row.settings?.emailAddressVisibility }
-    const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, presentable)).map((v) => v.id)
-    emitted.push({ event: realmUserUpdateEvent({ user_id: user.id, delivery_email: req.newEmail }), userIds: seeing })
-    if (apiEmailIsReal) emitted.push({ event: realmUserUpdateEvent({ user_id: user.id, new_email: req.newEmail }), userIds: audience })
-    const { settings: _settings, ...plain } = row
-    return plain
+    emitted.push(...emissions)
+    return row
   })
   await publishAll({ ...services, realm }, emitted)
   return { user: updated, realm, newEmail: req.newEmail }

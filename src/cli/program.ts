@@ -8,8 +8,7 @@
 // and output streams it is given (main.ts passes the process's own); nothing
 // here reads process.env or writes to the process's streams.
 import { randomBytes } from 'node:crypto'
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
-import type { Config } from '../config.js'
+import { Command, CommanderError, Option } from 'commander'
 import { ApiError } from '../errors.js'
 import { createOrganization } from '../actions/create-organization.js'
 import { createUser } from '../actions/create-user.js'
@@ -17,13 +16,11 @@ import { deactivateUser, reactivateUser } from '../actions/deactivate-user.js'
 import { updateUser } from '../actions/update-user.js'
 import { regenerateApiKey, setUserPassword } from '../actions/user-credentials.js'
 import { revokeWebSessions } from '../actions/web-sessions.js'
-import { DataDirBusyError, lockDataDir } from '../db/data-dir-lock.js'
-import { DatabaseConfigError, openDatabase } from '../db/client.js'
+import { DataDirBusyError } from '../db/data-dir-lock.js'
 import { realmUrl } from '../present/realm.js'
 import { applyMigrations } from '../db/migrate.js'
 import { ROLE } from '../domain/roles.js'
-import { CliError, findOrganization, findUser, operatorContext, readConfig, withServices as servicesFor } from './session.js'
-import type { NodeServices } from '../node-services.js'
+import { CliError, findUser } from './session.js'
 import { maskSecrets } from './mask.js'
 import { addExportCommand } from './export-command.js'
 import { addImportCommand } from './import-command.js'
@@ -31,30 +28,14 @@ import { redisTargetOf } from '../redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { ActionContext } from '../services.js'
 import type { User } from '../db/index.js'
+import { makeKit, orgOption, type CliIo } from './kit.js'
+import { parseRole, roleName, ROLE_CHOICES } from './roles.js'
+import { registerUserCommands } from './user-commands.js'
+import { registerOrgCommands } from './org-commands.js'
+import { registerChannelCommands } from './channel-commands.js'
+import { registerMigrateCommands } from './migrate-commands.js'
 
-const ROLE_NAMES: Record<string, number> = {
-  owner: ROLE.OWNER,
-  admin: ROLE.ADMIN,
-  administrator: ROLE.ADMIN,
-  moderator: ROLE.MODERATOR,
-  member: ROLE.MEMBER,
-  guest: ROLE.GUEST,
-}
-const roleName = (role: number): string => Object.entries(ROLE_NAMES).find(([, r]) => r === role)?.[0] ?? String(role)
-
-function parseRole(raw: string): number {
-  const role = ROLE_NAMES[raw.trim().toLowerCase()]
-  if (role === undefined) throw new InvalidArgumentError(`'${raw}' is not a role: owner, admin, moderator, member or guest.`)
-  return role
-}
-
-/** What a command reads and writes instead of the process's own environment and streams. */
-export interface CliIo {
-  env: Record<string, string | undefined>
-  stdin: AsyncIterable<Buffer | string> | Iterable<Buffer | string>
-  stdout: { write(text: string): unknown }
-  stderr: { write(text: string): unknown }
-}
+export type { CliIo } from './kit.js'
 
 async function readAll(input: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = []
@@ -62,15 +43,11 @@ async function readAll(input: AsyncIterable<Buffer | string> | Iterable<Buffer |
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
-const orgOption = () => new Option('--org <subdomain>', "the organization's subdomain (default: the root organization at EXTERNAL_URL)")
-
 export function buildProgram(io: CliIo): Command {
-  const out = (line: string): void => void io.stdout.write(`${line}\n`)
-  const config = (): Config => readConfig(io.env)
-  const withServices = <T>(fn: (services: NodeServices) => Promise<T>): Promise<T> => servicesFor(config(), fn)
+  const kit = makeKit(io)
+  const { out, config, withServices } = kit
   /** Runs a command against one organization as its operator. */
-  const inOrg = <O extends { org?: string }>(opts: O, fn: (ctx: ActionContext) => Promise<void>): Promise<void> =>
-    withServices(async (services) => fn(await operatorContext(services, await findOrganization(services, opts.org), io)))
+  const inOrg = <O extends { org?: string }>(opts: O, fn: (ctx: ActionContext) => Promise<void>): Promise<void> => kit.inOrg(opts.org, fn)
   /** --password-stdin reads it; otherwise a random one is made (and printed). */
   const passwordFrom = async (opts: { passwordStdin?: boolean }): Promise<{ password: string; generated: boolean }> => {
     if (opts.passwordStdin) {
@@ -147,7 +124,7 @@ export function buildProgram(io: CliIo): Command {
     .addOption(orgOption())
     .requiredOption('--email <email>', 'email address')
     .requiredOption('--name <full-name>', 'full name')
-    .option('--role <role>', 'owner, admin, moderator, member or guest', parseRole, ROLE.MEMBER)
+    .addOption(new Option('--role <role>', ROLE_CHOICES).argParser(parseRole).default(ROLE.MEMBER, 'member'))
     .option('--password-stdin', 'read the password from standard input instead of making one')
     .exitOverride()
     .action(async (opts: { org?: string; email: string; name: string; role: number; passwordStdin?: boolean }) => {
@@ -164,7 +141,7 @@ export function buildProgram(io: CliIo): Command {
     .description("change a user's role")
     .addOption(orgOption())
     .argument('<email>', "the user's email address")
-    .argument('<role>', 'owner, admin, moderator, member or guest', parseRole)
+    .argument('<role>', ROLE_CHOICES, parseRole)
     .exitOverride()
     .action(async (email: string, role: number, opts: { org?: string }) => {
       await inOrg(opts, async (ctx) => {
@@ -216,6 +193,10 @@ export function buildProgram(io: CliIo): Command {
     out(`reactivated ${target.deliveryEmail}`)
   })
 
+  registerUserCommands(user, kit)
+  registerOrgCommands(org, kit)
+  registerChannelCommands(program, kit)
+
   const queue = program.command('queue').description("a user's event queues").exitOverride()
   queue
     .command('list')
@@ -250,27 +231,17 @@ export function buildProgram(io: CliIo): Command {
       })
     })
 
-  program
+  const migrate = program
     .command('migrate')
-    .description('apply pending database migrations (safe to run from several places at once)')
+    .description('apply pending database migrations (safe to run from several places at once); see also migrate status')
     .exitOverride()
     .action(async () => {
-      const { databaseUrl, dataDir } = config()
-      const lock = databaseUrl ? undefined : lockDataDir(dataDir, 'admin command')
-      try {
-        const database = await openDatabase({ databaseUrl, dataDir }).catch((error: unknown) => {
-          throw error instanceof DatabaseConfigError ? new CliError(error.message) : error
-        })
-        try {
-          const applied = await applyMigrations(database, out)
-          out(applied.length === 0 ? 'the database schema is up to date' : `applied ${applied.length} migration(s)`)
-        } finally {
-          await database.close()
-        }
-      } finally {
-        lock?.release()
-      }
+      await kit.withDatabase(async (database) => {
+        const applied = await applyMigrations(database, out)
+        out(applied.length === 0 ? 'the database schema is up to date' : `applied ${applied.length} migration(s)`)
+      })
     })
+  registerMigrateCommands(migrate, kit)
 
   const commandDeps = { out, err: (line: string) => void io.stderr.write(`${line}\n`), withServices }
   addExportCommand(program, commandDeps)

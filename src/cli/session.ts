@@ -77,7 +77,7 @@ export async function findOrganization(services: NodeServices, subdomain: string
 }
 
 /** A user of the organization by email address (exact, case-insensitive), bots included. */
-export async function findUser(ctx: ActionContext, email: string): Promise<User> {
+export async function findUser(ctx: Pick<ActionContext, 'prisma' | 'realm'>, email: string): Promise<User> {
   const wanted = email.trim()
   const scope = { realm_id: ctx.realm.id }
   const ids = [

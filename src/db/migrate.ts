@@ -92,6 +92,38 @@ async function applyLocked(session: RawSession, migrations: Migration[], log: (m
   return done
 }
 
+export interface MigrationStatus {
+  /** Applied and finished, in the order they were applied; `modified` when the file changed since. */
+  applied: { name: string; finishedAt: Date; modified: boolean }[]
+  /** Local migrations not applied yet, in the order `applyMigrations` would apply them. */
+  pending: string[]
+  /** Started and never finished (a failed run): `applyMigrations` refuses until they are resolved. */
+  failed: string[]
+  /** Applied to the database but absent from the local directory (a newer release ran here). */
+  unknown: string[]
+}
+
+/** Compares the migrations directory with `_prisma_migrations`; reads only, takes no lock. */
+export async function migrationStatus(db: Database, options: ApplyMigrationsOptions = {}): Promise<MigrationStatus> {
+  const migrations = await readMigrations(options.migrationsDir ?? defaultMigrationsDir())
+  const rows = await withRawSession(db, async (session) => {
+    const [table] = await session.query<{ name: string | null }>("SELECT to_regclass('_prisma_migrations')::text AS name")
+    if (!table?.name) return []
+    return session.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at, migration_name',
+    )
+  })
+  const local = new Map(migrations.map((m) => [m.name, m.checksum]))
+  const finished = rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null)
+  const done = new Set(finished.map((r) => r.migration_name))
+  return {
+    applied: finished.map((r) => ({ name: r.migration_name, finishedAt: r.finished_at as Date, modified: local.has(r.migration_name) && local.get(r.migration_name) !== r.checksum })),
+    pending: migrations.filter((m) => !done.has(m.name)).map((m) => m.name),
+    failed: rows.filter((r) => r.finished_at === null && r.rolled_back_at === null).map((r) => r.migration_name),
+    unknown: finished.filter((r) => !local.has(r.migration_name)).map((r) => r.migration_name),
+  }
+}
+
 // Same definition as Prisma's schema engine creates, so either side can
 // create the table and the other reads it.
 const CREATE_MIGRATIONS_TABLE = `

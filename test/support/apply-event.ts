@@ -311,6 +311,8 @@ function applyEvent(state: Obj, event: DeliveredEvent, options: ClientOptions, u
     case 'realm':
       // Upstream's apply_event: the setting's register key is realm_<name>.
       if (event.op === 'update') state[`realm_${event.property}`] = event.value
+      // Upstream's clients stop on it: the organization is gone, nothing in the state changes.
+      else if (event.op === 'deactivated') break
       else for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value
       refreshOwnPermissionFlags(state)
       break
@@ -474,6 +476,11 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
     const update: Obj = { ...person }
     if (userId === options.userId) applyOwnPersonUpdate(state, update)
     const row = raw.get(userId)
+    // Upstream's apply_event: a client computing gravatar URLs itself (it sees the address) keeps null for them.
+    if (row && options.clientExtavatar && typeof row.delivery_email === 'string' && typeof update.avatar_url === 'string' && update.avatar_url.startsWith('https://secure.gravatar.com/')) {
+      update.avatar_url = null
+      if ('avatar_url_medium' in update) update.avatar_url_medium = null
+    }
     if (row) {
       for (const field of Object.keys(row)) if (field in update && field !== 'custom_profile_field') row[field] = update[field]
       if (typeof update.role === 'number') {

@@ -1,4 +1,4 @@
-// Organization events: realm settings (update, update_dict), default
+// Organization events: realm settings (update, update_dict), deactivation, default
 // channels, linkifiers (with the legacy empty realm_filters companion).
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
@@ -19,9 +19,12 @@ export const RealmEventSchema = Type.Union([
     property: Type.Literal('default'),
     data: Type.Record(Type.String(), Type.Union([SettingValue, GroupSettingValueSchema, Type.Object({}, { additionalProperties: true })])),
   }),
+  /** The organization was deactivated: flushes held long-polls; the next request is refused (REALM_DEACTIVATED). */
+  eventObject({ type: Type.Literal('realm'), op: Type.Literal('deactivated'), realm_id: Type.Integer() }),
 ])
 export type RealmEvent = Static<typeof RealmEventSchema>
 export const realmUpdateEvent = builder((property: string, value: boolean | number | string | null): RealmEvent => ({ type: 'realm', op: 'update', property, value }))
+export const realmDeactivatedEvent = builder((realmId: number): RealmEvent => ({ type: 'realm', op: 'deactivated', realm_id: realmId }))
 export const realmUpdateDictEvent = builder((data: Record<string, boolean | number | string | null | Static<typeof GroupSettingValueSchema>>): RealmEvent => ({ type: 'realm', op: 'update_dict', property: 'default', data }))
 
 /** Level 330: the default channels by ID, ascending. */

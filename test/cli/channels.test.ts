@@ -1,0 +1,137 @@
+// `roost channel list | create | archive | add-members` on PostgreSQL and
+// Redis next to a running app (test/cli/live.ts): output, exit codes, and
+// the events and state the app's clients see.
+import t from 'tap'
+import { as } from '../support/client.js'
+import { expectSuccess } from '../support/expect.js'
+import { checkStateAfter } from '../support/state-check.js'
+import { liveCli } from './live.js'
+import { printed } from './run.js'
+
+t.setTimeout(900_000)
+
+interface Listed {
+  stream_id: number
+  name: string
+  privacy: string
+  subscribers: number
+  description: string
+}
+
+t.test('roost channel commands', async (t) => {
+  const { app, cli, org } = await liveCli(t)
+  const owner = await org('acme', 'Acme')
+  await org('bravo', 'Bravo')
+  const created = await cli(['user', 'create', '--org', 'acme', '--email', 'mo@acme.example.com', '--name', 'Mo Member'])
+  const mo = { id: Number(/user ID (\d+)/.exec(created.stdout)?.[1]), deliveryEmail: 'mo@acme.example.com', apiKey: printed(created.stdout, 'API key') }
+  const list = async (subdomain = 'acme'): Promise<Listed[]> => {
+    const res = await cli(['channel', 'list', subdomain, '--json'])
+    t.equal(res.code, 0, res.stderr)
+    return JSON.parse(res.stdout) as Listed[]
+  }
+  let run = { code: 0 as number | null, stdout: '', stderr: '' }
+
+  t.test('create makes a channel without subscribers; everyone who may see it hears of it', async (t) => {
+    const events = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'create', 'acme', 'design', '--description', 'Shapes and colours'])), {
+      expectTypes: ['stream/create'],
+    })
+    t.equal(run.code, 0, run.stderr)
+    t.match(run.stdout, /^created the public channel 'design' \(channel ID \d+\) in 'Acme'\n$/)
+    t.match(events, [{ type: 'stream', op: 'create', streams: [{ name: 'design', description: 'Shapes and colours', invite_only: false }] }])
+    // A private channel: only administrators hear of it.
+    const secret = await checkStateAfter(t, app, owner, async () => (run = await cli(['channel', 'create', 'acme', 'secret', '--private'])), { expectTypes: ['stream/create'] })
+    t.equal(run.code, 0, run.stderr)
+    t.match(secret, [{ type: 'stream', op: 'create', streams: [{ name: 'secret', invite_only: true }] }])
+    const streams = expectSuccess(t, await as(app, mo).get('/streams')).streams as { name: string }[]
+    t.notOk(streams.some((s) => s.name === 'secret'), 'a member does not see the private channel')
+  })
+
+  t.test('create refuses a taken or bad name, and names what is missing', async (t) => {
+    const [taken, otherCase, long, missing, noOrg] = await Promise.all([
+      cli(['channel', 'create', 'acme', 'design']),
+      cli(['channel', 'create', 'acme', 'DESIGN']),
+      cli(['channel', 'create', 'acme', 'x'.repeat(61)]),
+      cli(['channel', 'create', 'acme']),
+      cli(['channel', 'create', 'nowhere', 'design']),
+    ])
+    for (const res of [taken, otherCase]) {
+      t.equal(res.code, 1)
+      t.equal(res.stderr, 'roost: Channel name already in use.\n')
+    }
+    t.equal(long.code, 1)
+    t.equal(long.stderr, 'roost: Channel name too long (limit: 60 characters).\n')
+    t.equal(missing.code, 2)
+    t.match(missing.stderr, "error: missing required argument 'name'")
+    t.equal(noOrg.code, 1)
+    t.match(noOrg.stderr, "no organization with the subdomain 'nowhere'")
+  })
+
+  t.test('list shows the channels that are not archived', async (t) => {
+    const channels = await list()
+    t.same(
+      channels.map((c) => [c.name, c.privacy, c.subscribers, c.description]),
+      [
+        ['design', 'public', 0, 'Shapes and colours'],
+        ['general', 'public', 2, 'Everyone is added to this channel by default.'],
+        ['secret', 'private', 0, ''],
+      ],
+    )
+    const table = await cli(['channel', 'list', 'acme'])
+    const lines = table.stdout.trimEnd().split('\n')
+    t.match(lines[0], /^ID\s+NAME\s+PRIVACY\s+SUBSCRIBERS\s+DESCRIPTION$/)
+    t.match(lines[1], /^\d+\s+design\s+public\s+0\s+Shapes and colours$/)
+    t.notOk((await list('bravo')).some((c) => c.name === 'design'), 'nothing crosses organizations')
+  })
+
+  t.test('add-members subscribes people in one request, as the API does', async (t) => {
+    const events = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'add-members', 'acme', 'Design', 'MO@acme.example.com', owner.deliveryEmail])), {
+      expectTypes: ['subscription/add', 'subscription/peer_add'],
+    })
+    t.equal(run.code, 0, run.stderr)
+    t.equal(run.stdout, "added 2 people to 'design'\n")
+    t.match(events.filter((e) => e.type === 'subscription'), [{ op: 'add', subscriptions: [{ name: 'design' }] }, { op: 'peer_add' }])
+    const again = await cli(['channel', 'add-members', 'acme', 'design', mo.deliveryEmail])
+    t.equal(again.stdout, "added 0 people to 'design' (1 already subscribed)\n")
+    t.equal((await list()).find((c) => c.name === 'design')?.subscribers, 2)
+  })
+
+  t.test('add-members refuses unknown people, too many addresses, unknown and private channels', async (t) => {
+    const many = Array.from({ length: 1001 }, (_, i) => `p${i}@acme.example.com`)
+    const [unknown, tooMany, noChannel, other, none] = await Promise.all([
+      cli(['channel', 'add-members', 'acme', 'design', 'ghost@acme.example.com', mo.deliveryEmail, 'boss@bravo.example.com']),
+      cli(['channel', 'add-members', 'acme', 'design', ...many]),
+      cli(['channel', 'add-members', 'acme', 'desi%', mo.deliveryEmail]),
+      cli(['channel', 'add-members', 'bravo', 'design', 'boss@bravo.example.com']),
+      cli(['channel', 'add-members', 'acme', 'design']),
+    ])
+    t.equal(unknown.code, 1)
+    t.equal(unknown.stderr, "roost: no user with the email 'ghost@acme.example.com', 'boss@bravo.example.com' in the organization 'Acme'\n")
+    t.equal(tooMany.code, 1)
+    t.equal(tooMany.stderr, 'roost: too many email addresses: 1001 (at most 1000 per call)\n')
+    t.equal(noChannel.code, 1)
+    t.equal(noChannel.stderr, "roost: no channel named 'desi%' in the organization 'Acme' (see 'roost channel list')\n")
+    t.equal(other.code, 1)
+    t.equal(none.code, 2)
+    t.match(none.stderr, "error: missing required argument 'email'")
+    // As through the API: an owner who is not subscribed to a private channel cannot add others to it.
+    const secret = await cli(['channel', 'add-members', 'acme', 'secret', mo.deliveryEmail])
+    t.equal(secret.code, 1)
+    t.equal(secret.stderr, 'roost: Unable to access channel (secret).\n')
+    t.equal((await list()).find((c) => c.name === 'design')?.subscribers, 2, 'nothing was added')
+  })
+
+  t.test('archive ends every subscription and frees the name', async (t) => {
+    const events = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'archive', 'acme', 'design'])), {
+      expectTypes: ['subscription/remove', 'stream/delete'],
+    })
+    t.equal(run.code, 0, run.stderr)
+    t.match(run.stdout, /^archived the channel 'design' \(channel ID \d+\)\n$/)
+    t.match(events.filter((e) => e.type === 'stream'), [{ op: 'delete', streams: [{ name: 'design' }] }])
+    t.same((await list()).map((c) => c.name), ['general', 'secret'])
+    const again = await cli(['channel', 'archive', 'acme', 'design'])
+    t.equal(again.code, 1)
+    t.equal(again.stderr, "roost: no channel named 'design' in the organization 'Acme' (see 'roost channel list')\n")
+    const recreated = await cli(['channel', 'create', 'acme', 'design'])
+    t.equal(recreated.code, 0, recreated.stderr)
+  })
+})
