@@ -1,6 +1,7 @@
 // The settings dialog clicked through in Chromium against a Roost node: the
 // avatar (upload, shown live; reset), the emoji style (the sets the app draws:
-// sprites of emoji-datasource's google and twitter sheets, or plain text).
+// sprites of emoji-datasource's google and twitter sheets, or plain text), a
+// channel's notification settings.
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -89,6 +90,38 @@ t.test('the settings dialog', async (t) => {
     t.equal(await sprite.textContent(), ':smile:')
     await settings.getByRole('button', { name: 'Close' }).click()
     await row.screenshot({ path: path.join(shots, 'emoji-text.png') })
+  })
+
+  t.test("a channel's notification settings: set from the dialog, changed elsewhere shown live", async (t) => {
+    const subscription = () => services.prisma.subscription.findFirstOrThrow({ where: { userId: member.id, streamId: general.id } })
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const channel = settings.getByRole('group', { name: '#general notifications' })
+    await channel.waitFor()
+    t.same(await Promise.all(['Desktop', 'Sound', 'Mobile push', 'Email', 'Notify for @all mentions'].map((label) => channel.getByLabel(label).isChecked())), [false, false, false, false, true], "the user's defaults, inherited (the subscription's are null)")
+    t.match(await subscription(), { desktopNotifications: null, emailNotifications: null, wildcardMentionsNotify: null })
+
+    await channel.getByLabel('Email').check()
+    await channel.getByLabel('Notify for @all mentions').uncheck()
+    await channel.getByLabel('Mobile push').check()
+    for (;;) {
+      const sub = await subscription()
+      if (sub.emailNotifications === true && sub.wildcardMentionsNotify === false && sub.pushNotifications === true) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    t.pass('saved on the server (POST /users/me/subscriptions/properties)')
+    t.match(await subscription(), { desktopNotifications: null, audibleNotifications: null })
+
+    // Another client turns desktop notifications on: the box follows the subscription event.
+    expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general.id, property: 'desktop_notifications', value: true }]) }))
+    await page.waitForFunction(() => {
+      const group = [...document.querySelectorAll('.channel-notifications')].find((f) => f.querySelector('legend')?.textContent === '#general notifications')
+      return (group?.querySelector('input') as HTMLInputElement | null)?.checked === true
+    }, undefined, { timeout: 10_000 })
+    t.ok(await channel.getByLabel('Desktop').isChecked(), 'shown live')
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+    await channel.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: path.join(shots, 'settings-channel-notifications.png') })
+    await settings.getByRole('button', { name: 'Close' }).click()
   })
 
   t.test('no errors in the page', async (t) => {

@@ -114,6 +114,14 @@ export const t = {
   resetAvatar: 'Use the default avatar',
   emojiSet: 'Emoji style',
   emojiSetName: (set: string) => ({ google: 'Google', twitter: 'Twitter', text: 'Plain text' })[set] ?? set,
+  channelNotifications: (name: string) => `#${name} notifications`,
+  notificationKind: {
+    desktop_notifications: 'Desktop',
+    audible_notifications: 'Sound',
+    push_notifications: 'Mobile push',
+    email_notifications: 'Email',
+    wildcard_mentions_notify: 'Notify for @all mentions',
+  },
   loadMoreConversations: 'Load older conversations',
   reactivate: 'Reactivate',
 }
