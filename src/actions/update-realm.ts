@@ -18,7 +18,7 @@ import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import { mustBeAdmin, mustBeOwner } from '../errors.js'
 import { isAdmin, isOwner } from '../domain/roles.js'
-import { parsePolicyValue, REALM_SETTINGS, type SettingValue } from '../domain/realm-settings.js'
+import { parsePolicyValue, REALM_SETTINGS, type RealmSetting, type SettingValue } from '../domain/realm-settings.js'
 import { checkGroupSettingChange, parseGroupSettingChange, type GroupSettingChange, type GroupSettingValue } from '../domain/group-setting-value.js'
 import {
   botCreationGroups,
@@ -106,6 +106,7 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
       }
     }
 
+    const shown = (setting: RealmSetting, stored: SettingValue): SettingValue => (setting.present ? setting.present(stored) : stored)
     for (const [name, raw] of given) {
       const setting = REALM_SETTINGS[name]
       if (setting) {
@@ -113,7 +114,7 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
         if (realm[setting.column] === value) continue
         data[setting.column] = value
         if (setting.column === 'description') data.renderedDescription = renderPlainDescription(String(value))
-        changed.push({ name, value, dict: setting.dict === true })
+        changed.push({ name, value: shown(setting, value), dict: setting.dict === true })
         continue
       }
       if (name in ANNOUNCEMENT_STREAMS && typeof raw === 'number') {
@@ -124,6 +125,13 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
         changed.push({ name, value: streamId ?? -1, dict: false })
       }
     }
+    // Another setting stored in a changed column (allow_edit_history beside
+    // message_edit_history_visibility_policy) gets its event too when its wire value moves.
+    for (const [name, setting] of Object.entries(REALM_SETTINGS)) {
+      if (!(setting.column in data) || changed.some((c) => c.name === name)) continue
+      const value = shown(setting, data[setting.column] as SettingValue)
+      if (value !== shown(setting, realm[setting.column])) changed.push({ name, value, dict: setting.dict === true })
+    }
     if (changed.length === 0 && groupEvents.length === 0) return out
     await tx.realm.update({ where: { id: realm.id }, data: data as Prisma.RealmUncheckedUpdateInput })
     await dropReplacedAnonymousGroups(tx, groupEvents.map(([name]) => storedRealmSettingGroupId(realm, name as RealmPermissionSettingName)), Object.values(afterIds))
@@ -131,7 +139,7 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
     for (const { name, value, dict } of changed) {
       if (dict) emit(realmUpdateDictEvent({ [name]: value }), users)
       else emit(realmUpdateEvent(name, value), users)
-      out[name] = typeof value === 'string' ? 'updated' : value
+      if (given.some(([g]) => g === name)) out[name] = typeof value === 'string' ? 'updated' : value
     }
     for (const [name, value] of groupEvents) emit(realmUpdateDictEvent({ [name]: value }), users)
     if (groupEvents.length > 0) {

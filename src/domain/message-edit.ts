@@ -190,6 +190,35 @@ export function shownHistoryEntry(entry: unknown): unknown {
   return Object.fromEntries(Object.entries(entry).filter(([key]) => !HIDDEN_HISTORY_KEYS.has(key)))
 }
 
+/** Upstream's MessageEditHistoryVisibilityPolicyEnum (level 358): the stored value of each wire name. */
+export const EDIT_HISTORY_VISIBILITY = { all: 1, moves: 2, none: 3 } as const
+export type EditHistoryVisibilityName = keyof typeof EDIT_HISTORY_VISIBILITY
+
+export function editHistoryVisibilityName(stored: number): EditHistoryVisibilityName {
+  return stored === EDIT_HISTORY_VISIBILITY.none ? 'none' : stored === EDIT_HISTORY_VISIBILITY.moves ? 'moves' : 'all'
+}
+
+const CONTENT_HISTORY_KEYS = ['prev_content', 'prev_rendered_content', 'content_html_diff']
+
+/**
+ * The edit-history entries (stored or filled in) a viewer sees under the
+ * organization's policy, as upstream's visible_edit_history_for_message:
+ * all of them; under "moves", an entry that changed the content only if it
+ * also changed the topic, without its content fields; under "none", none.
+ */
+export function visibleEditHistory<T>(policy: number, entries: readonly T[]): T[] {
+  if (policy === EDIT_HISTORY_VISIBILITY.none) return []
+  if (policy !== EDIT_HISTORY_VISIBILITY.moves) return [...entries]
+  const out: T[] = []
+  for (const entry of entries) {
+    if (entry === null || typeof entry !== 'object') continue
+    const e = entry as Record<string, unknown>
+    if (!('prev_content' in e)) out.push(entry)
+    else if ('prev_topic' in e) out.push(Object.fromEntries(Object.entries(e).filter(([key]) => !CONTENT_HISTORY_KEYS.includes(key))) as T)
+  }
+  return out
+}
+
 /**
  * A message's `last_edit_timestamp` and `last_moved_timestamp` (upstream
  * level 365), from its stored edit history (newest first): the newest entry

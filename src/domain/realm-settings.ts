@@ -3,6 +3,7 @@
 // allowed values, who may change them and the event form clients expect.
 import { badValueFor, invalidGiphyRating, invalidLanguage, invalidPolicyValue, invalidVideoChatProvider, textTooLong } from '../errors.js'
 import { isLanguageCode } from './languages.js'
+import { EDIT_HISTORY_VISIBILITY, editHistoryVisibilityName, type EditHistoryVisibilityName } from './message-edit.js'
 
 export const MAX_REALM_NAME_LENGTH = 40
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000
@@ -13,7 +14,7 @@ export type RealmColumn =
   | 'name' | 'description' | 'webPublicAccessEnabled' | 'orgType'
   | 'allowMessageEditing' | 'messageContentEditLimitSeconds'
   | 'moveMessagesWithinStreamLimitSeconds' | 'moveMessagesBetweenStreamsLimitSeconds' | 'messageContentDeleteLimitSeconds'
-  | 'allowEditHistory' | 'mandatoryTopics' | 'messageRetentionDays' | 'waitingPeriodThreshold'
+  | 'messageEditHistoryVisibilityPolicy' | 'mandatoryTopics' | 'messageRetentionDays' | 'waitingPeriodThreshold'
   | 'inviteRequired' | 'emailsRestrictedToDomains' | 'disallowDisposableEmailAddresses' | 'sendWelcomeEmails'
   | 'nameChangesDisabled' | 'emailChangesDisabled' | 'avatarChangesDisabled' | 'requireUniqueNames'
   | 'defaultLanguage' | 'videoChatProvider' | 'presenceDisabled' | 'enableReadReceipts' | 'enableGuestUserIndicator' | 'enableGuestUserDmWarning'
@@ -29,6 +30,8 @@ export interface RealmSetting {
   dict?: boolean
   /** The stored value for a wire value, or throws (wire values are already type-checked). */
   parse?: (value: SettingValue, name: string) => SettingValue
+  /** The wire value of a stored one, when they differ. Settings that share a column each get their own event when their wire value changes. */
+  present?: (stored: SettingValue) => SettingValue
 }
 
 const oneOf = (allowed: number[]) => (value: SettingValue, name: string): SettingValue => {
@@ -76,7 +79,20 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
   move_messages_within_stream_limit_seconds: { column: 'moveMessagesWithinStreamLimitSeconds', parse: limitSeconds },
   move_messages_between_streams_limit_seconds: { column: 'moveMessagesBetweenStreamsLimitSeconds', parse: limitSeconds },
   message_content_delete_limit_seconds: { column: 'messageContentDeleteLimitSeconds', parse: limitSeconds },
-  allow_edit_history: bool('allowEditHistory'),
+  message_edit_history_visibility_policy: {
+    column: 'messageEditHistoryVisibilityPolicy',
+    parse: (value, name) => {
+      if (typeof value !== 'string' || !Object.hasOwn(EDIT_HISTORY_VISIBILITY, value)) throw invalidPolicyValue(name)
+      return EDIT_HISTORY_VISIBILITY[value as EditHistoryVisibilityName]
+    },
+    present: (stored) => editHistoryVisibilityName(Number(stored)),
+  },
+  // The spec's boolean form of the same column (upstream deprecated it at level 358): true is "all", false "none".
+  allow_edit_history: {
+    column: 'messageEditHistoryVisibilityPolicy',
+    parse: (value) => (value === true ? EDIT_HISTORY_VISIBILITY.all : EDIT_HISTORY_VISIBILITY.none),
+    present: (stored) => stored !== EDIT_HISTORY_VISIBILITY.none,
+  },
   mandatory_topics: bool('mandatoryTopics'),
   message_retention_days: { column: 'messageRetentionDays', ownerOnly: true, parse: retentionDays },
   waiting_period_threshold: { column: 'waitingPeriodThreshold' },

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { Message, Realm, Stream, User } from '../db/index.js'
 import { flagsToList } from '../domain/flags.js'
-import { editTimestamps, shownHistoryEntry } from '../domain/message-edit.js'
+import { EDIT_HISTORY_VISIBILITY, editTimestamps, shownHistoryEntry, visibleEditHistory } from '../domain/message-edit.js'
 import { inaccessibleUserDict } from './user.js'
 import { topicForClient } from '../domain/topics.js'
 
@@ -33,8 +33,8 @@ export interface PresentMessageOptions {
   reactions?: PresentableReaction[]
   /** The viewer's flag bitmask; omitted → no `flags` key (events carry flags outside the message). */
   flags?: number
-  /** The realm's allow_edit_history: when false, `edit_history` is never shown (default true). */
-  allowEditHistory?: boolean
+  /** The realm's message_edit_history_visibility_policy (level 358): which `edit_history` entries are shown; all by default. */
+  editHistoryVisibility?: number
   /** The client accepts "" as a topic (level 334); otherwise the empty topic is shown by its display name (default true). */
   allowEmptyTopicName?: boolean
 }
@@ -108,7 +108,9 @@ export function presentMessage(row: MessageRow, o: PresentMessageOptions): Recor
     const { lastEdit, lastMoved } = editTimestamps(row.editHistory, seconds(row.lastEditTime))
     if (lastEdit !== null) out.last_edit_timestamp = lastEdit
     if (lastMoved !== null) out.last_moved_timestamp = lastMoved
-    if (Array.isArray(row.editHistory) && o.allowEditHistory !== false) out.edit_history = row.editHistory.map(shownHistoryEntry)
+    if (Array.isArray(row.editHistory) && o.editHistoryVisibility !== EDIT_HISTORY_VISIBILITY.none) {
+      out.edit_history = visibleEditHistory(o.editHistoryVisibility ?? EDIT_HISTORY_VISIBILITY.all, row.editHistory.map(shownHistoryEntry))
+    }
   }
   if (o.flags !== undefined) out.flags = flagsToList(o.flags)
   return out

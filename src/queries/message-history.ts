@@ -11,6 +11,7 @@ import type { ActionContext } from '../services.js'
 import { accessMessageById } from '../access/message.js'
 import { highlightHtmlDifferences } from '../domain/html-diff.js'
 import { editHistoryDisabled } from '../errors.js'
+import { EDIT_HISTORY_VISIBILITY, visibleEditHistory } from '../domain/message-edit.js'
 
 interface StoredEdit {
   user_id?: number | null
@@ -33,7 +34,7 @@ export function storedEdits(json: unknown): StoredEdit[] {
 
 /** `allowEmptyTopicName` (level 334): "" may be a topic in the answer; otherwise a channel message's empty topic is shown by its display name. */
 export async function getMessageHistory(ctx: ActionContext, messageId: number, allowEmptyTopicName = true): Promise<HistorySnapshot[]> {
-  if (!ctx.realm.allowEditHistory) throw editHistoryDisabled()
+  if (ctx.realm.messageEditHistoryVisibilityPolicy === EDIT_HISTORY_VISIBILITY.none) throw editHistoryDisabled()
   const { message } = await accessMessageById(ctx, messageId)
   let content = message.content
   let rendered = message.renderedContent
@@ -72,5 +73,5 @@ export async function getMessageHistory(ctx: ActionContext, messageId: number, a
       }
     }
   }
-  return snapshots.reverse()
+  return visibleEditHistory(ctx.realm.messageEditHistoryVisibilityPolicy, snapshots.reverse())
 }

@@ -131,7 +131,7 @@ export async function presentMessages(
       recipients: message.dmUserIds.flatMap((id) => userById.get(id) ?? []),
       reactions: reactionsOf.get(message.id) ?? [],
       flags,
-      allowEditHistory: ctx.realm.allowEditHistory,
+      editHistoryVisibility: ctx.realm.messageEditHistoryVisibilityPolicy,
       allowEmptyTopicName: options.allowEmptyTopicName,
     })
     return known.has(sender.id) ? presented : withInaccessibleSender(presented, hiddenDomain)

@@ -2,6 +2,7 @@
 // the legacy top-level forms) of the register response (upstream §3.2–3.4, §10.1).
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { legacyFamilyOf } from '../domain/settings.js'
+import { EDIT_HISTORY_VISIBILITY, editHistoryVisibilityName } from '../domain/message-edit.js'
 import type { Realm, UserSettings } from '../db/index.js'
 import { MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
 import { fakeEmailDomain, realmIconUrl, realmUrl } from '../present/realm.js'
@@ -36,7 +37,6 @@ const REALM_SCALARS = [
   'moveMessagesWithinStreamLimitSeconds',
   'moveMessagesBetweenStreamsLimitSeconds',
   'messageContentDeleteLimitSeconds',
-  'allowEditHistory',
   'mandatoryTopics',
   'messageRetentionDays',
   'waitingPeriodThreshold',
@@ -74,6 +74,8 @@ export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeM
     realm_icon_url: realmIconUrl(realm, externalUrl),
     realm_icon_source: realm.iconUrl ? 'U' : 'G',
     realm_date_created: Math.floor(realm.dateCreated.getTime() / 1000),
+    realm_message_edit_history_visibility_policy: editHistoryVisibilityName(realm.messageEditHistoryVisibilityPolicy),
+    realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== EDIT_HISTORY_VISIBILITY.none,
     realm_new_stream_announcements_stream_id: realm.newStreamAnnouncementsStreamId ?? -1,
     realm_signup_announcements_stream_id: realm.signupAnnouncementsStreamId ?? -1,
     realm_zulip_update_announcements_stream_id: -1,

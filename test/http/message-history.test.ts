@@ -3,6 +3,7 @@ import { buildTestApp, makeFixture } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { send, sendTo } from './conversation-support.js'
+import { captureEvents } from '../support/events.js'
 
 t.test('message edit history', async (t) => {
   const { app, fx, services } = await buildTestApp(t)
@@ -70,8 +71,8 @@ t.test('message edit history', async (t) => {
   t.test('allow_edit_history off: the endpoint refuses and messages carry no edit_history', async (t) => {
     const id = await sendTo(t, app, member, 'general', 'hidden', 'v1')
     expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: 'v2' }))
-    await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { allowEditHistory: false } })
-    t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { allowEditHistory: true } }))
+    t.same(expectSuccess(t, await as(app, owner).patch('/realm', { allow_edit_history: false })), { result: 'success', msg: '', allow_edit_history: false })
+    t.teardown(() => as(app, owner).patch('/realm', { allow_edit_history: true }))
     expectError(t, await history(otherMember, id), { code: 'BAD_REQUEST', status: 400, msg: 'Message edit history is disabled in this organization' })
     expectError(t, await history(otherMember, 999999999), { code: 'BAD_REQUEST', msg: 'Message edit history is disabled in this organization' })
     const one = expectSuccess(t, await as(app, otherMember).get(`/messages/${id}`)).message
@@ -79,6 +80,53 @@ t.test('message edit history', async (t) => {
     t.type(one.last_edit_timestamp, 'number', 'the edit time stays')
     const list = expectSuccess(t, await as(app, otherMember).get('/messages', { anchor: String(id), num_before: 0, num_after: 0, narrow: [] })).messages
     t.notOk('edit_history' in list[0])
+  })
+
+  t.test('message_edit_history_visibility_policy (level 358): "moves" shows moves without content; both settings read and write one value', async (t) => {
+    const id = await sendTo(t, app, member, 'general', 'm1', 'c1')
+    expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { content: 'c2' }))
+    expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { topic: 'm2' }))
+    expectSuccess(t, await as(app, member).patch(`/messages/${id}`, { topic: 'm3', content: 'c3' }))
+    const events = await captureEvents(app, otherMember, async () => {
+      t.same(expectSuccess(t, await as(app, owner).patch('/realm', { message_edit_history_visibility_policy: 'moves' })), {
+        result: 'success',
+        msg: '',
+        message_edit_history_visibility_policy: 'updated',
+      })
+    })
+    t.same(events.map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update', property: 'message_edit_history_visibility_policy', value: 'moves' }], 'allow_edit_history stays true: no event for it')
+    t.teardown(() => as(app, owner).patch('/realm', { message_edit_history_visibility_policy: 'all' }))
+    const state = expectSuccess(t, await as(app, otherMember).post('/register', { fetch_event_types: JSON.stringify(['realm']) }))
+    t.equal(state.realm_message_edit_history_visibility_policy, 'moves')
+    t.equal(state.realm_allow_edit_history, true)
+    const plain = expectSuccess(t, await history(otherMember, id)).message_history.map(({ timestamp: _t, ...rest }: Record<string, unknown>) => rest)
+    t.same(plain, [
+      { content: 'c1', rendered_content: '<p>c1</p>', topic: 'm1', user_id: member.id },
+      { content: 'c2', rendered_content: '<p>c2</p>', topic: 'm2', prev_topic: 'm1', user_id: member.id },
+      { content: 'c3', rendered_content: '<p>c3</p>', topic: 'm3', prev_topic: 'm2', user_id: member.id },
+    ], 'the content-only edit is left out; the move with a content change keeps only its move')
+    const one = expectSuccess(t, await as(app, otherMember).get(`/messages/${id}`)).message
+    t.same(one.edit_history.map(({ timestamp: _t, ...rest }: Record<string, unknown>) => rest), [
+      { user_id: member.id, prev_topic: 'm2', topic: 'm3' },
+      { user_id: member.id, prev_topic: 'm1', topic: 'm2' },
+    ])
+    const off = await captureEvents(app, otherMember, async () => {
+      expectSuccess(t, await as(app, owner).patch('/realm', { message_edit_history_visibility_policy: 'none' }))
+    })
+    t.same(off.map(({ id: _id, ...e }) => e), [
+      { type: 'realm', op: 'update', property: 'message_edit_history_visibility_policy', value: 'none' },
+      { type: 'realm', op: 'update', property: 'allow_edit_history', value: false },
+    ], 'the deprecated boolean moves with it')
+    expectError(t, await history(otherMember, id), { code: 'BAD_REQUEST', msg: 'Message edit history is disabled in this organization' })
+    const back = await captureEvents(app, otherMember, async () => {
+      t.same(expectSuccess(t, await as(app, owner).patch('/realm', { allow_edit_history: true })), { result: 'success', msg: '', allow_edit_history: true })
+    })
+    t.same(back.map(({ id: _id, ...e }) => e), [
+      { type: 'realm', op: 'update', property: 'allow_edit_history', value: true },
+      { type: 'realm', op: 'update', property: 'message_edit_history_visibility_policy', value: 'all' },
+    ])
+    t.match(expectError(t, await as(app, owner).patch('/realm', { message_edit_history_visibility_policy: 'some' }), { code: 'BAD_REQUEST' }).msg, /message_edit_history_visibility_policy/)
+    expectError(t, await as(app, member).patch('/realm', { message_edit_history_visibility_policy: 'none' }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
   })
 
   t.test('only readers of the message see its history', async (t) => {

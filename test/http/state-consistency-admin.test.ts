@@ -70,6 +70,9 @@ t.test('register state + events = fresh register, administration', async (t) => 
       expectTypes: ['realm/update_dict'],
     })
     await checkStateAfter(t, app, guest, () => as(app, admin).patch('/realm', { enable_guest_user_dm_warning: false }), { expectTypes: ['realm/update'] })
+    // One column, two wire forms (level 358): "none" moves the deprecated boolean too.
+    await checkStateAfter(t, app, member, () => as(app, admin).patch('/realm', { message_edit_history_visibility_policy: 'none' }), { expectTypes: ['realm/update'] })
+    await checkStateAfter(t, app, member, () => as(app, admin).patch('/realm', { allow_edit_history: true }), { expectTypes: ['realm/update'] })
   })
 
   t.test('custom emoji', async (t) => {

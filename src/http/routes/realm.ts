@@ -17,7 +17,7 @@ const INTEGERS = [
   'create_web_public_stream_policy', 'bot_creation_policy', 'video_chat_provider', 'digest_weekday', 'giphy_rating',
   'new_stream_announcements_stream_id', 'signup_announcements_stream_id',
 ]
-const STRINGS = ['name', 'description', 'default_language', 'default_code_block_language']
+const STRINGS = ['name', 'description', 'default_language', 'default_code_block_language', 'message_edit_history_visibility_policy']
 /** An integer, or "unlimited". */
 const LIMITS = [
   'message_content_edit_limit_seconds', 'move_messages_within_stream_limit_seconds', 'move_messages_between_streams_limit_seconds',
