@@ -34,6 +34,7 @@ import { registerUserCommands } from './user-commands.js'
 import { registerOrgCommands } from './org-commands.js'
 import { registerChannelCommands } from './channel-commands.js'
 import { registerMigrateCommands } from './migrate-commands.js'
+import { registerCheckCommand } from './check-command.js'
 
 export type { CliIo } from './kit.js'
 
@@ -242,6 +243,7 @@ export function buildProgram(io: CliIo): Command {
       })
     })
   registerMigrateCommands(migrate, kit)
+  registerCheckCommand(program, kit)
 
   const commandDeps = { out, err: (line: string) => void io.stderr.write(`${line}\n`), withServices }
   addExportCommand(program, commandDeps)

@@ -103,16 +103,26 @@ export interface MigrationStatus {
   unknown: string[]
 }
 
+/** Runs one read-only statement and returns its rows. */
+export type ReadRows = (sql: string) => Promise<Record<string, unknown>[]>
+
 /** Compares the migrations directory with `_prisma_migrations`; reads only, takes no lock. */
 export async function migrationStatus(db: Database, options: ApplyMigrationsOptions = {}): Promise<MigrationStatus> {
+  return withRawSession(db, (session) => migrationStatusOver((sql) => session.query(sql), options))
+}
+
+/** migrationStatus over any connection (`roost check` uses a plain pg client with a connect timeout). */
+export async function migrationStatusOver(read: ReadRows, options: ApplyMigrationsOptions = {}): Promise<MigrationStatus> {
   const migrations = await readMigrations(options.migrationsDir ?? defaultMigrationsDir())
-  const rows = await withRawSession(db, async (session) => {
-    const [table] = await session.query<{ name: string | null }>("SELECT to_regclass('_prisma_migrations')::text AS name")
-    if (!table?.name) return []
-    return session.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at, migration_name',
-    )
-  })
+  const [table] = await read("SELECT to_regclass('_prisma_migrations')::text AS name")
+  const rows = !table?.name
+    ? []
+    : ((await read('SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at, migration_name')) as {
+        migration_name: string
+        checksum: string
+        finished_at: Date | null
+        rolled_back_at: Date | null
+      }[])
   const local = new Map(migrations.map((m) => [m.name, m.checksum]))
   const finished = rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null)
   const done = new Set(finished.map((r) => r.migration_name))

@@ -318,6 +318,6 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
       t.match(answers[i]!.stderr, /error: /)
     })
     t.equal(help.code, 0)
-    for (const command of ['org', 'user', 'channel', 'queue', 'migrate', 'config']) t.match(help.stdout, command)
+    for (const command of ['org', 'user', 'channel', 'queue', 'migrate', 'check', 'config']) t.match(help.stdout, command)
   })
 })
