@@ -28,7 +28,7 @@ import { redisTargetOf } from '../redis-connection.js'
 import { SERVICE_VERSION } from '../version.js'
 import type { ActionContext } from '../services.js'
 import type { User } from '../db/index.js'
-import { makeKit, orgOption, type CliIo } from './kit.js'
+import { jsonOption, makeKit, orgOption, type CliIo } from './kit.js'
 import { parseRole, roleName, ROLE_CHOICES } from './roles.js'
 import { registerUserCommands } from './user-commands.js'
 import { registerOrgCommands } from './org-commands.js'
@@ -104,12 +104,17 @@ export function buildProgram(io: CliIo): Command {
   org
     .command('list')
     .description('list the organizations: subdomain, URL, active users, name')
+    .addOption(jsonOption())
     .exitOverride()
-    .action(async () => {
+    .action(async (opts: { json?: boolean }) => {
       await withServices(async (services) => {
         const realms = await services.prisma.realm.findMany({ orderBy: { stringId: 'asc' } })
         const counts = await services.prisma.user.groupBy({ by: ['realmId'], where: { isActive: true, isBot: false }, _count: { _all: true } })
         const users = new Map(counts.map((c) => [c.realmId, c._count._all]))
+        if (opts.json) {
+          const rows = realms.map((r) => ({ subdomain: r.stringId, url: realmUrl(r, services.config.externalUrl), users: users.get(r.id) ?? 0, name: r.name, deactivated: r.deactivated }))
+          return out(JSON.stringify(rows, null, 2))
+        }
         out(['subdomain', 'url', 'users', 'name'].join('\t'))
         for (const realm of realms) {
           const subdomain = realm.stringId === '' ? '(root)' : realm.stringId
@@ -204,12 +209,17 @@ export function buildProgram(io: CliIo): Command {
     .description("list a user's live event queues: ID, created, lifespan, event types")
     .addOption(orgOption())
     .argument('<email>', "the user's email address")
+    .addOption(jsonOption())
     .exitOverride()
-    .action(async (email: string, opts: { org?: string }) => {
+    .action(async (email: string, opts: { org?: string; json?: boolean }) => {
       await inOrg(opts, async (ctx) => {
         const target = await findUser(ctx, email)
         if (!redisTargetOf(ctx.config)) io.stderr.write('roost: note: without Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS), event queues live in the server process; none exist while it is stopped\n')
         const queues = await ctx.events.store.queuesOf(target.id)
+        if (opts.json) {
+          const rows = queues.map((q) => ({ queue_id: q.queueId, created: new Date(q.createdAt).toISOString(), lifespan_seconds: q.lifespanSecs, event_types: q.eventTypes ?? null }))
+          return out(JSON.stringify(rows, null, 2))
+        }
         out(['queue_id', 'created', 'lifespan_seconds', 'event_types'].join('\t'))
         for (const q of queues) out([q.queueId, new Date(q.createdAt).toISOString(), String(q.lifespanSecs), q.eventTypes ? q.eventTypes.join(',') : '*'].join('\t'))
       })

@@ -138,6 +138,11 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
       'acme\thttp://acme.localhost:9991\t1\tAcme',
       'beta-org\thttp://beta-org.localhost:9991\t1\tBeta Org',
     ])
+    const asJson = await cli(['org', 'list', '--json'])
+    t.same(JSON.parse(asJson.stdout), [
+      { subdomain: 'acme', url: 'http://acme.localhost:9991', users: 1, name: 'Acme', deactivated: false },
+      { subdomain: 'beta-org', url: 'http://beta-org.localhost:9991', users: 1, name: 'Beta Org', deactivated: false },
+    ])
   })
 
   /** The owner's queue of realm_user events, registered through the API. */
@@ -275,6 +280,9 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
     t.equal(list.code, 0, list.stderr)
     const row = list.stdout.split('\n').find((l) => l.startsWith(queue.queueId))
     t.match(row, /\t600\trealm_user$/)
+    const asJson = await cli(['queue', 'list', '--org', 'acme', owner.deliveryEmail, '--json'])
+    const listed = JSON.parse(asJson.stdout) as { queue_id: string }[]
+    t.match(listed.find((q) => q.queue_id === queue.queueId), { queue_id: queue.queueId, created: String, lifespan_seconds: 600, event_types: ['realm_user'] })
     const drop = await cli(['queue', 'drop', '--org', 'acme', owner.deliveryEmail, queue.queueId])
     t.equal(drop.code, 0, drop.stderr)
     expectError(t, await as(app, owner, acme).get('/events', { queue_id: queue.queueId, last_event_id: -1, dont_block: true }), { code: 'BAD_EVENT_QUEUE_ID', status: 400 })
