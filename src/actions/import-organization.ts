@@ -25,6 +25,7 @@ import { avatarStorageKey } from './avatar.js'
 import { realmEmojiPath, realmEmojiStillPath } from '../queries/realm-emoji.js'
 import { firstFramePng } from '../storage/still-image.js'
 import { realmUrl } from '../present/realm.js'
+import { renderMarkdown, type RenderContext } from '../domain/markdown.js'
 import { RECIPIENT, REALM_FIELD_NAMES, REALM_SPECIAL_FIELDS, USER_SETTINGS_SPECIAL_FIELDS, snakeCase, type Row } from '../export/zulip-format.js'
 import type { ZulipBundle } from '../import/zulip-bundle.js'
 import { IdMap, ImportDataError, bool, date, int, optDate, optInt, rewriteRendered, rewriteUploadPaths, rowIds, str } from '../import/rows.js'
@@ -85,7 +86,7 @@ interface PlannedFile {
   contentType: string
 }
 
-const EMOJI_TYPES: Record<string, string> = { png: 'image/png', gif: 'image/gif', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp' }
+const EMOJI_TYPES: Record<string, string> = { png: 'image/png', gif: 'image/gif', jpg: 'image/jpeg', webp: 'image/webp' }
 
 export async function importOrganization(services: Services, bundle: ZulipBundle, options: ImportOptions): Promise<ImportSummary> {
   const { tables } = bundle
@@ -124,21 +125,23 @@ export async function importOrganization(services: Services, bundle: ZulipBundle
     avatarHashes.set(userId, hash)
     files.push({ key: avatarStorageKey(realmId, hash), data, contentType: typeof record.content_type === 'string' ? record.content_type : 'image/png' })
   }
-  const emojiFileNames = new Set<string>()
+  // Custom emoji images get file names of Roost's form (24 hex digits and the type's extension).
+  const emojiFileNames = new Map<string, string>()
   for (const record of bundle.emojiRecords) {
     const fileName = typeof record.file_name === 'string' ? record.file_name : undefined
     const data = typeof record.path === 'string' ? bundle.emoji.get(record.path) : undefined
-    if (!fileName || !data || !/^[A-Za-z0-9._-]{1,100}$/.test(fileName) || emojiFileNames.has(fileName)) continue
-    emojiFileNames.add(fileName)
-    const extension = fileName.split('.').pop()?.toLowerCase() ?? ''
-    files.push({ key: realmEmojiPath(realmId, fileName), data, contentType: EMOJI_TYPES[extension] ?? 'application/octet-stream' })
+    const extension = (fileName?.split('.').pop() ?? '').toLowerCase().replace('jpeg', 'jpg')
+    if (!fileName || !data || !EMOJI_TYPES[extension] || emojiFileNames.has(fileName)) continue
+    const newName = `${randomBytes(12).toString('hex')}.${extension}`
+    emojiFileNames.set(fileName, newName)
+    files.push({ key: realmEmojiPath(realmId, newName), data, contentType: EMOJI_TYPES[extension] })
   }
   for (const e of tables.zerver_realmemoji ?? []) {
-    const fileName = str('zerver_realmemoji', e, 'file_name')
-    if (bool('zerver_realmemoji', e, 'is_animated', false) && emojiFileNames.has(fileName)) {
-      const original = files.find((f) => f.key === realmEmojiPath(realmId, fileName)) as PlannedFile
+    const newName = emojiFileNames.get(str('zerver_realmemoji', e, 'file_name'))
+    if (bool('zerver_realmemoji', e, 'is_animated', false) && newName !== undefined) {
+      const original = files.find((f) => f.key === realmEmojiPath(realmId, newName)) as PlannedFile
       const still = await firstFramePng(original.data).catch(() => null)
-      if (still) files.push({ key: realmEmojiStillPath(realmId, fileName), data: still, contentType: 'image/png' })
+      if (still) files.push({ key: realmEmojiStillPath(realmId, newName), data: still, contentType: 'image/png' })
     }
   }
 
@@ -171,7 +174,7 @@ interface WriteContext {
   uploadPaths: Map<string, string>
   uploadFiles: Map<string, { path: string; size: number; contentType: string }>
   avatarHashes: Map<number, string>
-  emojiFileNames: Set<string>
+  emojiFileNames: Map<string, string>
   progress: (line: string) => void
 }
 
@@ -475,7 +478,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
       id: newEmojiIds[i] as number,
       realmId,
       name: str('zerver_realmemoji', row, 'name'),
-      fileName: str('zerver_realmemoji', row, 'file_name'),
+      fileName: w.emojiFileNames.get(str('zerver_realmemoji', row, 'file_name')) as string,
       authorId: row.author == null ? null : (users.lookup(int('zerver_realmemoji', row, 'author')) ?? null),
       isAnimated: bool('zerver_realmemoji', row, 'is_animated', false),
       deactivated: bool('zerver_realmemoji', row, 'deactivated', false),
@@ -490,6 +493,19 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   oldMessageIds.forEach((old, i) => messages.set(old, newMessageIds[i] as number))
   const clients = new Map(T('zerver_client').map((row) => [row.id, typeof row.name === 'string' ? row.name : '']))
   const maps = { users, groups, streams }
+  // Messages without rendered HTML (a Slack export's) are rendered with everything the import made.
+  let renderContext: RenderContext | undefined
+  const renderImported = (content: string): string => {
+    renderContext ??= {
+      usersByName: userData.reduce((m, u) => (u.isActive ? m.set(u.fullName.toLowerCase(), [...(m.get(u.fullName.toLowerCase()) ?? []), { id: u.id as number, fullName: u.fullName }]) : m), new Map<string, { id: number; fullName: string }[]>()),
+      usersById: new Map(userData.map((u) => [u.id as number, { id: u.id as number, fullName: u.fullName }])),
+      groupsByName: new Map(groupData.filter((g) => !g.isAnonymous).map((g) => [g.name.toLowerCase(), { id: g.id as number, name: g.name }])),
+      streamsByName: new Map(streamData.map((st) => [st.name.toLowerCase(), { id: st.id as number, name: st.name }])),
+      realmEmoji: new Map(emojiRows.map((e, i) => [str('zerver_realmemoji', e, 'name'), { id: String(newEmojiIds[i]), name: str('zerver_realmemoji', e, 'name'), sourceUrl: `/user_avatars/${realmEmojiPath(realmId, w.emojiFileNames.get(str('zerver_realmemoji', e, 'file_name')) as string)}` }])),
+      realmUrl: realmUrl(realm0, services.config.externalUrl),
+    }
+    return renderMarkdown(content, renderContext).html
+  }
   const mapEdit = (entry: unknown): unknown => {
     if (typeof entry !== 'object' || entry === null) return entry
     const e = { ...(entry as Record<string, unknown>) }
@@ -531,7 +547,10 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
       topic: streamId === null ? '' : str('zerver_message', row, row.subject !== undefined ? 'subject' : 'topic_name', ''),
       dmUserIds,
       content: rewriteUploadPaths(str('zerver_message', row, 'content'), w.uploadPaths),
-      renderedContent: rewriteRendered(str('zerver_message', row, 'rendered_content', ''), maps, w.uploadPaths),
+      renderedContent:
+        typeof row.rendered_content === 'string'
+          ? rewriteRendered(row.rendered_content, maps, w.uploadPaths)
+          : renderImported(rewriteUploadPaths(str('zerver_message', row, 'content'), w.uploadPaths)),
       dateSent: date('zerver_message', row, 'date_sent', now),
       lastEditTime: optDate('zerver_message', row, 'last_edit_time'),
       editHistory: editHistory === null ? P.DbNull : (editHistory as Prisma.InputJsonValue),
