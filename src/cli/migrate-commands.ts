@@ -1,8 +1,12 @@
 // `roost migrate status`: which migrations the database has and which are
 // pending, read without applying anything (exit code 1 while any is pending
-// or a failed one is recorded, so a deployment script can wait on it).
+// or a failed one is recorded, so a deployment script can wait on it). An
+// embedded DATA_DIR without a database yet is not created: every migration
+// is pending.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import type { Command } from 'commander'
-import { migrationStatus } from '../db/migrate.js'
+import { defaultMigrationsDir, migrationStatus, readMigrations, type MigrationStatus } from '../db/migrate.js'
 import { CliError, jsonOption, type CliKit } from './kit.js'
 
 export function registerMigrateCommands(migrate: Command, kit: CliKit): void {
@@ -12,7 +16,11 @@ export function registerMigrateCommands(migrate: Command, kit: CliKit): void {
     .addOption(jsonOption())
     .exitOverride()
     .action(async (opts: { json?: boolean }) => {
-      const status = await kit.withDatabase((database) => migrationStatus(database))
+      const { databaseUrl, dataDir } = kit.config()
+      const status: MigrationStatus =
+        !databaseUrl && !existsSync(path.join(dataDir, 'db'))
+          ? { applied: [], pending: (await readMigrations(defaultMigrationsDir())).map((m) => m.name), failed: [], unknown: [] }
+          : await kit.withDatabase((database) => migrationStatus(database))
       if (opts.json) {
         kit.out(JSON.stringify({ ...status, applied: status.applied.map((m) => ({ name: m.name, finished_at: m.finishedAt.toISOString(), modified: m.modified })) }, null, 2))
       } else {

@@ -1,10 +1,10 @@
 // `roost check` against real services: a throwaway PostgreSQL database,
 // Redis, an SMTP server this test starts (smtp-server) and the test S3 server
 // (s3rver); then against closed ports, a missing bucket, refused credentials
-// and an embedded DATA_DIR. Every problem is reported in the one run; the
-// exit code says whether there was any.
+// and an embedded DATA_DIR (with `migrate status` there). Every problem is
+// reported in the one run; the exit code says whether there was any.
 import { createServer, type AddressInfo } from 'node:net'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
@@ -111,7 +111,12 @@ t.test('roost check', async (t) => {
       { check: 'mail', status: 'skipped', detail: `not configured (SMTP_URL): mails are written to ${path.join(dir, 'outbox')}` },
       { check: 'uploads', status: 'ok', detail: `${path.join(dir, 'uploads')} (S3_* not set): a test file written and deleted` },
     ])
+    const status = await runCli(['migrate', 'status'], env)
+    t.equal(status.code, 1)
+    t.match(status.stdout, /\n0 applied, \d+ pending\n$/)
+    t.notOk(existsSync(path.join(dir, 'db')), 'migrate status creates no database')
     t.equal((await runCli(['migrate'], env)).code, 0)
+    t.equal((await runCli(['migrate', 'status'], env)).code, 0)
     const migrated = await check(env)
     t.equal(migrated.code, 0, migrated.stderr)
     t.match(migrated.results[0], { status: 'ok', detail: `embedded database in ${path.join(dir, 'db')}: schema up to date` })
