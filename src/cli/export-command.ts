@@ -17,13 +17,12 @@ export function addExportCommand(program: Command, deps: CommandDeps): void {
   program
     .command('export')
     .description("write an organization to upstream's export format as a .tar.gz (no passwords or API keys)")
-    .argument('<org>', "the organization's subdomain ('' or 'root' for the root organization)")
+    .argument('<org>', "the organization's subdomain ('' for the root organization)")
     .option('--output <file>', 'the file to write (default: ./zulip-export-<subdomain>.tar.gz)')
     .exitOverride()
     .action(async (org: string, opts: { output?: string }) => {
-      const subdomain = org === 'root' ? '' : org
       await deps.withServices(async (services) => {
-        const realm = await findOrganization(services, subdomain)
+        const realm = await findOrganization(services, org)
         const output = path.resolve(opts.output ?? `zulip-export-${realm.stringId || 'root'}.tar.gz`)
         const summary = await exportRealm({ prisma: services.prisma, storage: services.storage, realm, output, progress: deps.err })
         deps.out(`exported '${realm.name}' to ${output}: ${summary.users} users, ${summary.channels} channels, ${summary.messages} messages, ${summary.files} files`)
