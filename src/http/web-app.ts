@@ -1,5 +1,5 @@
 // The browser app (web/, built by scripts/build.mjs into dist/web): `/` is its
-// HTML, never cached, under a Content-Security-Policy that allows no inline
+// HTML and `/sw.js` its service worker, never cached, under a Content-Security-Policy that allows no inline
 // script; `/assets/*` are its content-hashed files, cached for a year as
 // immutable and sent precompressed (.br, .gz) to browsers that accept it.
 // The app talks to the API under /json with the session cookie (docs/web-client.md).
@@ -47,6 +47,12 @@ export async function registerWebApp(app: FastifyInstance, dir: string = WEB_APP
     scope.get('/', async (_request, reply) =>
       reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html),
     )
+    // The service worker (web/src/sw.ts) at the root, so that its scope is the whole app; never cached, so an update is seen at once.
+    const workerFile = path.join(dir, 'sw.js')
+    if (existsSync(workerFile)) {
+      const worker = readFileSync(workerFile)
+      scope.get('/sw.js', async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(worker))
+    }
     await scope.register(fastifyStatic, {
       root: path.join(dir, 'assets'),
       prefix: '/assets/',

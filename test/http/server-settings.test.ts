@@ -18,6 +18,7 @@ t.test('GET /server_settings', async (t) => {
     t.equal(body.require_email_format_usernames, true)
     t.equal(body.realm_web_public_access_enabled, false)
     t.equal(body.push_notifications_enabled, false)
+    t.equal(body.webpush_vapid_public_key, null, 'no Web Push sender configured')
     t.equal(body.is_incompatible, false)
     t.same(body.external_authentication_methods, [])
     t.equal(body.authentication_methods.password, true)

@@ -1,5 +1,5 @@
-// GET / and /assets/*: the browser app's HTML (no-cache, strict CSP) and its
-// hashed files (immutable, precompressed).
+// GET /, /sw.js and /assets/*: the browser app's HTML (no-cache, strict CSP),
+// its service worker (no-cache) and its hashed files (immutable, precompressed).
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -14,6 +14,7 @@ async function appOver(t: Test) {
   mkdirSync(path.join(dir, 'assets'))
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/app-abc123.js"></script>')
   writeFileSync(path.join(dir, 'assets/app-abc123.js'), SCRIPT)
+  writeFileSync(path.join(dir, 'sw.js'), 'self.addEventListener("push", () => {})\n')
   writeFileSync(path.join(dir, 'assets/app-abc123.js.gz'), gzipSync(SCRIPT))
   writeFileSync(path.join(dir, 'assets/app-abc123.js.br'), brotliCompressSync(SCRIPT))
   const app = Fastify()
@@ -36,6 +37,15 @@ t.test('GET / is the app page, revalidated every time, under a CSP with no inlin
   t.match(csp, /object-src 'none'/)
   t.match(csp, /frame-ancestors 'none'/)
   t.notMatch(csp, /unsafe-eval/)
+})
+
+t.test('GET /sw.js is the service worker at the root (its scope the whole app), revalidated every time', async (t) => {
+  const app = await appOver(t)
+  const res = await app.inject({ method: 'GET', url: '/sw.js' })
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], /^text\/javascript/)
+  t.equal(res.headers['cache-control'], 'no-cache')
+  t.equal(res.body, 'self.addEventListener("push", () => {})\n')
 })
 
 t.test('hashed assets are immutable and sent precompressed to browsers that accept it', async (t) => {

@@ -47,8 +47,10 @@ t.test('push notifications', async (t) => {
     return { user, browser, mine }
   }
 
-  t.test('/server_settings reports push as enabled when a sender is configured', async (t) => {
-    t.equal(expectSuccess(t, await app.inject({ method: 'GET', url: '/api/v1/server_settings', headers: { host: fx.host } })).push_notifications_enabled, true)
+  t.test('/server_settings reports push as enabled when a sender is configured, with the VAPID public key', async (t) => {
+    const settings = expectSuccess(t, await app.inject({ method: 'GET', url: '/api/v1/server_settings', headers: { host: fx.host } }))
+    t.equal(settings.push_notifications_enabled, true)
+    t.equal(settings.webpush_vapid_public_key, vapid.publicKey, 'the key browsers subscribe with')
     const plain = await buildTestApp(t)
     t.equal(expectSuccess(t, await plain.app.inject({ method: 'GET', url: '/api/v1/server_settings', headers: { host: plain.fx.host } })).push_notifications_enabled, false)
   })

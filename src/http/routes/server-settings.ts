@@ -35,6 +35,8 @@ export const routes = [
         authentication_methods: Object.fromEntries(AUTH_METHODS.map((m) => [m, m === 'password' || m === 'email' ? passwordEnabled : false])),
         ...versionFields(ctx.config.upstreamNames),
         push_notifications_enabled: pushConfigured(ctx.config),
+        // Roost's own key: the VAPID public key browsers subscribe to Web Push with (null without a Web Push sender).
+        webpush_vapid_public_key: ctx.config.webPush?.publicKey ?? null,
         is_incompatible: false,
         ...(ctx.realm ? realmFields(ctx.realm, ctx.config.externalUrl) : {}),
       }

@@ -122,6 +122,13 @@ export const t = {
     email_notifications: 'Email',
     wildcard_mentions_notify: 'Notify for @all mentions',
   },
+  pushNotifications: 'Push notifications in this browser, also while Roost is closed',
+  pushOn: 'This browser receives push notifications.',
+  pushOff: 'Push notifications are off in this browser.',
+  pushUnsupported: 'This browser cannot receive push notifications.',
+  pushUnconfigured: 'This server does not send push notifications to browsers.',
+  pushDenied: 'The browser does not allow notifications from Roost.',
+  pushFailed: (msg: string) => `Push notifications could not be turned on: ${msg}`,
   loadMoreConversations: 'Load older conversations',
   reactivate: 'Reactivate',
 }
