@@ -15,7 +15,15 @@
 //
 // A step passes when the requests completed during it (presence, send, GET
 // /messages) average ≤ 100 ms with p99 ≤ 2 s and no error (an error is a
-// non-success answer, a failed connection or a long-poll failing). Users are
+// non-success answer, a failed connection or a long-poll failing).
+// Past saturation (BENCH_FAILED_STEPS_ALLOWED > 0) a node refuses what it
+// cannot serve (503 with Retry-After, docs/operations.md "Overload"): the
+// simulated users do what clients do, wait Retry-After and send the request
+// again (up to 3 attempts; a poll, until answered). Each step reports goodput
+// (requests answered with success per second), refusals (503 answers per
+// second, retries included) and requests that got no answer at all within
+// 30 s; latencies are those of the successful requests, from their first
+// attempt. Users are
 // created in bulk before the run (set-based inserts through Prisma, before
 // any node has served a request, so no cache holds an older state).
 //
@@ -23,6 +31,7 @@
 // Environment: BENCH_USERS_START (250), BENCH_USERS_STEP (250),
 // BENCH_USERS_MAX (2000), BENCH_STEP_SECONDS (30), BENCH_COMPRESSION (10),
 // BENCH_FAILED_STEPS_ALLOWED (0: the ramp stops at its first failing step),
+// BENCH_NOTE (a sentence for the recorded result, e.g. what else ran),
 // BENCH_TARGETS (roost,stub), BENCH_KINDS (presence,send,messages: the
 // requests the users make besides their long-polls), BENCH_NODE_ARGS (node options of the Roost nodes,
 // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), ROOST_BENCH_DATABASE_URL,
@@ -98,7 +107,14 @@ async function closePools(): Promise<void> {
   pollClients.clear()
 }
 
-interface Answer { ok: boolean; body: Record<string, unknown> | undefined }
+interface Answer {
+  ok: boolean
+  body: Record<string, unknown> | undefined
+  /** A 503 refusal, and the seconds its Retry-After names. */
+  refusedFor?: number
+  /** No answer at all: the connection failed or the request timed out. */
+  unanswered?: boolean
+}
 
 async function call(pool: Dispatcher, auth: string, method: 'GET' | 'POST', path: string, params: Record<string, string>): Promise<Answer> {
   const encoded = new URLSearchParams(params).toString()
@@ -111,20 +127,27 @@ async function call(pool: Dispatcher, auth: string, method: 'GET' | 'POST', path
       body: inQuery ? undefined : encoded,
     })
     const body = JSON.parse(await res.body.text()) as Record<string, unknown>
+    if (res.statusCode === 503) return { ok: false, body, refusedFor: Number(res.headers['retry-after'] ?? 1) || 1 }
     return { ok: res.statusCode === 200 && body.result === 'success', body }
   } catch {
-    return { ok: false, body: undefined }
+    return { ok: false, body: undefined, unanswered: true }
   }
 }
 
 const jitter = (ms: number): number => ms * (0.8 + 0.4 * Math.random())
 
-interface Sample { kind: Kind; at: number; ms: number; ok: boolean }
+interface Sample { kind: Kind; at: number; ms: number; ok: boolean; unanswered: boolean }
+
+/** Attempts a simulated user makes at a refused request (the first and two retries after Retry-After). */
+const ATTEMPTS = 3
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 class Simulation {
   samples: Sample[] = []
   pollAnswers = 0
   pollErrors = 0
+  /** 503 refusals (requests and polls, retries included). */
+  refusals = 0
   private stopped = false
   private timers = new Set<NodeJS.Timeout>()
   private running = 0
@@ -164,15 +187,26 @@ class Simulation {
     const polls = pollClient(this.ports[(user.index + 1) % this.ports.length] as number)
     const timed = async (kind: Kind, method: 'GET' | 'POST', path: string, params: Record<string, string>) => {
       const start = clock()
-      const answer = await call(requests, auth, method, path, params)
-      if (!this.stopped) this.samples.push({ kind, at: clock(), ms: clock() - start, ok: answer.ok })
+      let answer = await call(requests, auth, method, path, params)
+      for (let attempt = 1; answer.refusedFor !== undefined && attempt < ATTEMPTS && !this.stopped; attempt++) {
+        this.refusals++
+        await sleep(answer.refusedFor * 1000)
+        answer = await call(requests, auth, method, path, params)
+      }
+      if (answer.refusedFor !== undefined) this.refusals++
+      if (!this.stopped) this.samples.push({ kind, at: clock(), ms: clock() - start, ok: answer.ok, unanswered: answer.unanswered === true })
     }
     const every = (ms: number, kind: Kind, fn: () => Promise<void>) => {
       if (!ACTIVE_KINDS.has(kind)) return
       const tick = () => void fn().finally(() => this.later(jitter(ms), tick))
       this.later(jitter(ms) * Math.random(), tick)
     }
-    const registered = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
+    let registered = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
+    while (registered.refusedFor !== undefined && !this.stopped) {
+      this.refusals++
+      await sleep(registered.refusedFor * 1000)
+      registered = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
+    }
     if (!registered.ok || !registered.body) {
       this.pollErrors++
       return
@@ -193,6 +227,11 @@ class Simulation {
         for (const e of events) lastEventId = Math.max(lastEventId, e.id)
         continue
       }
+      if (answer.refusedFor !== undefined) {
+        this.refusals++
+        await sleep(answer.refusedFor * 1000)
+        continue
+      }
       this.pollErrors++
       if (answer.body?.code === 'BAD_EVENT_QUEUE_ID') {
         const again = await call(requests, auth, 'POST', '/register', REGISTER_PARAMS)
@@ -208,21 +247,23 @@ class Simulation {
 
 interface StepResult { users: number; pass: boolean; row: string[] }
 
-function summarize(users: number, samples: Sample[], pollAnswers: number, pollErrors: number): StepResult {
-  const ms = samples.map((s) => s.ms)
+function summarize(users: number, samples: Sample[], pollAnswers: number, pollErrors: number, refusals: number): StepResult {
+  const answered = samples.filter((s) => s.ok)
+  const ms = answered.map((s) => s.ms)
   const errors = samples.filter((s) => !s.ok).length + pollErrors
+  const unanswered = samples.filter((s) => s.unanswered).length
   const avg = ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)
   const p99 = percentile(ms, 99)
   const pass = ms.length > 0 && avg <= 100 && p99 <= 2000 && errors === 0
   const perKind = KINDS.map((kind) => {
-    const of = samples.filter((s) => s.kind === kind).map((s) => s.ms)
+    const of = answered.filter((s) => s.kind === kind).map((s) => s.ms)
     return `${fmt(of.reduce((a, b) => a + b, 0) / Math.max(1, of.length), 1)}/${fmt(percentile(of, 99), 0)}`
   })
   const rate = (n: number) => fmt(n / STEP_SECONDS, 0)
   return {
     users,
     pass,
-    row: [String(users), rate(samples.length), rate(pollAnswers), fmt(avg, 1), fmt(p99, 0), ...perKind, String(errors), loadavg()[0]?.toFixed(1) ?? '?', pass ? 'pass' : 'FAIL'],
+    row: [String(users), rate(samples.length), rate(answered.length), rate(refusals), String(unanswered), rate(pollAnswers), fmt(avg, 1), fmt(p99, 0), ...perKind, String(errors), loadavg()[0]?.toFixed(1) ?? '?', pass ? 'pass' : 'FAIL'],
   }
 }
 
@@ -262,7 +303,7 @@ async function ramp(name: string, ports: number[], serverPids: number[], users: 
   const sim = new Simulation(ports, users)
   const results: StepResult[] = []
   console.log(`\n${name}`)
-  const header = ['users', 'req/s', 'polls/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'messages avg/p99', 'errors', 'load', '', 'CPU % srv/pg/redis/sim/all']
+  const header = ['users', 'req/s', 'goodput/s', 'refused/s', 'no answer', 'polls/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'messages avg/p99', 'errors', 'load', '', 'CPU % srv/pg/redis/sim/all']
   console.log(table([header]))
   for (let count = START; count <= MAX; count += STEP) {
     sim.grow(count)
@@ -271,9 +312,10 @@ async function ramp(name: string, ports: number[], serverPids: number[], users: 
     sim.samples = []
     sim.pollAnswers = 0
     sim.pollErrors = 0
+    sim.refusals = 0
     const cpuBefore = cpuNow(serverPids)
     await new Promise((resolve) => setTimeout(resolve, STEP_SECONDS * 1000))
-    const result = summarize(count, sim.samples, sim.pollAnswers, sim.pollErrors)
+    const result = summarize(count, sim.samples, sim.pollAnswers, sim.pollErrors, sim.refusals)
     result.row.push(cpuShares(cpuBefore, cpuNow(serverPids)))
     results.push(result)
     console.log(table([header.map(() => ''), result.row]).split('\n')[1])
@@ -363,7 +405,7 @@ async function main(): Promise<void> {
   console.log(`ramp ${START} → ${MAX} users by ${STEP}, ${STEP_SECONDS} s per step, time compressed ${COMPRESSION}× (presence every ${fmt(PRESENCE_MS / 1000)} s, send every ${fmt(SEND_MS / 1000)} s, GET /messages every ${fmt(MESSAGES_MS / 1000)} s, ±20 %)`)
   const sections: string[] = []
   const summary: string[] = []
-  const header = ['users', 'req/s', 'polls answered/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'GET /messages avg/p99', 'errors', 'load (1 min)', '', 'CPU % of a core: servers/PostgreSQL/Redis/load generator/machine']
+  const header = ['users', 'req/s', 'goodput (successes/s)', 'refused/s (503)', 'no answer in 30 s', 'polls answered/s', 'avg ms', 'p99 ms', 'presence avg/p99', 'send avg/p99', 'GET /messages avg/p99', 'errors', 'load (1 min)', '', 'CPU % of a core: servers/PostgreSQL/Redis/load generator/machine']
   if (TARGETS.includes('roost')) {
     const env = clusterEnv('load_simulation')
     const a = await startChild('roost-node', env, NODE_ARGS)
@@ -387,7 +429,12 @@ async function main(): Promise<void> {
     sections.push(`Bare Fastify stub faking the same endpoints (one process):\n\n${markdownTable([header, ...results.map((r) => r.row)])}`)
   }
   console.log(`\n${summary.join('\n')}`)
-  const config = `Ramp ${START} → ${MAX} by ${STEP}, ${STEP_SECONDS} s per step, ${COMPRESSION}× compression. ${machine()} (at the end).`
+  const admission = Object.entries(process.env).filter(([name]) => name.startsWith('ADMISSION_')).map(([name, value]) => `${name}=${value}`)
+  const config = [
+    `Ramp ${START} → ${MAX} by ${STEP}, ${STEP_SECONDS} s per step, ${COMPRESSION}× compression, ${FAILED_STEPS_ALLOWED} failing steps allowed. ${machine()} (at the end).`,
+    `Admission control: ${admission.length > 0 ? admission.join(', ') : 'the defaults'}.`,
+    ...(process.env.BENCH_NOTE ? [process.env.BENCH_NOTE] : []),
+  ].join(' ')
   recordResult('load-simulation', [config, summary.map((s) => `* ${s}`).join('\n'), ...sections].join('\n\n'))
 }
 
