@@ -16,7 +16,10 @@ RUN npm run build
 
 # --- runtime: production dependencies and the compiled output only ---
 FROM node:20-slim
-ENV NODE_ENV=production \
+# The commit built (docker build --build-arg ROOST_COMMIT=$(git rev-parse HEAD)), shown in roost_build_info.
+ARG ROOST_COMMIT=
+ENV ROOST_COMMIT=${ROOST_COMMIT} \
+    NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=9991 \
     DATA_DIR=/data

@@ -66,10 +66,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'CORS_ORIGINS', default: 'unset → CORS off', meaning: 'comma-separated origins (`https://chat.example.com`) whose browser clients may call the API' },
   { name: 'TRUSTED_PROXIES', default: 'unset → none', meaning: 'comma-separated addresses or CIDR ranges of proxies whose `X-Forwarded-For` is believed (rate limits and logs then see the client\'s address)' },
   { name: 'OUTBOUND_ALLOW', default: 'unset → none', meaning: 'comma-separated destinations outbound requests (push services, the push bouncer) may reach although they are private, loopback or on a non-default port: `host`, `host:port`, `[ipv6]:port` or a CIDR range; see [outbound-requests.md](outbound-requests.md)' },
-  { name: 'ADMISSION_MAX_IN_FLIGHT', default: '`256`', meaning: 'requests a node serves at once (held `GET /events` long-polls and the health and metrics endpoints not counted); past it new requests are refused at once with 503 and `Retry-After`; `0`: no limit; see [operations.md](operations.md#overload)' },
+  { name: 'ADMISSION_MAX_IN_FLIGHT', default: '`64`', meaning: 'requests a node serves at once (held `GET /events` long-polls and the health and metrics endpoints not counted); past it new requests are refused at once with 503 and `Retry-After`; `0`: no limit; see [operations.md](operations.md#overload)' },
   { name: 'ADMISSION_MAX_EVENT_LOOP_DELAY_MS', default: '`1000`', meaning: 'mean event-loop delay (sampled every 0.5 s) past which new requests are refused with 503; `0`: no limit' },
   { name: 'ADMISSION_MAX_HEAP_USED_MIB', default: '90 % of V8\'s heap limit', meaning: 'V8 heap in use past which new requests are refused with 503; `0`: no limit' },
   { name: 'ADMISSION_RETRY_AFTER_SECONDS', default: '`2`', meaning: 'the `Retry-After` of those refusals (1–3,600)' },
+  { name: 'ROOST_COMMIT', default: 'unset → `unknown`', meaning: 'the git commit the build was made from (7–40 hexadecimal digits; the image sets it from its `ROOST_COMMIT` build argument); the `commit` label of `roost_build_info`' },
   { name: 'LISTEN_BACKLOG', default: '`8192`', meaning: 'pending-connection queue of the listening socket, for reconnect storms; the kernel caps it at `net.core.somaxconn`' },
 ]
 

@@ -59,6 +59,8 @@ export interface Config {
   /** OUTBOUND_ALLOW: destinations outbound requests may reach despite the address and port policy (docs/outbound-requests.md); empty → none. */
   outboundAllow: AllowEntry[]
   logLevel: LogLevel
+  /** ROOST_COMMIT: the commit this build was made from (the image sets it), shown in roost_build_info. */
+  buildCommit: string | undefined
   /** Admission control (http/admission.ts): past a limit, new requests are refused with 503. */
   admission: AdmissionConfig
 }
@@ -77,7 +79,14 @@ export interface AdmissionConfig {
   sampleIntervalMs: number
 }
 
-export const DEFAULT_ADMISSION: AdmissionConfig = { maxInFlight: 256, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 }
+export const DEFAULT_ADMISSION: AdmissionConfig = { maxInFlight: 64, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 }
+
+function buildCommit(env: Env): string | undefined {
+  const raw = env.ROOST_COMMIT?.trim()
+  if (!raw) return undefined
+  if (!/^[0-9a-f]{7,40}$/i.test(raw)) throw new ConfigError(`ROOST_COMMIT must be a git commit hash (7 to 40 hexadecimal digits), got '${raw}'`)
+  return raw.toLowerCase()
+}
 
 function admission(env: Env): AdmissionConfig {
   const heap = env.ADMISSION_MAX_HEAP_USED_MIB
@@ -511,6 +520,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllow: read(() => outboundAllow(env), []),
     logLevel: read(() => logLevel(env), 'info'),
     admission: read(() => admission(env), DEFAULT_ADMISSION),
+    buildCommit: read(() => buildCommit(env), undefined),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

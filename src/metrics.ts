@@ -4,7 +4,9 @@
 // reads (backlogs, pool use) are taken when /metrics is scraped. The backlogs
 // are callbacks given by whoever builds the node (node-services.ts), so this
 // module depends on no worker.
+import { readFileSync } from 'node:fs'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { SERVICE_FEATURE_LEVEL, SERVICE_VERSION } from './version.js'
 import type { Config } from './config.js'
 import type { Database } from './db/client.js'
 import type { UserDataCache } from './db/user-data-cache.js'
@@ -42,8 +44,28 @@ export interface AdmissionFigures {
   readonly eventLoopDelayMs: number
 }
 
+/** Roost's own version (package.json; also from dist/src), or 'unknown'. */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string }
+    return pkg.name === 'roost' && pkg.version ? pkg.version : 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** Limits whose refusals roost_rate_limit_refusals_total counts. */
+export type RateLimitName = 'api_user' | 'api_ip' | 'login'
+
 export class Metrics {
   readonly registry = new Registry()
+  /** Time of each PostgreSQL statement (PostgreSQL only). */
+  readonly dbQueryDuration: Histogram
+  /** Time of each Redis command of the shared connection (Redis only). */
+  readonly redisCommandDuration: Histogram<'command'>
+  private readonly messagesSent: Counter<'type'>
+  private readonly loginRefusals: Counter<'code'>
+  private readonly rateLimitRefusals: Counter<'limit'>
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>
   private readonly published: Counter<'type'>
   private readonly fanout: Histogram
@@ -60,6 +82,38 @@ export class Metrics {
       help: 'Time to answer an HTTP request, by method, route pattern and status code.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    })
+    new Gauge({
+      name: 'roost_build_info',
+      help: 'Always 1; the labels name the running build: Roost\'s version, the commit it was built from (ROOST_COMMIT, else unknown), the API version and feature level it speaks, and Node.js\' version.',
+      labelNames: ['version', 'commit', 'api_version', 'feature_level', 'node_version'],
+      registers,
+    }).set({ version: packageVersion(), commit: sources.config.buildCommit ?? 'unknown', api_version: SERVICE_VERSION, feature_level: String(SERVICE_FEATURE_LEVEL), node_version: process.version }, 1)
+    this.dbQueryDuration = new Histogram({
+      name: 'roost_db_query_duration_seconds',
+      help: 'Time of each PostgreSQL statement, from the pool client\'s query call to its result (waiting for a connection excluded).',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    })
+    this.redisCommandDuration = new Histogram({
+      name: 'roost_redis_command_duration_seconds',
+      help: 'Time of each Redis command on the node\'s shared connection, by command, from being handed to the client to its reply (blocking reads and subscriptions excluded).',
+      labelNames: ['command'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    })
+    this.messagesSent = new Counter({ name: 'roost_messages_sent_total', help: 'Messages sent through this node, by type (stream or direct).', labelNames: ['type'], registers })
+    this.loginRefusals = new Counter({
+      name: 'roost_login_refusals_total',
+      help: 'Password logins (POST /fetch_api_key, the login page) refused, by error code (AUTHENTICATION_FAILED, RATE_LIMIT_HIT, USER_DEACTIVATED…).',
+      labelNames: ['code'],
+      registers,
+    })
+    this.rateLimitRefusals = new Counter({
+      name: 'roost_rate_limit_refusals_total',
+      help: 'Requests refused with 429 by a rate limit: the per-user (api_user) or per-address (api_ip) API limit, or the password-attempt limits (login).',
+      labelNames: ['limit'],
       registers,
     })
     this.published = new Counter({ name: 'roost_events_published_total', help: 'Events published to the bus by this node, by event type.', labelNames: ['type'], registers })
@@ -218,6 +272,18 @@ export class Metrics {
         this.set(admission.eventLoopDelayMs / 1000)
       },
     })
+  }
+
+  messageSent(type: 'stream' | 'direct', count = 1): void {
+    this.messagesSent.inc({ type }, count)
+  }
+
+  loginRefused(code: string): void {
+    this.loginRefusals.inc({ code })
+  }
+
+  rateLimitRefused(limit: RateLimitName): void {
+    this.rateLimitRefusals.inc({ limit })
   }
 
   /** Counts one bus item (called by the counting bus wrapper). */

@@ -14,6 +14,7 @@ import { eventQueuesFor } from './events/queues/index.js'
 import { createStorage } from './storage/create-storage.js'
 import { openBackends, type BackendLog, type Backends } from './backends/index.js'
 import { Metrics, countingBus } from './metrics.js'
+import { timeQueries } from './db/query-timing.js'
 import { countDue } from './scheduler/delivery.js'
 import { countPendingMissedMessageEmails, countPendingPushNotifications } from './notifications/enqueue.js'
 
@@ -46,6 +47,9 @@ export function servicesOver(config: Config, database: Database, backends: Backe
     pushNotificationsPending: () => countPendingPushNotifications(database.prisma),
   }
   const metrics = new Metrics({ config, backlogs, database, backendErrors: () => backends.errorCount(), events, authCache, userDataCache })
+  // Latency of every PostgreSQL statement and Redis command (PGlite, in process, has none to report).
+  if (database.pool) timeQueries(database.pool, (seconds) => metrics.dbQueryDuration.observe(seconds))
+  backends.watchCommands?.((command, seconds) => metrics.redisCommandDuration.observe({ command }, seconds))
   return {
     database,
     prisma: database.prisma,

@@ -7,7 +7,7 @@
 // (unreachable servers, a cluster whose state is not ok, a Sentinel that knows
 // no such master) instead of retrying forever in silence. At run time the
 // connections reconnect on their own (redis-options.ts).
-import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
 import type { Config, HostPort, RedisAuth } from './config.js'
 import { REDIS_OPTIONS, REDIS_RECONNECT_MAX_MS } from './redis-options.js'
@@ -388,3 +388,30 @@ async function probeSentinels(sentinels: HostPort[], masterName: string, options
   if (answered) throw new RedisStartupError(`REDIS_SENTINEL_MASTER: no Sentinel at ${hostList(sentinels)} knows a master named '${masterName}'`)
   throw new RedisStartupError(`REDIS_SENTINELS: no Sentinel answers (${failures.join('; ')})`)
 }
+
+/** Commands that wait for data by design: their time is not Redis' latency. */
+const BLOCKING_COMMANDS = new Set(['blpop', 'brpop', 'blmove', 'brpoplpush', 'bzpopmin', 'bzpopmax', 'blmpop', 'bzmpop', 'xread', 'xreadgroup', 'wait', 'waitaof', 'subscribe', 'ssubscribe', 'psubscribe'])
+
+/**
+ * Calls `observe` with each command's name and seconds, from when `client`
+ * is handed the command to its reply (the roost_redis_command_duration_seconds
+ * histogram). Only `client` itself: its duplicates (subscribers, blocking
+ * readers) are not timed, nor are the blocking commands above.
+ */
+export function timeCommands(client: RedisClient, observe: (command: string, seconds: number) => void): void {
+  const seen = new WeakSet<Command>()
+  type Send = (command: Command, ...rest: unknown[]) => unknown
+  const send = (client.sendCommand as Send).bind(client)
+  const timedSend: Send = (command, ...rest) => {
+    // A command can pass here more than once (the offline queue flushed, a cluster redirection).
+    if (!seen.has(command) && !BLOCKING_COMMANDS.has(command.name)) {
+      seen.add(command)
+      const start = performance.now()
+      const done = () => observe(command.name, (performance.now() - start) / 1000)
+      command.promise.then(done, done)
+    }
+    return send(command, ...rest)
+  }
+  ;(client as unknown as { sendCommand: Send }).sendCommand = timedSend
+}
+

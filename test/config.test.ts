@@ -34,7 +34,7 @@ t.test('EVENT_QUEUE_MAX_BYTES sets the byte cap of a queue, at least 1 MiB', asy
 
 t.test('ADMISSION_* set the admission limits; 0 turns one off; the heap limit defaults to a share of V8\'s', async (t) => {
   t.same(loadConfig({}).admission, DEFAULT_ADMISSION)
-  t.same(DEFAULT_ADMISSION, { maxInFlight: 256, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 })
+  t.same(DEFAULT_ADMISSION, { maxInFlight: 64, maxEventLoopDelayMs: 1000, maxHeapUsedMib: undefined, retryAfterSeconds: 2, sampleIntervalMs: 500 })
   t.same(
     loadConfig({ ADMISSION_MAX_IN_FLIGHT: '0', ADMISSION_MAX_EVENT_LOOP_DELAY_MS: '250', ADMISSION_MAX_HEAP_USED_MIB: '1536', ADMISSION_RETRY_AFTER_SECONDS: '5' }).admission,
     { maxInFlight: 0, maxEventLoopDelayMs: 250, maxHeapUsedMib: 1536, retryAfterSeconds: 5, sampleIntervalMs: 500 },

@@ -1,6 +1,7 @@
 // User lookups that throw ApiError when the requester may not see the user.
 import { Prisma, type PrismaClient, type Realm, type Tx, type User } from '../db/index.js'
 import {
+  ApiError,
   authenticationFailed,
   invalidEmailAddress,
   noSuchUser,
@@ -149,8 +150,15 @@ async function checkAccess(ctx: UserQueryContext, user: User | null): Promise<Us
 let dummyHash: Promise<string> | undefined
 const timingDummy = (): Promise<string> => (dummyHash ??= hashPassword(randomAlphanumeric(32)))
 
+/** Where refused password attempts are counted (the node's Metrics). */
+export interface LoginRefusalCounter {
+  loginRefused(code: string): void
+  rateLimitRefused(limit: 'login'): void
+}
+
 export interface PasswordCheckContext {
   limiter: RateLimiter
+  metrics: LoginRefusalCounter
   config: { rateLimiting: boolean }
   now: () => Date
 }
@@ -181,7 +189,10 @@ export async function checkPasswordThrottled(
   const now = ctx.now().getTime()
   const before = await Promise.all(buckets.map((b) => ctx.limiter.peek(b.key, b.rules, now)))
   const blocked = before.filter((d) => !d.allowed)
-  if (blocked.length > 0) throw rateLimited(Math.max(...blocked.map((d) => d.retryAfter)))
+  if (blocked.length > 0) {
+    ctx.metrics.rateLimitRefused('login')
+    throw rateLimited(Math.max(...blocked.map((d) => d.retryAfter)))
+  }
   const ok = await verify()
   if (!ok) await Promise.all(buckets.map((b) => ctx.limiter.hit(b.key, b.rules, now)))
   return ok
@@ -193,6 +204,15 @@ export async function checkPasswordThrottled(
  * address is compared exactly (case-insensitively), never as a pattern.
  */
 export async function accessUserByPassword(ctx: PasswordLoginContext, username: string, password: string, clientAddress: string): Promise<User> {
+  try {
+    return await checkPasswordLogin(ctx, username, password, clientAddress)
+  } catch (error) {
+    if (error instanceof ApiError) ctx.metrics.loginRefused(error.code)
+    throw error
+  }
+}
+
+async function checkPasswordLogin(ctx: PasswordLoginContext, username: string, password: string, clientAddress: string): Promise<User> {
   const email = username.trim()
   if (!isValidEmail(email)) throw invalidEmailAddress()
   if (!ctx.realm.passwordAuthEnabled) throw passwordAuthDisabled()

@@ -138,6 +138,9 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
   }
   const first = firstIds.size === 0 ? [] : await firstMessageEmissions(ctx.prisma, ctx.realm.id, [...streams.values()], firstIds)
   await publishAll(ctx, [...emissions, ...first], xid)
+  const streamCount = messages.filter((m) => m.kind === 'stream').length
+  if (streamCount > 0) ctx.metrics.messageSent('stream', streamCount)
+  if (messages.length > streamCount) ctx.metrics.messageSent('direct', messages.length - streamCount)
   return stored.map((m) => m.id)
 }
 

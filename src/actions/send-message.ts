@@ -264,6 +264,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   // The sender's uploads the message links: their owner's lists gain it (upstream's notify_attachment_update).
   const linkedUploads = rendered.linkedUploadPaths.length === 0 ? [] : await linkedUploadEmissions(ctx, sender.id, message.id)
   await publishAll(ctx, [emission, ...hidden, ...first, ...linkedUploads], xid)
+  ctx.metrics.messageSent(target.kind === 'stream' ? 'stream' : 'direct')
   // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
   await enqueueMissedMessageEmails(ctx, {
     realmId: ctx.realm.id,

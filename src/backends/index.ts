@@ -15,7 +15,7 @@ import { MemoryPresenceStore, type PresenceStore } from '../presence/store.js'
 import { RedisPresenceStore } from '../presence/redis-store.js'
 import { MemoryRateLimiter, NoRateLimiter, type RateLimiter } from '../ratelimit/limiter.js'
 import { RedisRateLimiter } from '../ratelimit/redis-limiter.js'
-import { RedisConnection, redisTargetOf, type RedisTarget } from '../redis-connection.js'
+import { RedisConnection, redisTargetOf, timeCommands, type RedisTarget } from '../redis-connection.js'
 
 export { RedisStartupError } from '../redis-connection.js'
 
@@ -29,6 +29,8 @@ export interface Backends {
   reportError(error: unknown): void
   /** Errors reported so far (the roost_bus_errors_total metric). */
   errorCount(): number
+  /** Times every Redis command of the shared connection (absent without Redis). */
+  watchCommands?(observe: (command: string, seconds: number) => void): void
   close(): Promise<void>
 }
 
@@ -114,6 +116,7 @@ async function redisBackends(config: Config, target: RedisTarget, options: Backe
     limiter: config.rateLimiting ? new RedisRateLimiter(connection.client, prefix) : new NoRateLimiter(),
     reportError,
     errorCount: () => errors,
+    watchCommands: (observe) => timeCommands(connection.client, observe),
     async close() {
       await items.close()
       await queues.close()

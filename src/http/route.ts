@@ -125,7 +125,10 @@ async function applyRateLimit(services: Services, request: FastifyRequest, reply
   reply.header('X-RateLimit-Limit', String(decision.limit))
   reply.header('X-RateLimit-Remaining', String(decision.remaining))
   reply.header('X-RateLimit-Reset', String(decision.resetAt))
-  if (!decision.allowed) throw rateLimited(decision.retryAfter)
+  if (!decision.allowed) {
+    services.metrics.rateLimitRefused(user ? 'api_user' : 'api_ip')
+    throw rateLimited(decision.retryAfter)
+  }
 }
 
 /** What a request adds to the services in its handler's context. */
