@@ -16,6 +16,8 @@ import { subdomainUnavailable } from '../errors.js'
 import { REALM_PERMISSION_SETTINGS, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
 import { SYSTEM_GROUPS, roleGroupName } from '../domain/system-groups.js'
 import { ROLE } from '../domain/roles.js'
+import { MAX_MESSAGE_LENGTH, MAX_RENDERED_CONTENT_BYTES, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
+import { MAX_NAME_LENGTH } from '../domain/user-rules.js'
 import { randomAlphanumeric } from '../domain/credentials.js'
 import { renderPlainDescription } from './render-description.js'
 import { notificationBotEmail } from './create-realm.js'
@@ -56,6 +58,8 @@ async function allocate(db: Tx | PrismaClient, table: string, count: number): Pr
 const GROUP_CHAIN = [SYSTEM_GROUPS.owners, SYSTEM_GROUPS.administrators, SYSTEM_GROUPS.moderators, SYSTEM_GROUPS.fullMembers, SYSTEM_GROUPS.members, SYSTEM_GROUPS.everyone, SYSTEM_GROUPS.internet]
 const ALL_SYSTEM_GROUPS: string[] = [...GROUP_CHAIN, SYSTEM_GROUPS.nobody]
 const ROLES = new Set<number>(Object.values(ROLE))
+/** RFC 5321's limit on an address. */
+const MAX_EMAIL_LENGTH = 254
 
 /** Realm fields whose value may be null (the rest take the export's value only when it has the default's type). */
 const NULLABLE_REALM_FIELDS = new Set([
@@ -206,14 +210,14 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
     return role
   }
   const userData: Prisma.UserCreateManyInput[] = userRows.map((row, i) => {
-    const email = str('zerver_userprofile', row, 'email')
+    const email = str('zerver_userprofile', row, 'email', undefined, MAX_EMAIL_LENGTH)
     const hash = w.avatarHashes.get(oldUserIds[i] as number)
     return {
       id: newUserIds[i] as number,
       realmId,
       email,
-      deliveryEmail: str('zerver_userprofile', row, 'delivery_email', email),
-      fullName: str('zerver_userprofile', row, 'full_name'),
+      deliveryEmail: str('zerver_userprofile', row, 'delivery_email', email, MAX_EMAIL_LENGTH),
+      fullName: str('zerver_userprofile', row, 'full_name', undefined, MAX_NAME_LENGTH),
       passwordHash: null,
       apiKey: randomAlphanumeric(32),
       role: roleOf(row),
@@ -332,11 +336,11 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   oldStreamIds.forEach((old, i) => streams.set(old, newStreamIds[i] as number))
   const admins = systemIds.get(SYSTEM_GROUPS.administrators) as number
   const streamData: Prisma.StreamCreateManyInput[] = streamRows.map((row, i) => {
-    const desc = str('zerver_stream', row, 'description', '')
+    const desc = str('zerver_stream', row, 'description', '', MAX_STREAM_DESCRIPTION_LENGTH)
     return {
       id: newStreamIds[i] as number,
       realmId,
-      name: str('zerver_stream', row, 'name'),
+      name: str('zerver_stream', row, 'name', undefined, MAX_STREAM_NAME_LENGTH),
       description: desc,
       renderedDescription: typeof row.rendered_description === 'string' ? row.rendered_description : renderPlainDescription(desc),
       dateCreated: date('zerver_stream', row, 'date_created', now),
@@ -544,12 +548,12 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
       realmId,
       senderId,
       streamId,
-      topic: streamId === null ? '' : str('zerver_message', row, row.subject !== undefined ? 'subject' : 'topic_name', ''),
+      topic: streamId === null ? '' : str('zerver_message', row, row.subject !== undefined ? 'subject' : 'topic_name', '', MAX_TOPIC_LENGTH),
       dmUserIds,
-      content: rewriteUploadPaths(str('zerver_message', row, 'content'), w.uploadPaths),
+      content: rewriteUploadPaths(str('zerver_message', row, 'content', undefined, MAX_MESSAGE_LENGTH), w.uploadPaths),
       renderedContent:
         typeof row.rendered_content === 'string'
-          ? rewriteRendered(row.rendered_content, maps, w.uploadPaths)
+          ? rewriteRendered(str('zerver_message', row, 'rendered_content', undefined, MAX_RENDERED_CONTENT_BYTES), maps, w.uploadPaths)
           : renderImported(rewriteUploadPaths(str('zerver_message', row, 'content'), w.uploadPaths)),
       dateSent: date('zerver_message', row, 'date_sent', now),
       lastEditTime: optDate('zerver_message', row, 'last_edit_time'),

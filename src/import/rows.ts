@@ -21,9 +21,12 @@ export function optInt(table: string, row: Row, key: string): number | null {
   return row[key] === undefined || row[key] === null ? null : int(table, row, key)
 }
 
-export function str(table: string, row: Row, key: string, fallback?: string): string {
+export function str(table: string, row: Row, key: string, fallback?: string, max?: number): string {
   const value = row[key]
-  if (typeof value === 'string') return value
+  if (typeof value === 'string') {
+    if (max !== undefined && value.length > max && [...value].length > max) throw new ImportDataError(`${label(table, row)}: '${key}' is longer than ${max} characters`)
+    return value
+  }
   if ((value === undefined || value === null) && fallback !== undefined) return fallback
   throw new ImportDataError(`${label(table, row)}: '${key}' is not a string`)
 }

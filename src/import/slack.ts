@@ -9,7 +9,8 @@
 // dms.json (direct messages); per-conversation daily files. Unthreaded
 // channel messages go to the topic "imported from Slack"; each thread gets
 // its own topic, "<date> <start of the first message>" cut to 60 characters
-// with "…" and " (2)", " (3)"… on collisions. Join, leave, rename and pin
+// with "…" and " (2)", " (3)"… on collisions; messages longer than Roost's
+// limit are cut as the API cuts them. Join, leave, rename and pin
 // notices are skipped; reactions keep their base emoji (skin tones dropped)
 // mapped through the iamcal names to Unicode emoji, or to custom emoji.
 //
@@ -26,6 +27,7 @@ import { RECIPIENT } from '../export/zulip-format.js'
 import { emojiCodeForName, emojiNameForCode } from '../domain/emoji.js'
 import { ROLE } from '../domain/roles.js'
 import { FLAG_BITS } from '../domain/flags.js'
+import { MAX_MESSAGE_LENGTH, MESSAGE_TRUNCATION_SUFFIX } from '../domain/limits.js'
 import { ArchiveError } from './read-archive.js'
 import { ImportDataError } from './rows.js'
 import type { ZulipBundle } from './zulip-bundle.js'
@@ -349,6 +351,8 @@ export function slackToBundle(files: Map<string, Buffer>, options: SlackOptions)
         }
       }
       content = [content, ...links].filter((p) => p !== '').join('\n')
+      // Slack allows longer messages than Roost: cut as the API cuts a long message.
+      if ([...content].length > MAX_MESSAGE_LENGTH) content = [...content].slice(0, MAX_MESSAGE_LENGTH - MESSAGE_TRUNCATION_SUFFIX.length).join('') + MESSAGE_TRUNCATION_SUFFIX
 
       let recipientId: number
       let topic = ''

@@ -234,6 +234,12 @@ t.test('roost import', async (t) => {
         /zerver_message row id 601: 'sender' is 999, which is no user of the export/,
       ],
       [
+        'topic too long',
+        exportArchive(upstreamExport({ messages: [{ id: 603, sender: 101, recipient: 30, subject: 't'.repeat(61), content: 'x', rendered_content: '<p>x</p>', date_sent: 1 }] })),
+        ['--subdomain', 'upco-four'],
+        /zerver_message row id 603: 'subject' is longer than 60 characters/,
+      ],
+      [
         'unknown channel',
         exportArchive(upstreamExport({ messages: [{ id: 602, sender: 101, recipient: 99, subject: 'x', content: 'x', rendered_content: '<p>x</p>', date_sent: 1 }] })),
         ['--subdomain', 'upco-three'],
