@@ -380,7 +380,8 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
     await fileOut(dir, 'realm_icons/records.json', json([]))
 
     progress(`writing ${options.output}…`)
-    await createTar({ gzip: true, file: options.output, cwd: scratch, portable: true }, [top])
+    // Readable by the operator alone: it holds every private message of the organization.
+    await createTar({ gzip: true, file: options.output, cwd: scratch, portable: true, mode: 0o600 }, [top])
     return { users: tables.zerver_userprofile.length, channels: streams.length, messages: messageIds.length, files }
   } finally {
     await rm(scratch, { recursive: true, force: true })

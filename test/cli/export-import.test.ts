@@ -4,7 +4,7 @@
 // through the API is exported, the archive's layout checked against
 // upstream's export format, then imported into a fresh server and compared
 // through the API.
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -60,6 +60,7 @@ t.test('export and import', async (t) => {
     t.equal(res.code, 0, res.stderr)
     t.match(res.stdout, `exported 'Export Co' to ${archive}: 4 users, 3 channels, 8 messages, 3 files`)
     t.match(res.stderr, 'exporting messages')
+    t.equal((await stat(archive)).mode & 0o777, 0o600, 'the archive is readable by its owner alone')
     const out = path.join(scratch, 'unpacked')
     await import('node:fs/promises').then((fs) => fs.mkdir(out))
     await extract({ file: archive, cwd: out })
