@@ -110,6 +110,7 @@ export const invalidStreamNameCharacter = (position: number) => badRequest(`Inva
 export const unableToAccessStream = (name: string) => badRequest(`Unable to access channel (${name}).`)
 export const webPublicStreamsDisabled = () => badRequest('Web-public channels are not enabled.')
 export const defaultStreamCannotBePrivate = () => badRequest('A default channel cannot be private.')
+export const moderationChannelMustBePrivate = () => badRequest('Moderation request channel must be private.')
 export const invalidParameters = () => badRequest('Invalid parameters')
 export const notSubscribedToStreamId = (streamId: number) => badRequest(`Not subscribed to channel ID ${streamId}`)
 export const unknownSubscriptionProperty = (property: string) => badRequest(`Unknown subscription property: ${property}`)

@@ -16,7 +16,7 @@ import { realmUpdateDictEvent, realmUpdateEvent } from '../events/schemas/index.
 import type { Prisma } from '../db/index.js'
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
-import { mustBeAdmin, mustBeOwner } from '../errors.js'
+import { moderationChannelMustBePrivate, mustBeAdmin, mustBeOwner } from '../errors.js'
 import { isAdmin, isOwner } from '../domain/roles.js'
 import { parsePolicyValue, REALM_SETTINGS, type RealmSetting, type SettingValue } from '../domain/realm-settings.js'
 import { checkGroupSettingChange, parseGroupSettingChange, type GroupSettingChange, type GroupSettingValue } from '../domain/group-setting-value.js'
@@ -40,6 +40,7 @@ export type RealmUpdateInput = Record<string, unknown>
 const ANNOUNCEMENT_STREAMS = {
   new_stream_announcements_stream_id: 'newStreamAnnouncementsStreamId',
   signup_announcements_stream_id: 'signupAnnouncementsStreamId',
+  moderation_request_channel_id: 'moderationRequestChannelId',
 } as const
 
 /** A group change by system group name (from a deprecated policy) or by wire value. */
@@ -119,7 +120,9 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
       }
       if (name in ANNOUNCEMENT_STREAMS && typeof raw === 'number') {
         const column = ANNOUNCEMENT_STREAMS[name as keyof typeof ANNOUNCEMENT_STREAMS]
-        const streamId = raw < 0 ? null : (await accessStreamByIdIn(tx, ctx.user, raw)).stream.id
+        const stream = raw < 0 ? null : (await accessStreamByIdIn(tx, ctx.user, raw)).stream
+        if (column === 'moderationRequestChannelId' && stream && !stream.inviteOnly) throw moderationChannelMustBePrivate()
+        const streamId = stream?.id ?? null
         if (realm[column] === streamId) continue
         data[column] = streamId
         changed.push({ name, value: streamId ?? -1, dict: false })

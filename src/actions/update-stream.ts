@@ -12,6 +12,7 @@ import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import {
   defaultStreamCannotBePrivate,
+  moderationChannelMustBePrivate,
   insufficientPermission,
   invalidParameters,
   invalidPolicyValue,
@@ -71,6 +72,7 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
     if (isWebPublic && (!history || inviteOnly)) throw invalidParameters()
     if (!inviteOnly && !history) throw invalidParameters()
     if (inviteOnly && isDefault) throw defaultStreamCannotBePrivate()
+    if (!inviteOnly && ctx.realm.moderationRequestChannelId === stream.id) throw moderationChannelMustBePrivate()
     // Making a private channel public needs content access, even for administrators.
     if (input.isPrivate !== undefined && !canAccessStreamContent(ctx.user, stream, subscription !== null)) throw invalidStreamId()
     if (input.isWebPublic === true) {

@@ -78,6 +78,7 @@ export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeM
     realm_allow_edit_history: realm.messageEditHistoryVisibilityPolicy !== EDIT_HISTORY_VISIBILITY.none,
     realm_new_stream_announcements_stream_id: realm.newStreamAnnouncementsStreamId ?? -1,
     realm_signup_announcements_stream_id: realm.signupAnnouncementsStreamId ?? -1,
+    realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
     realm_zulip_update_announcements_stream_id: -1,
     // Upstream's shape since feature level 241; Roost's only backend is email and password.
     realm_authentication_methods: { Email: { enabled: realm.passwordAuthEnabled, available: true } },

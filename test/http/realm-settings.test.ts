@@ -73,6 +73,24 @@ t.test('PATCH /realm', async (t) => {
     t.match(expectSuccess(t, await as(app, admin).patch('/realm', { new_stream_announcements_stream_id: -1 })), { new_stream_announcements_stream_id: -1 })
   })
 
+  t.test('moderation_request_channel_id (level 331): a private channel or -1; that channel cannot be made public', async (t) => {
+    const { general, secret } = fx.streams
+    const state = async () => expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: JSON.stringify(['realm']) })).realm_moderation_request_channel_id
+    t.equal(await state(), -1, 'none by default')
+    expectError(t, await as(app, owner).patch('/realm', { moderation_request_channel_id: general.id }), { code: 'BAD_REQUEST', status: 400, msg: 'Moderation request channel must be private.' })
+    const events = await captureEvents(app, member, async () => {
+      t.same(expectSuccess(t, await as(app, owner).patch('/realm', { moderation_request_channel_id: secret.id })), { result: 'success', msg: '', moderation_request_channel_id: secret.id })
+    })
+    t.same(events.map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update', property: 'moderation_request_channel_id', value: secret.id }])
+    t.equal(await state(), secret.id)
+    expectError(t, await as(app, owner).patch(`/streams/${secret.id}`, { is_private: false }), { code: 'BAD_REQUEST', status: 400, msg: 'Moderation request channel must be private.' })
+    t.equal((await services.prisma.stream.findUniqueOrThrow({ where: { id: secret.id } })).inviteOnly, true, 'still private')
+    expectError(t, await as(app, admin).patch('/realm', { moderation_request_channel_id: secret.id }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
+    expectError(t, await as(app, member).patch('/realm', { moderation_request_channel_id: -1 }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    t.same(expectSuccess(t, await as(app, owner).patch('/realm', { moderation_request_channel_id: -1 })), { result: 'success', msg: '', moderation_request_channel_id: -1 })
+    t.equal(await state(), -1)
+  })
+
   t.test('rejects bad values naming the setting, writing nothing', async (t) => {
     const before = await services.prisma.realm.findUniqueOrThrow({ where: { id: fx.realm.id } })
     expectError(t, await as(app, admin).patch('/realm', { name: 'ok', edit_topic_policy: 9 }), { code: 'BAD_REQUEST', msg: 'Invalid edit_topic_policy' })

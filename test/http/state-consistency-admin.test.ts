@@ -73,6 +73,7 @@ t.test('register state + events = fresh register, administration', async (t) => 
     // One column, two wire forms (level 358): "none" moves the deprecated boolean too.
     await checkStateAfter(t, app, member, () => as(app, admin).patch('/realm', { message_edit_history_visibility_policy: 'none' }), { expectTypes: ['realm/update'] })
     await checkStateAfter(t, app, member, () => as(app, admin).patch('/realm', { allow_edit_history: true }), { expectTypes: ['realm/update'] })
+    await checkStateAfter(t, app, member, () => as(app, owner).patch('/realm', { moderation_request_channel_id: fx.streams.secret.id }), { expectTypes: ['realm/update'] })
   })
 
   t.test('custom emoji', async (t) => {

@@ -15,7 +15,7 @@ const INTEGERS = [
   'org_type', 'edit_topic_policy', 'move_messages_between_streams_policy', 'delete_own_message_policy', 'wildcard_mention_policy',
   'invite_to_realm_policy', 'invite_to_stream_policy', 'user_group_edit_policy', 'add_custom_emoji_policy',
   'create_web_public_stream_policy', 'bot_creation_policy', 'video_chat_provider', 'digest_weekday', 'giphy_rating',
-  'new_stream_announcements_stream_id', 'signup_announcements_stream_id',
+  'new_stream_announcements_stream_id', 'signup_announcements_stream_id', 'moderation_request_channel_id',
 ]
 const STRINGS = ['name', 'description', 'default_language', 'default_code_block_language', 'message_edit_history_visibility_policy']
 /** An integer, or "unlimited". */
