@@ -22,6 +22,7 @@ import { applyMigrations } from '../db/migrate.js'
 import { ROLE } from '../domain/roles.js'
 import { CliError, findUser } from './session.js'
 import { maskSecrets } from './mask.js'
+import { addBackupCommands } from './backup-command.js'
 import { addExportCommand } from './export-command.js'
 import { addImportCommand } from './import-command.js'
 import { redisTargetOf } from '../redis-connection.js'
@@ -258,6 +259,7 @@ export function buildProgram(io: CliIo): Command {
   const commandDeps = { out, err: (line: string) => void io.stderr.write(`${line}\n`), withServices }
   addExportCommand(program, commandDeps)
   addImportCommand(program, commandDeps)
+  addBackupCommands(program, { out, err: (line) => void io.stderr.write(`${line}\n`), config, env: io.env })
 
   program
     .command('config')

@@ -22,6 +22,8 @@ export interface FileStorage {
   get(key: string): Promise<StoredFile | null>
   /** Removes the file; a missing key is not an error. */
   delete(key: string): Promise<void>
+  /** Every stored key, in no particular order (backups read the files through get()). */
+  keys(): AsyncIterable<string>
   /** Fails when the storage cannot be used (called at startup, so a bad configuration stops the server). */
   check(): Promise<void>
 }

@@ -3,12 +3,14 @@
 // system allows (255 bytes): the temporary file and the content-type file
 // next to it get names that fit, and a failed put() or a delete() leaves no
 // empty directory behind.
-import { mkdir, readFile, rm, rmdir, writeFile, rename } from 'node:fs/promises'
-import { basename, dirname, join, resolve, sep } from 'node:path'
+import { mkdir, readFile, readdir, rm, rmdir, writeFile, rename } from 'node:fs/promises'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { createHash, randomUUID } from 'node:crypto'
 import type { FileStorage, StoredFile } from './file-storage.js'
 
 const TYPE_SUFFIX = '.content-type'
+/** put()'s temporary files: ".<uuid>.tmp". */
+const TEMPORARY = /^\.[0-9a-f-]{36}\.tmp$/
 /** The longest file name (one path component) in bytes on common Linux file systems. */
 const MAX_NAME_BYTES = 255
 
@@ -67,6 +69,27 @@ export class LocalFileStorage implements FileStorage {
 
   async check(): Promise<void> {
     await mkdir(this.root, { recursive: true })
+  }
+
+  /** The files under the root, without their content-type companions and unfinished temporary files. */
+  async *keys(): AsyncIterable<string> {
+    const pending = [this.root]
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      let entries
+      try {
+        entries = await readdir(dir, { withFileTypes: true })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+        throw error
+      }
+      const files = entries.filter((e) => e.isFile()).map((e) => e.name)
+      const companions = new Set(files.map((name) => basename(typePathOf(join(dir, name)))))
+      for (const name of files) {
+        if (companions.has(name) || TEMPORARY.test(name)) continue
+        yield relative(this.root, join(dir, name)).split(sep).join('/')
+      }
+      for (const e of entries) if (e.isDirectory()) pending.push(join(dir, e.name))
+    }
   }
 
   async delete(key: string): Promise<void> {

@@ -50,6 +50,17 @@ export class S3FileStorage implements FileStorage {
     }
   }
 
+  /** Every object of the bucket (ListObjectsV2, a page at a time). */
+  async *keys(): AsyncIterable<string> {
+    const { s3, sdk } = await this.connect()
+    let token: string | undefined
+    do {
+      const page = await s3.send(new sdk.ListObjectsV2Command({ Bucket: this.settings.bucket, ContinuationToken: token }))
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token !== undefined)
+  }
+
   /** Reaches the bucket (HeadBucket): a wrong endpoint, bucket or key fails here, at startup, rather than on the first upload. */
   async check(): Promise<void> {
     const { s3, sdk } = await this.connect()

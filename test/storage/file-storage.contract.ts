@@ -67,6 +67,21 @@ export function fileStorageContract(t: Test, make: MakeStorage): void {
     for (const name of names) t.equal((await storage.get(prefix + name))?.data.toString('utf8'), `content of ${name}`, name)
   })
 
+  t.test('keys() lists every stored file once, deleted ones not', async (t) => {
+    const storage = await make(t)
+    const list = async () => {
+      const found: string[] = []
+      for await (const k of storage.keys()) found.push(k)
+      return found.sort()
+    }
+    t.same(await list(), [], 'empty at first')
+    const stored = [key('a.txt'), key('日本語.pdf'), key('x.content-type'), key('notes.txt'), key('gone.txt')]
+    for (const k of stored) await storage.put(k, Buffer.from(k), 'text/plain')
+    await storage.delete(stored[4]!)
+    t.same(await list(), stored.slice(0, 4).sort())
+    for (const k of await list()) t.equal((await storage.get(k))?.data.toString('utf8'), k, `${k} reads back`)
+  })
+
   t.test('get() of a key never stored returns null', async (t) => {
     const storage = await make(t)
     t.equal(await storage.get(key('never.txt')), null)

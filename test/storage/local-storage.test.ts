@@ -1,5 +1,6 @@
 import t from 'tap'
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalFileStorage } from '../../src/storage/local-storage.js'
@@ -31,6 +32,21 @@ t.test('LocalFileStorage', async (t) => {
       await t.rejects(storage.delete(bad), /invalid storage key/, `delete ${JSON.stringify(bad)}`)
     }
     t.same(await readdir(dir), [])
+  })
+
+  t.test('keys() skips content-type companions (hashed ones of long names too) and unfinished temporary files', async (t) => {
+    const dir = await tempDir(t)
+    const storage = new LocalFileStorage(join(dir, 'uploads'))
+    const long = `7/ab/long/${'n'.repeat(250)}.txt`
+    await storage.put(long, Buffer.from('long'), 'text/plain')
+    await storage.put('7/cd/short/a.txt', Buffer.from('short'), 'text/plain')
+    await writeFile(join(dir, 'uploads', '7', 'cd', 'short', `.${randomUUID()}.tmp`), 'half written')
+    const keys: string[] = []
+    for await (const k of storage.keys()) keys.push(k)
+    t.same(keys.sort(), ['7/ab/long/' + 'n'.repeat(250) + '.txt', '7/cd/short/a.txt'])
+    t.equal((await readdir(join(dir, 'uploads', '7', 'ab', 'long'))).length, 2, 'the long name has its hashed companion beside it')
+    const none = new LocalFileStorage(join(dir, 'never-created'))
+    for await (const k of none.keys()) t.fail(`no key expected, got ${k}`)
   })
 
   t.test('createStorage() uses DATA_DIR/uploads when no S3_* variable is set', async (t) => {
