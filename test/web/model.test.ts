@@ -14,6 +14,7 @@ import { dmKey, hashToNarrow, matches, narrowToHash, narrowTerms, parseSearch, t
 import { fromRegister, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
 import { unreadCounts, VISIBILITY_MUTED } from '../../web/src/model/unread.js'
 import { recentConversations } from '../../web/src/model/recent.js'
+import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { emptyList, type Lists } from '../../web/src/model/lists.js'
 
 t.test('search syntax becomes narrow terms', async (t) => {
@@ -107,6 +108,18 @@ async function checkState(t: Test, app: FastifyInstance, user: User, fn: () => P
   t.same(comparable(state), comparable(fresh), 'state + events = fresh register')
   return state
 }
+
+t.test("a Web Push payload becomes the service worker's notification and the conversation its click opens", async (t) => {
+  const base = { event: 'message', user_id: 5, sender_id: 7, sender_full_name: 'Ann', zulip_message_id: 42, content: 'hi <b>there</b>' }
+  t.same(noticeFor({ ...base, recipient_type: 'stream', stream: 'general', stream_id: 3, topic: 'a/b' }), {
+    tag: 'roost-42', messageId: 42, icon: undefined, title: '#general > a/b', body: 'Ann: hi <b>there</b>', hash: '#channel/3/topic/a%2Fb',
+  })
+  t.match(noticeFor({ ...base, recipient_type: 'private' }), { title: 'Ann', body: 'hi <b>there</b>', hash: '#dm/7' })
+  t.match(noticeFor({ ...base, recipient_type: 'private', pm_users: '5,7,9' }), { title: 'Ann (group)', hash: '#dm/7,9' })
+  t.equal(noticeFor({ ...base, event: 'remove' }), undefined, 'a removal shows nothing')
+  t.same(removedMessageIds({ event: 'remove', zulip_message_ids: '40,41,42', zulip_message_id: 40 }), [40, 41, 42])
+  t.same(removedMessageIds(base), [], 'a message removes nothing')
+})
 
 t.test('state + events = fresh register', async (t) => {
   const { app, fx } = await buildTestApp(t)
