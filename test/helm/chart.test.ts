@@ -310,8 +310,9 @@ if ('unavailable' in helm) {
 
   t.test('every configuration variable is a chart value', async (t) => {
     const values = parseAllDocuments(readFileSync(path.join(chart, 'values.yaml'), 'utf8'))[0]!.toJS() as Manifest
-    // HOST, PORT and DATA_DIR are set by the chart itself; the push key files' paths when pushKeyFiles mounts them.
-    const offered = new Set([...Object.keys(values.config), ...Object.keys(values.secret), 'HOST', 'PORT', 'DATA_DIR', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE'])
+    // HOST, PORT and DATA_DIR are set by the chart itself; the push key files' paths when pushKeyFiles mounts them;
+    // ROOST_COMMIT by the image's build.
+    const offered = new Set([...Object.keys(values.config), ...Object.keys(values.secret), 'HOST', 'PORT', 'DATA_DIR', 'FCM_SERVICE_ACCOUNT_FILE', 'APNS_KEY_FILE', 'ROOST_COMMIT'])
     t.same(CONFIG_VARIABLES.map((v) => v.name).filter((name) => !offered.has(name)), [])
     const schema = JSON.parse(readFileSync(path.join(chart, 'values.schema.json'), 'utf8')) as Manifest
     t.same(Object.keys(values.config).filter((name) => !(name in schema.properties.config.properties)), [], 'every config value in the schema')
