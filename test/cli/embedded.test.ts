@@ -1,8 +1,9 @@
 // The admin CLI on an embedded DATA_DIR (PGlite): it creates the root
 // organization and people there, and it refuses to open the database while
 // a server (or another command) holds DATA_DIR/roost.pid. The commands run in
-// this process (test/cli/run.ts), except one that runs the real binary
-// (bin/roost.js) as a process: its standard input, output and exit code.
+// this process (test/cli/run.ts), except a few that run the real binary
+// (bin/roost.js) as a process: its standard input, output and exit code,
+// and an export of the organization imported again beside it.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -68,6 +69,19 @@ t.test('roost admin commands on an embedded DATA_DIR', async (t) => {
     const members = expectSuccess(t, await as(app, { deliveryEmail: 'me@home.example.com', apiKey: key }, root).get('/users')).members as { email: string; role: number }[]
     t.equal(members.find((m) => m.email === 'kid@home.example.com')?.role, 600)
     t.ok(kid.api_key)
+  })
+
+  t.test('export and import on PGlite, through the real binary', async (t) => {
+    const archive = path.join(dataDir, 'home.tar.gz')
+    const exported = await spawnCli(['export', '', '--output', archive], env)
+    t.equal(exported.code, 0, exported.stderr)
+    t.match(exported.stdout, `exported 'Home' to ${archive}: 2 users`)
+    const imported = await spawnCli(['import', archive, '--subdomain', 'home-copy'], env)
+    t.equal(imported.code, 0, imported.stderr)
+    t.match(imported.stdout, 'imported the organization at http://home-copy.localhost:9991: 2 users')
+    const listed = await runCli(['org', 'list'], env)
+    t.match(listed.stdout, 'home-copy\thttp://home-copy.localhost:9991\t2\tHome')
+    t.notOk(existsSync(pidFile), 'both commands freed DATA_DIR')
   })
 })
 
