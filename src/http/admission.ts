@@ -4,10 +4,14 @@
 // each off at 0 (config.admission): requests in flight (counted from
 // onRequest until the response closes; the long-polls of GET /events and the
 // health and metrics endpoints are not counted), the event loop's delay and
-// the V8 heap in use, both sampled on a timer. While a sampled limit is
-// exceeded, or after a sample interval in which a request was refused, the
-// node's held long-polls are answered with a heartbeat (the client polls
-// again, and is refused or admitted like any request) rather than held.
+// the V8 heap in use, both sampled on a timer. A long-poll costs nothing
+// while it is held, and answering or refusing it only brings its client back:
+// a new one is refused only while the heap is past its limit, and the held
+// ones are answered with a heartbeat (the client polls again) only then, to
+// give their memory back. Releasing them for a busy event loop or a full
+// in-flight count would turn every held poll into a new request at the worst
+// moment (a reconnect storm of thousands of polls on one node, as
+// test/failure/node-loss.test.ts makes, would never settle).
 //
 // @fastify/under-pressure samples the same two figures, but counts no
 // requests in flight, reads request.routeOptions (an object built per read)
@@ -32,7 +36,7 @@ function isExempt(url: string): boolean {
   return url.startsWith('/healthz') || url.startsWith('/readyz') || url.startsWith('/metrics')
 }
 
-/** GET /events (held long-polls) under either prefix: admitted like any request, never counted in flight. */
+/** GET /events (held long-polls) under either prefix: never counted in flight, refused only for the heap. */
 function isLongPoll(request: FastifyRequest): boolean {
   if (request.method !== 'GET') return false
   const url = request.url
@@ -54,7 +58,6 @@ export class Admission {
   private readonly histogram: IntervalHistogram | undefined
   private timer: NodeJS.Timeout | undefined
   private lastSampleAt = 0
-  private refusedAtLastSample = 0
   private slowSamples = 0
 
   constructor(
@@ -112,18 +115,17 @@ export class Admission {
       this.slowSamples >= SLOW_SAMPLES ? 'event_loop_delay'
       : this.maxHeapUsedBytes > 0 && this.heapUsedBytes > this.maxHeapUsedBytes ? 'heap_used'
       : null
-    const refusedSince = this.refusedTotal - this.refusedAtLastSample
-    this.refusedAtLastSample = this.refusedTotal
-    if (this.pressure !== null || refusedSince > 0) {
+    if (this.pressure === 'heap_used') {
       this.releases++
       this.releaseHeldPolls()
     }
   }
 
-  /** Why a new request must be refused now, or null to admit it. */
-  refusal(countsInFlight: boolean): RefusalReason | null {
+  /** Why a new request must be refused now, or null to admit it. A long-poll is refused only for the heap. */
+  refusal(longPoll: boolean): RefusalReason | null {
+    if (longPoll) return this.pressure === 'heap_used' ? this.pressure : null
     if (this.pressure !== null) return this.pressure
-    if (countsInFlight && this.config.maxInFlight > 0 && this.inFlight >= this.config.maxInFlight) return 'in_flight'
+    if (this.config.maxInFlight > 0 && this.inFlight >= this.config.maxInFlight) return 'in_flight'
     return null
   }
 
@@ -134,13 +136,13 @@ export class Admission {
     // A callback hook (every request): no promise per request.
     app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
       if (isExempt(request.url)) return done()
-      const counts = !isLongPoll(request)
-      const reason = this.refusal(counts)
+      const longPoll = isLongPoll(request)
+      const reason = this.refusal(longPoll)
       if (reason !== null) {
         this.refused[reason]++
         return done(serverOverloaded(retryAfter))
       }
-      if (counts) {
+      if (!longPoll) {
         this.inFlight++
         // 'close' comes once, answered or not (a client that hangs up frees its place).
         reply.raw.once('close', () => this.inFlight--)

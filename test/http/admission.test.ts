@@ -1,7 +1,8 @@
 // Admission control (src/http/admission.ts) on one node over real HTTP: past
 // its in-flight limit, or with its event loop blocked, the node answers new
 // requests at once with 503, the error envelope and Retry-After, finishes the
-// requests it admitted, releases its held long-polls with a heartbeat, keeps
+// requests it admitted, keeps its held long-polls (answering them early only
+// while its heap is past its limit), keeps
 // /healthz, /readyz and /metrics answering, and serves clients that retry
 // after Retry-After once the load is gone.
 import t from 'tap'
@@ -9,6 +10,7 @@ import { connect } from 'node:net'
 import { once } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { buildApp } from '../../src/app.js'
+import { Admission } from '../../src/http/admission.js'
 import { servicesOver } from '../../src/node-services.js'
 import { memoryBackends } from '../../src/backends/index.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
@@ -132,10 +134,9 @@ t.test('past its in-flight limit a node refuses new requests at once and finishe
   t.equal(sample(metrics, 'roost_http_requests_in_flight'), 2)
   t.equal(sample(metrics, 'roost_admission_refusals_total{reason="in_flight"}'), 2)
 
-  // The held poll is answered with a heartbeat rather than dropped.
-  const polled = await poll
-  t.equal(polled.status, 200)
-  t.match(await polled.json(), { result: 'success', events: [{ type: 'heartbeat' }] })
+  // The held poll stays held through the refusals and the samples after them: held, it costs nothing.
+  await delay(200)
+  t.equal(node.events.heldPolls, 1, 'the held poll is neither dropped nor answered early')
 
   // What was admitted finishes.
   node.releaseSlow()
@@ -147,8 +148,47 @@ t.test('past its in-flight limit a node refuses new requests at once and finishe
   const { res } = await retrying(node, '/api/v1/users/me')
   t.equal(res.status, 200)
   t.match(await res.json(), { result: 'success', user_id: node.fx.users.member.id })
+  // The poll held all along gets the next event.
+  const sent = await call(node, '/api/v1/messages', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'type=stream&to=general&topic=t&content=after' })
+  t.equal(sent.status, 200)
+  const polled = await poll
+  t.equal(polled.status, 200)
+  t.match(await polled.json(), { result: 'success', events: [{ type: 'message', message: { content: 'after' } }] })
   const after = await (await call(node, '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text()
   t.equal(sample(after, 'roost_http_requests_in_flight'), 0)
+  t.equal(sample(after, 'roost_admission_poll_releases_total'), 0)
+})
+
+t.test('long-polls: refused and released only while the heap is past its limit', async (t) => {
+  const limits = { maxInFlight: 1, retryAfterSeconds: 1, sampleIntervalMs: 20 }
+  // A busy event loop: new long-polls are still admitted and held ones kept, while other requests are refused.
+  let released = 0
+  const busy = new Admission({ ...limits, maxEventLoopDelayMs: 50, maxHeapUsedMib: 0 }, () => released++)
+  t.teardown(() => busy.stop())
+  busy.start()
+  for (let i = 0; i < 3; i++) {
+    block(150)
+    busy.sample()
+  }
+  t.equal(busy.pressure, 'event_loop_delay')
+  t.equal(busy.refusal(false), 'event_loop_delay')
+  t.equal(busy.refusal(true), null, 'a new long-poll is admitted')
+  t.equal(released, 0, 'held polls are kept')
+  // A full in-flight count refuses other requests only.
+  const full = new Admission({ ...limits, maxEventLoopDelayMs: 0, maxHeapUsedMib: 0 }, () => released++)
+  full.inFlight = 1
+  full.sample()
+  t.equal(full.refusal(false), 'in_flight')
+  t.equal(full.refusal(true), null)
+  t.equal(released, 0)
+  // A heap past its limit (1 MiB: always) refuses long-polls too and answers the held ones.
+  const heap = new Admission({ ...limits, maxEventLoopDelayMs: 0, maxHeapUsedMib: 1 }, () => released++)
+  heap.sample()
+  t.equal(heap.pressure, 'heap_used')
+  t.equal(heap.refusal(true), 'heap_used')
+  t.equal(heap.refusal(false), 'heap_used')
+  t.equal(released, 1, 'the held polls are answered with a heartbeat, giving their memory back')
+  t.equal(heap.releases, 1)
 })
 
 /** Keeps the event loop busy for `ms` (what a node whose loop cannot keep up looks like). */
