@@ -136,6 +136,19 @@ t.test('recent conversations and drafts', async (t) => {
     t.equal(await page.locator('.compose textarea').inputValue(), '', 'and no longer in its compose box')
   })
 
+  t.test('on a 360 px wide phone both views fit the screen', async (t) => {
+    const phone = await openApp(t, browser, origin, member, await givePassword(services, member), { width: 360, height: 740 })
+    for (const hash of ['#recent', '#drafts']) {
+      await phone.page.goto(`${origin}/${hash}`)
+      await phone.page.waitForSelector(hash === '#recent' ? '.recent tbody tr' : '.draft-list .draft')
+      t.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${hash}: no sideways scrolling`)
+    }
+    await phone.page.goto(`${origin}/#recent`)
+    await phone.page.waitForSelector('.recent tbody tr')
+    await phone.page.screenshot({ path: path.join(shots, 'recent-conversations-phone.png') })
+    t.same(phone.errors, [])
+  })
+
   t.test('no errors in the page', async (t) => {
     t.same(errors, [])
   })
