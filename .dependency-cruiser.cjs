@@ -4,7 +4,7 @@
 // only actions/ publish, and nothing imports in a circle. web/ may take the
 // event types from src/events/schemas only. Checked by
 // test/architecture/dependencies.test.ts in the unit phase.
-const ENTRY = '^src/(server|app|node-services)\\.ts$|^src/cli/'
+const ENTRY = '^src/(server|serve|app|node-services)\\.ts$|^src/cli/'
 const WORKERS = '^src/(scheduler|notifications)/'
 /** `from` may not import `to` (type-only imports included). */
 const never = (name, comment, from, to, extra = {}) => ({ name, comment, severity: 'error', from: { path: from, ...extra.from }, to: { path: to, ...extra.to } })
@@ -20,7 +20,7 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
-    never('entry-points-are-not-imported', 'server.ts, app.ts, node-services.ts and cli/ assemble the node; nothing below imports them.', '^src/(?!cli/)', ENTRY, { from: { pathNot: ENTRY } }),
+    never('entry-points-are-not-imported', 'server.ts (and serve.ts, which it loads after tracing), app.ts, node-services.ts and cli/ assemble the node; nothing below imports them.', '^src/(?!cli/)', ENTRY, { from: { pathNot: ENTRY } }),
     never('http-is-on-top', 'Only the entry points import http/.', '^src/', '^src/http/', { from: { pathNot: `^src/http/|${ENTRY}` } }),
     never('actions-from-above-only', 'actions/ are called by http/, the workers and the entry points.', '^src/', '^src/actions/', {
       from: { pathNot: `^src/(actions|http)/|${ENTRY}|^src/scheduler/delivery\\.ts$` },
