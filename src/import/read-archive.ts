@@ -115,8 +115,9 @@ export async function readZip(file: string, limits: ArchiveLimits = DEFAULT_ARCH
   const budget = new Budget(limits)
   const files = new Map<string, Buffer>()
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    // decodeStrings validates names (no absolute paths, no '..'), validateEntrySizes checks the data against the headers.
-    yauzl.open(file, { lazyEntries: true, autoClose: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true }, (error, zipFile) =>
+    // Names are decoded here as UTF-8, as upstream's Slack importer does (Slack's zips are UTF-8 without
+    // the flag that says so) and checked by safeEntryPath; validateEntrySizes checks the data against the headers.
+    yauzl.open(file, { lazyEntries: true, autoClose: true, decodeStrings: false, validateEntrySizes: true }, (error, zipFile) =>
       error ? reject(new ArchiveError(`the archive is not a readable .zip: ${error.message}`)) : resolve(zipFile),
     ),
   )
@@ -135,10 +136,11 @@ export async function readZip(file: string, limits: ArchiveLimits = DEFAULT_ARCH
     zip.on('entry', (entry: yauzl.Entry) => {
       try {
         budget.entry()
-        const name = safeEntryPath(entry.fileName)
+        const rawName = (entry.fileName as unknown as Buffer).toString('utf8')
+        const name = safeEntryPath(rawName)
         const mode = (entry.externalFileAttributes >>> 16) & S_IFMT
-        if (entry.fileName.endsWith('/') || mode === S_IFDIR) return zip.readEntry()
-        if (mode !== 0 && mode !== S_IFREG) throw new ArchiveError(`the archive has an entry that is not a regular file: ${JSON.stringify(entry.fileName)}`)
+        if (rawName.endsWith('/') || mode === S_IFDIR) return zip.readEntry()
+        if (mode !== 0 && mode !== S_IFREG) throw new ArchiveError(`the archive has an entry that is not a regular file: ${JSON.stringify(rawName)}`)
         zip.openReadStream(entry, (error, stream) => {
           if (error) return fail(error)
           const chunks: Buffer[] = []

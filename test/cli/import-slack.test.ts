@@ -181,6 +181,25 @@ t.test('roost import --slack', async (t) => {
     t.same(image.rawPayload, TINY_GIF)
   })
 
+  t.test('names in UTF-8 without the zip flag that says so (as Slack writes them) are read as UTF-8', async (t) => {
+    const files = slackExport()
+    files['channels.json'] = json([{ id: 'C1', name: 'café', created: 1714500000, members: ['U1'], purpose: { value: '' } }])
+    files['café/2024-05-01.json'] = json([{ type: 'message', user: 'U1', text: 'bonjour', ts: '1714557600.000100' }])
+    for (const name of Object.keys(files)) if (/^(general|random)\//.test(name)) delete files[name]
+    const zip = Buffer.from(zipSync(files))
+    // Clear the UTF-8 flag (bit 11) in every local and central header.
+    for (let i = 0; i + 4 <= zip.length; i++) {
+      const signature = zip.readUInt32LE(i)
+      if (signature === 0x04034b50) zip.writeUInt16LE(zip.readUInt16LE(i + 6) & ~0x0800, i + 6)
+      if (signature === 0x02014b50) zip.writeUInt16LE(zip.readUInt16LE(i + 8) & ~0x0800, i + 8)
+    }
+    const res = await cli(['import', '--slack', await write('utf8.zip', zip), '--subdomain', 'cafe-co'])
+    t.equal(res.code, 0, res.stderr)
+    const alice = { deliveryEmail: 'alice@slackco.example.com', apiKey: printed((await cli(['user', 'regenerate-api-key', '--org', 'cafe-co', 'alice@slackco.example.com'])).stdout, 'API key') }
+    const messages = expectSuccess(t, await as(app, alice, { host: 'cafe-co.localhost' }).get('/messages', { anchor: 'oldest', num_before: 0, num_after: 10, narrow: [{ operator: 'channel', operand: 'café' }], apply_markdown: false })).messages as Record<string, unknown>[]
+    t.same(messages.map((m) => [m.display_recipient, m.content]), [['café', 'bonjour']])
+  })
+
   t.test('bad Slack exports are refused by name, with nothing imported', async (t) => {
     const zeros = new Uint8Array(3 * 1024 * 1024)
     const cases: [string, Zippable | Uint8Array, string[], RegExp][] = [
@@ -204,7 +223,7 @@ t.test('roost import --slack', async (t) => {
       t.match(res.stderr, message, name)
     }
     const list = await cli(['org', 'list'])
-    t.same(list.stdout.trim().split('\n').slice(1).map((l) => l.split('\t')[0]), ['slackco'], 'no organization was created')
+    t.same(list.stdout.trim().split('\n').slice(1).map((l) => l.split('\t')[0]), ['cafe-co', 'slackco'], 'no organization was created')
     const noSubdomain = await cli(['import', '--slack', path.join(scratch, 'slack.zip')])
     t.equal(noSubdomain.code, 1)
     t.match(noSubdomain.stderr, '--slack needs --subdomain <subdomain>')
