@@ -116,6 +116,8 @@ t.test("a Web Push payload becomes the service worker's notification and the con
   })
   t.match(noticeFor({ ...base, recipient_type: 'private' }), { title: 'Ann', body: 'hi <b>there</b>', hash: '#dm/7' })
   t.match(noticeFor({ ...base, recipient_type: 'private', pm_users: '5,7,9' }), { title: 'Ann (group)', hash: '#dm/7,9' })
+  t.equal(noticeFor({ ...base, recipient_type: 'stream', stream: 'g', stream_id: 3, topic: 'x y/ü' })!.hash, narrowToHash({ kind: 'topic', streamId: 3, topic: 'x y/ü' }), "the app's own address of a topic")
+  t.equal(noticeFor({ ...base, recipient_type: 'private', pm_users: '9,5,7' })!.hash, narrowToHash({ kind: 'dm', userIds: [9, 7] }), 'and of a direct conversation')
   t.equal(noticeFor({ ...base, event: 'remove' }), undefined, 'a removal shows nothing')
   t.same(removedMessageIds({ event: 'remove', zulip_message_ids: '40,41,42', zulip_message_id: 40 }), [40, 41, 42])
   t.same(removedMessageIds(base), [], 'a message removes nothing')

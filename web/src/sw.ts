@@ -1,4 +1,5 @@
-// The app's service worker, served at /sw.js (scope: the whole app). It shows
+// The app's service worker, served at /sw.js (scope: the whole app; a classic
+// script: it imports only model/push.ts, which the page does not). It shows
 // each Web Push that Roost sends (the server decides who gets one, by the
 // user's notification settings) as a notification, closes the notifications
 // of messages that were read elsewhere (removal notices), and on a click opens

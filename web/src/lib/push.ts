@@ -28,7 +28,7 @@ async function vapidKey(): Promise<string | null> {
 }
 
 export function registerWorker(): Promise<ServiceWorkerRegistration> {
-  return navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module' })
+  return navigator.serviceWorker.register('/sw.js', { scope: '/' })
 }
 
 /** Subscribes this browser (asking for the notification permission when needed). Throws the browser's or the server's error. */
