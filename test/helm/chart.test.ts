@@ -12,11 +12,13 @@ import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { Job } from 'kubernetes-models/batch/v1'
-import { PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1'
+import { ConfigMap, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1'
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
+import { Metrics } from '../../src/metrics.js'
+import { testConfig } from '../support/config.js'
 import { helmBinary } from './helm-binary.js'
 import { CONFIG_VARIABLES } from '../../src/config-variables.js'
 
@@ -53,6 +55,8 @@ if ('unavailable' in helm) {
     'autoscaling/v2/HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as never),
     'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
     'monitoring.coreos.com/v1/ServiceMonitor': (d) => new ServiceMonitor(d as never),
+    'monitoring.coreos.com/v1/PrometheusRule': (d) => new PrometheusRule(d as never),
+    'v1/ConfigMap': (d) => new ConfigMap(d as never),
   }
 
   /** Every rendered document, validated against the schema of its kind, by kind. */
@@ -264,6 +268,61 @@ if ('unavailable' in helm) {
     const monitor = m.ServiceMonitor!
     t.equal(monitor.metadata.labels.release, 'prometheus')
     t.same(monitor.spec.endpoints, [{ port: 'http', path: '/metrics', interval: '15s', scrapeTimeout: '10s', authorization: { type: 'Bearer', credentials: { name: 'roost-production', key: 'METRICS_TOKEN' } } }])
+  })
+
+  t.test('monitoring: a PrometheusRule with the alerts and a Grafana dashboard, both optional, naming only metrics Roost exports', async (t) => {
+    // Every series a node exports (prom-client's process metrics with the roost_ prefix included).
+    const metrics = new Metrics({
+      config: testConfig({ metricsToken: 'x' }),
+      backlogs: { scheduledMessagesDue: async () => 0, missedMessageEmailsPending: async () => 0, pushNotificationsPending: async () => 0 },
+      database: { pool: { totalCount: 0, idleCount: 0, waitingCount: 0 } as never },
+      backendErrors: () => 0,
+      events: { heldPolls: 0, registeredQueues: 0, deliveredEvents: 0 } as never,
+      authCache: { hits: 0, misses: 0, listenerErrors: 0 } as never,
+      userDataCache: { hits: 0, misses: 0, listenerErrors: 0 },
+    })
+    metrics.watchAdmission({ inFlight: 0, refused: {}, releases: 0, eventLoopDelayMs: 0 })
+    const exported = new Set<string>()
+    for (const metric of metrics.registry.getMetricsAsArray()) {
+      exported.add(metric.name)
+      if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_count', '_sum']) exported.add(`${metric.name}${suffix}`)
+    }
+    const named = (expr: string) => [...expr.matchAll(/\b(roost_[a-z_]+)/g)].map((m) => m[1]!)
+
+    const m = render(t, [...REQUIRED, '-f', path.join(fixtures, 'monitoring-values.yaml')])
+    const rule = m.PrometheusRule!
+    t.equal(rule.metadata.labels.release, 'prometheus')
+    const rules = rule.spec.groups[0].rules as Manifest[]
+    t.same(rules.map((r) => r.alert), ['RoostHighErrorRate', 'RoostHighLatency', 'RoostOverloaded', 'RoostScheduledMessagesBacklog', 'RoostMissedMessageEmailBacklog', 'RoostPushNotificationBacklog'])
+    t.ok(rules.every((r) => r.for === '5m' && ['warning', 'critical'].includes(r.labels.severity)))
+    t.match(rules[0]!.expr, /status=~"5\.\."[\s\S]*> 0\.02\s*$/, 'the error ratio threshold')
+    t.match(rules[1]!.expr, /histogram_quantile\(0\.99,[\s\S]*route!~"\/\(api\/v1\|json\)\/events"[\s\S]*> 2\s*$/, 'p99 without the long-polls')
+    t.match(rules[3]!.expr, /roost_scheduled_messages_due\{namespace="chat"\}\) > 100$/)
+    t.match(rules[4]!.expr, /> 1000$/)
+    t.equal(rules[0]!.annotations.summary, "More than 2 % of Roost's answers are server errors")
+    t.match(rules[0]!.annotations.description, /^\{\{ \$value \| humanizePercentage \}\} of the requests/, 'Prometheus templates pass through Helm')
+    for (const r of rules) t.same(named(r.expr).filter((name) => !exported.has(name)), [], `${r.alert} names exported metrics`)
+
+    const configMap = m.ConfigMap!
+    t.equal(configMap.metadata.name, 'roost-dashboard')
+    t.equal(configMap.metadata.labels.grafana_dashboard, '1')
+    const dashboard = JSON.parse(configMap.data['roost.json']) as Manifest
+    t.same(dashboard, JSON.parse(readFileSync(path.join(chart, 'dashboards/roost.json'), 'utf8')), 'the dashboard file as it is')
+    t.equal(dashboard.uid, 'roost-overview')
+    t.same(dashboard.templating.list.map((v: Manifest) => v.name), ['datasource', 'job'])
+    const targets = (dashboard.panels as Manifest[]).flatMap((p) => p.targets as Manifest[])
+    t.ok(targets.length >= 20, `${targets.length} queries`)
+    t.ok(targets.every((q) => q.datasource.uid === '${datasource}' && q.expr.includes('job=~"$job"')), 'every query on the chosen data source and jobs')
+    const used = new Set(targets.flatMap((q) => named(q.expr as string)))
+    t.same([...used].filter((name) => !exported.has(name)), [], 'the dashboard names exported metrics')
+    for (const name of ['roost_http_request_duration_seconds_bucket', 'roost_db_query_duration_seconds_bucket', 'roost_redis_command_duration_seconds_bucket', 'roost_messages_sent_total', 'roost_login_refusals_total', 'roost_rate_limit_refusals_total', 'roost_admission_refusals_total']) {
+      t.ok(used.has(name), `the dashboard shows ${name}`)
+    }
+    t.ok(exported.has('roost_build_info'), 'build info is exported (the job variable lists its jobs)')
+
+    const bad = run(['template', 'roost', chart, ...REQUIRED, '--set', 'monitoring.prometheusRule.errorRatio=2'])
+    t.not(bad.status, 0)
+    t.match(bad.stderr, /monitoring\.prometheusRule\.errorRatio/)
   })
 
   t.test('each of the three ways to reach Redis renders into the environment', async (t) => {
