@@ -48,6 +48,9 @@ export function drawnSet(emojiset: unknown): DrawnSet {
 let cells: Record<string, [number, number]> | undefined
 let cellsLoading: Promise<void> | undefined
 
+/** Whether the sheets' cell table is loaded (sprites can be drawn). */
+export const sheetLoaded = (): boolean => cells !== undefined
+
 /** Loads the sheets' cell table (once); resolves when sprites can be drawn. */
 export function loadSheetCells(): Promise<void> {
   cellsLoading ??= import('./emoji-sheet.json').then((mod) => {
