@@ -302,6 +302,7 @@ export function slackToBundle(files: Map<string, Buffer>, options: SlackOptions)
   const uploadRecords: Row[] = []
   const uploads = new Map<string, Buffer>()
   const threadTopics = new Map<string, string>()
+  const threadParents = new Map<string, string>()
   const topicCounts = new Map<string, number>()
   let skipped = 0
   let linkedFiles = 0
@@ -371,9 +372,11 @@ export function slackToBundle(files: Map<string, Buffer>, options: SlackOptions)
           topic = DEFAULT_TOPIC
           const threadTs = text(m, 'thread_ts')
           if (threadTs) {
-            const parent = text(m, 'parent_user_id') ?? (threadTs === text(m, 'ts') ? slackUser : '')
+            // The thread's first message names its author; a reply names it in parent_user_id, or the thread's first message did.
+            if (threadTs === text(m, 'ts')) threadParents.set(threadTs, slackUser)
+            const parent = text(m, 'parent_user_id') ?? threadParents.get(threadTs) ?? ''
             const key = `${threadTs}-${parent}`
-            let name = threadTopics.get(key) ?? threadTopics.get(`${threadTs}-`)
+            let name = threadTopics.get(key)
             if (name === undefined) {
               const date = new Date(Number(threadTs) * 1000).toISOString().slice(0, 10)
               const base = truncate(`${date} ${content}`.trim().replace(/\s+/g, ' '), MAX_TOPIC_LENGTH)

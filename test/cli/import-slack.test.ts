@@ -38,7 +38,6 @@ function slackExport(extra: Record<string, unknown[]> = {}): Zippable {
       text: 'Sounds good',
       ts: '1714560100.000300',
       thread_ts: '1714560000.000200',
-      parent_user_id: 'U2',
       reactions: [
         { name: '+1', users: ['U2', 'U3'], count: 2 },
         { name: 'partyblob', users: ['U1'], count: 1 },
@@ -56,6 +55,7 @@ function slackExport(extra: Record<string, unknown[]> = {}): Zippable {
         { id: 'F2', name: 'slides.pdf', title: 'Slides', mimetype: 'application/pdf', url_private: 'https://files.slack.com/files-pri/T1-F2/slides.pdf' },
       ],
     },
+    { type: 'message', user: 'U1', text: 'Deploy plan for today', ts: '1714562500.000500', thread_ts: '1714562500.000500' },
     ...(extra.general ?? []),
   ]
   return {
@@ -113,10 +113,10 @@ t.test('roost import --slack', async (t) => {
   t.test('a Slack export becomes an organization', async (t) => {
     const res = await cli(['import', '--slack', await write('slack.zip', slackExport()), '--subdomain', 'slackco'])
     t.equal(res.code, 0, res.stderr)
-    t.match(res.stdout, 'imported the organization at http://slackco.localhost:9991: 4 users, 4 channels, 8 messages, 2 files')
+    t.match(res.stdout, 'imported the organization at http://slackco.localhost:9991: 4 users, 4 channels, 9 messages, 2 files')
     t.notMatch(res.stdout, '3 files')
     t.match(res.stderr, 'custom emoji :notincluded: skipped')
-    t.match(res.stderr, '8 messages (1 notices skipped), 1 files imported, 1 files left as links to Slack')
+    t.match(res.stderr, '9 messages (1 notices skipped), 1 files imported, 1 files left as links to Slack')
     const alice = await keyOf('alice@slackco.example.com')
     const bob = await keyOf('bob@slackco.example.com')
     const members = expectSuccess(t, await as(app, alice, fx).get('/users')).members as Record<string, unknown>[]
@@ -151,6 +151,7 @@ t.test('roost import --slack', async (t) => {
         ['stream', '2024-05-01 Deploy plan for today', 'bob@slackco.example.com', 'Deploy plan for today'],
         ['stream', '2024-05-01 Deploy plan for today', 'alice@slackco.example.com', 'Sounds good'],
         ['stream', 'imported from Slack', 'bob@slackco.example.com', (messages[6]?.content as string) ?? ''],
+        ['stream', '2024-05-01 Deploy plan for today (2)', 'alice@slackco.example.com', 'Deploy plan for today'],
         ['stream', 'imported from Slack', 'bob@slackco.example.com', 'random thoughts'],
       ],
     )
