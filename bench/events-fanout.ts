@@ -36,7 +36,7 @@ async function seedUsers(databaseUrl: string): Promise<void> {
   for (let done = 1; done < SUBSCRIBERS; ) {
     const batch = Math.min(100, SUBSCRIBERS - done)
     await database.prisma.$transaction(async (tx) => {
-      for (let i = 0; i < batch; i++) await insertUser(tx, realm, { email: `sub${done + i}@example.com`, fullName: `Subscriber ${done + i}`, dateJoined: new Date() })
+      for (let i = 0; i < batch; i++) await insertUser(tx, realm, { email: `sub${done + i}@example.com`, fullName: `Subscriber ${done + i}`, dateJoined: new Date(), emailDomain: 'example.com' })
     }, { timeout: 120_000 })
     done += batch
   }

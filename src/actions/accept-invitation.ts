@@ -9,6 +9,7 @@ import { idsMatchingLower } from '../db/exact-match.js'
 import type { Emit, Services } from './context.js'
 import { inTransaction } from './context.js'
 import { isUniqueViolation } from '../db/errors.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { insertUser } from './user-rows.js'
 import { emitSubscriptions, emitUserAdded } from './create-user.js'
 import { checkFullName } from '../domain/user-rules.js'
@@ -92,6 +93,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
       role: invite.inviteAs,
       streamIds: [...new Set([...live.map((s) => s.id), ...defaults])],
       dateJoined: ctx.now(),
+      emailDomain: fakeEmailDomain(ctx.realm, ctx.config.externalUrl),
     })
     await tx.invitation.updateMany({
       where: { status: INVITE_STATUS.PENDING, id: { in: (await idsMatchingLower(tx, 'invitation_email', { realm_id: ctx.realm.id }, [email])).map((r) => r.id) } },

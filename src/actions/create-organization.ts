@@ -17,7 +17,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import { checkSubdomain } from '../domain/subdomain.js'
 import { ROLE } from '../domain/roles.js'
 import { badNameOrUsername, passwordTooWeak, realmNameInvalid, subdomainUnavailable } from '../errors.js'
-import { realmUrl } from '../present/realm.js'
+import { fakeEmailDomain, realmUrl } from '../present/realm.js'
 import { INVITE_STATUS, inviteLinkUrl } from '../queries/invites.js'
 
 /** Upstream's Realm.MAX_REALM_NAME_LENGTH. */
@@ -85,7 +85,7 @@ export async function createOrganization(services: Services, input: CreateOrgani
           return { realm, url, kind: 'invitation', invitationUrl: inviteLinkUrl(realm, services.config.externalUrl, key), expiresAt }
         }
         const password = input.ownerPassword ?? randomBytes(12).toString('base64url')
-        const { user } = await insertUser(tx, realm, { email, fullName, password, role: ROLE.OWNER, dateJoined: now })
+        const { user } = await insertUser(tx, realm, { email, fullName, password, role: ROLE.OWNER, dateJoined: now, emailDomain: fakeEmailDomain(realm, services.config.externalUrl) })
         return { realm, url, kind: 'owner', owner: user, password }
       },
       { timeout: 60_000, maxWait: 30_000 },

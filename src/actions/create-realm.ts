@@ -49,6 +49,7 @@ export async function createRealm(services: Services, input: CreateRealmInput): 
         password: input.owner.password,
         role: ROLE.OWNER,
         dateJoined: services.now(),
+        emailDomain: fakeEmailDomain(realm, services.config.externalUrl),
       })
       return { realm, owner: owner.user, notificationBot }
     },
@@ -82,6 +83,7 @@ export async function createRealmRows(tx: Tx, services: Services, input: Omit<Cr
     isSystemBot: true,
     role: ROLE.MEMBER,
     dateJoined: now,
+    emailDomain: fakeEmailDomain(realm0, services.config.externalUrl),
   })
   const admins = groups.get(SYSTEM_GROUPS.administrators) as number
   const members = groups.get(SYSTEM_GROUPS.members) as number

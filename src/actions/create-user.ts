@@ -62,6 +62,7 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
       password: input.password,
       role: input.role,
       dateJoined: ctx.now(),
+      emailDomain: fakeEmailDomain(ctx.realm, ctx.config.externalUrl),
     })
     await emitUserAdded(tx, ctx, user, emit)
     await emitSubscriptions(tx, user, subscribedStreamIds, emit)

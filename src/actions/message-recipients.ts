@@ -23,6 +23,7 @@ import { findStreamByName } from '../access/stream.js'
 import { MAX_USERS_PER_REQUEST } from '../domain/limits.js'
 import { tooManyItems } from '../errors.js'
 import { checkDecodedScalar } from '../domain/int-range.js'
+import { canSeeDeliveryEmail, EMAIL_VISIBILITY, type Viewer } from '../present/user.js'
 
 export type MessageType = 'direct' | 'private' | 'channel' | 'stream'
 
@@ -182,7 +183,7 @@ export function checkMaySendToStreamWith(ctx: ActionContext, stream: Stream, own
 export async function findDirectRecipients(ctx: ActionContext, to: number[] | string[]): Promise<User[]> {
   if (typeof to[0] === 'number') {
     const ids = to as number[]
-    return matchDirectRecipients(to, await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } }))
+    return matchDirectRecipients(to, await ctx.prisma.user.findMany({ where: { realmId: ctx.realm.id, id: { in: ids } } }), ctx.user)
   }
   const emails = to as string[]
   const scope = { realm_id: ctx.realm.id }
@@ -190,14 +191,23 @@ export async function findDirectRecipients(ctx: ActionContext, to: number[] | st
     ...(await idsMatchingLower(ctx.prisma, 'user_email', scope, emails)),
     ...(await idsMatchingLower(ctx.prisma, 'user_delivery_email', scope, emails)),
   ].map((r) => r.id)
-  const found = await ctx.prisma.user.findMany({ where: { id: { in: ids } } })
-  return matchDirectRecipients(to, found)
+  const found = await ctx.prisma.user.findMany({ where: { id: { in: ids } }, include: { settings: { select: { emailAddressVisibility: true } } } })
+  const users = matchDirectRecipients(
+    to,
+    found.map(({ settings, ...user }) => ({ ...user, emailAddressVisibility: settings?.emailAddressVisibility ?? EMAIL_VISIBILITY.EVERYONE })),
+    ctx.user,
+  )
+  return users.map(({ emailAddressVisibility: _visibility, ...user }) => user)
 }
 
-type Candidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'isActive'>
+type Candidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'isActive' | 'isBot'> & { emailAddressVisibility?: number }
 
-/** `to` resolved against the realm's users matching it (by ID, or by email or delivery email, case-insensitively). */
-export function matchDirectRecipients<U extends Candidate>(to: number[] | string[], found: readonly U[]): U[] {
+/**
+ * `to` resolved against the realm's users matching it (by ID, or by API email
+ * or, where the sender may see it, real address, case-insensitively): a hidden
+ * address names no one, so that sending cannot test whether it is someone's.
+ */
+export function matchDirectRecipients<U extends Candidate>(to: number[] | string[], found: readonly U[], sender: Viewer): U[] {
   let users: U[]
   if (typeof to[0] === 'number') {
     const byId = new Map(found.map((u) => [u.id, u]))
@@ -209,7 +219,7 @@ export function matchDirectRecipients<U extends Candidate>(to: number[] | string
   } else {
     users = (to as string[]).map((email) => {
       const e = email.toLowerCase()
-      const user = found.find((u) => u.deliveryEmail.toLowerCase() === e) ?? found.find((u) => u.email.toLowerCase() === e)
+      const user = found.find((u) => u.deliveryEmail.toLowerCase() === e && canSeeDeliveryEmail(sender, u)) ?? found.find((u) => u.email.toLowerCase() === e)
       if (!user) throw invalidEmailRecipient(email)
       return user
     })

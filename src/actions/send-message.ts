@@ -138,7 +138,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
     ids: byId ? (addressee.to as number[]) : [],
     emails: byId ? [] : (addressee.to as string[]),
   })
-  const users = matchDirectRecipients(addressee.to, audience.users)
+  const users = matchDirectRecipients(addressee.to, audience.users, sender)
   const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
   for (const u of users) participantsById.set(u.id, u)
   const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)

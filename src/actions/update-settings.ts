@@ -1,7 +1,8 @@
 // PATCH /settings: validates every requested change first, then applies them
 // in one transaction (all or nothing) and tells the user's clients
 // (`user_settings` events; the queue layer derives the legacy ones) and, for
-// name and time zone, everyone who can see the user (`realm_user` update).
+// name, time zone and email visibility, everyone who can see the user
+// (`realm_user` update).
 import type { Prisma, Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit, Services, TxContext } from './context.js'
@@ -36,6 +37,7 @@ import { invalidConfirmationKey } from '../errors.js'
 import { realmUserUpdateEvent, withInheritingStreams } from '../events/schemas/index.js'
 import { revokeWebSessions } from './web-sessions.js'
 import { writeDeliveryEmail } from './change-user-email.js'
+import { applyEmailVisibilityChange } from './email-visibility.js'
 
 export interface UpdateSettingsInput {
   /** Table settings by wire name (domain/settings.ts). */
@@ -156,7 +158,11 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
       const event = userSettingsEvent(spec.name, value, spec.name === 'default_language' ? languageName(String(value)) : undefined)
       emit(withInheritingStreams(event, await inheritingStreams(tx, user.id, spec.name)), [user.id])
     }
-    if (timezoneChanged || nameChanged) await emitPersonUpdates(tx, ctx, emit, { nameChanged, timezoneChanged, fullName, timezone: input.timezone })
+    const visibility = input.settings.email_address_visibility
+    const apiEmail = changed.some((s) => s.name === 'email_address_visibility')
+      ? await applyEmailVisibilityChange(tx, ctx, emit, { user, before: current.emailAddressVisibility, after: Number(visibility) })
+      : user.email
+    if (timezoneChanged || nameChanged) await emitPersonUpdates(tx, ctx, emit, { nameChanged, timezoneChanged, fullName, timezone: input.timezone, apiEmail })
     return { request, presenceChanged: changed.some((s) => s.name === 'presence_enabled') }
   })
 
@@ -187,12 +193,12 @@ async function emitPersonUpdates(
   tx: Tx,
   ctx: TxContext,
   emit: Emit,
-  change: { nameChanged: boolean; timezoneChanged: boolean; fullName?: string; timezone?: string },
+  change: { nameChanged: boolean; timezoneChanged: boolean; fullName?: string; timezone?: string; apiEmail: string },
 ): Promise<void> {
   const audience = await usersWhoCanAccess(tx, ctx.realm, ctx.user.id)
   if (change.timezoneChanged) {
     emit(userSettingsEvent('timezone', change.timezone ?? ''), [ctx.user.id])
-    emit(realmUserUpdateEvent({ email: ctx.user.email, user_id: ctx.user.id, timezone: change.timezone ?? '' }), audience)
+    emit(realmUserUpdateEvent({ email: change.apiEmail, user_id: ctx.user.id, timezone: change.timezone ?? '' }), audience)
   }
   if (change.nameChanged) {
     emit(realmUserUpdateEvent({ user_id: ctx.user.id, full_name: change.fullName ?? ctx.user.fullName }), audience)

@@ -5,6 +5,7 @@ import type { Realm, Tx, User } from '../db/index.js'
 import { ROLE } from '../domain/roles.js'
 import { hashPassword, randomAlphanumeric } from '../domain/credentials.js'
 import { roleGroupName } from '../domain/system-groups.js'
+import { apiEmailFor, EMAIL_VISIBILITY } from '../present/user.js'
 
 /** Colors given to new subscriptions, in turn. */
 export const STREAM_COLORS = [
@@ -27,12 +28,16 @@ export interface NewUserRow {
   /** Channels to subscribe the user to; defaults to the realm's default channels (none for bots). */
   streamIds?: number[]
   dateJoined: Date
+  /** The realm's fakeEmailDomain: a person whose address the realm's default hides is known to the API by a stand-in there. */
+  emailDomain: string
 }
 
 export async function insertUser(tx: Tx, realm: Realm, row: NewUserRow): Promise<{ user: User; subscribedStreamIds: number[] }> {
   const passwordHash = row.password ? await hashPassword(row.password) : null
   const role = row.role ?? ROLE.MEMBER
-  const user = await tx.user.create({
+  // A person starts with the realm's default email_address_visibility; a bot's address is always public.
+  const visibility = row.isBot ? EMAIL_VISIBILITY.EVERYONE : realm.emailAddressVisibility
+  const created = await tx.user.create({
     data: {
       realmId: realm.id,
       email: row.email,
@@ -47,9 +52,12 @@ export async function insertUser(tx: Tx, realm: Realm, row: NewUserRow): Promise
       isSystemBot: row.isSystemBot ?? false,
       timezone: row.timezone ?? '',
       dateJoined: row.dateJoined,
-      settings: { create: { defaultLanguage: realm.defaultLanguage } },
+      settings: { create: { defaultLanguage: realm.defaultLanguage, emailAddressVisibility: visibility } },
     },
   })
+  // The stand-in names the row's ID, known only once the row exists.
+  const apiEmail = apiEmailFor(created, visibility, row.emailDomain)
+  const user = apiEmail === created.email ? created : await tx.user.update({ where: { id: created.id }, data: { email: apiEmail } })
   const group = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: realm.id, name: roleGroupName(role) } } })
   if (group) await tx.userGroupMember.create({ data: { groupId: group.id, userId: user.id } })
 

@@ -97,7 +97,7 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
   }
 }
 
-export type DirectCandidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'isActive'>
+export type DirectCandidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'fullName' | 'isActive' | 'isBot'> & { emailAddressVisibility: number }
 
 export interface DirectAudience extends AudienceExtras {
   /** Users of the realm matching any of the IDs or (case-insensitively) emails. */
@@ -112,12 +112,15 @@ export async function findDirectAudience(
   const lower = q.emails.map((e) => e.toLowerCase())
   const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: Linkifier[] }>(db, Prisma.sql`
     WITH found AS (
-      SELECT id, email, delivery_email, full_name, is_active FROM user_profile
+      SELECT id, email, delivery_email, full_name, is_active, is_bot,
+        coalesce((SELECT s.email_address_visibility FROM user_settings s WHERE s.user_id = user_profile.id), 1) AS email_address_visibility
+      FROM user_profile
       WHERE realm_id = ${q.realmId}::int
         AND (id = ANY(${[...q.ids]}::int[]) OR lower(email) = ANY(${lower}::text[]) OR lower(delivery_email) = ANY(${lower}::text[]))
     )
     SELECT
-      (SELECT json_agg(json_build_object('id', id, 'email', email, 'deliveryEmail', delivery_email, 'fullName', full_name, 'isActive', is_active) ORDER BY id)
+      (SELECT json_agg(json_build_object('id', id, 'email', email, 'deliveryEmail', delivery_email, 'fullName', full_name, 'isActive', is_active,
+        'isBot', is_bot, 'emailAddressVisibility', email_address_visibility) ORDER BY id)
         FROM found) AS users,
       (SELECT version FROM realm_alert_words_version WHERE realm_id = ${q.realmId}::int) AS alert_words_version,
       ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids,

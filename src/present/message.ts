@@ -51,7 +51,8 @@ export function avatarUrlOf(user: PresentableUser, clientExtavatar: boolean): st
   if (user.avatarSource === 'U' && user.avatarHash) {
     return `/user_avatars/${user.realmId}/${user.avatarHash}.png?version=${user.avatarVersion}`
   }
-  if (clientExtavatar) return null
+  // The client hashes sender_email, which is the real address only while everyone may see it.
+  if (clientExtavatar && user.email.toLowerCase() === user.deliveryEmail.toLowerCase()) return null
   const hash = createHash('md5').update(user.deliveryEmail.trim().toLowerCase()).digest('hex')
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatarVersion}`
 }

@@ -19,6 +19,21 @@ export const EMAIL_VISIBILITY = {
   MODERATORS: 5,
 } as const
 
+/**
+ * The address a user is known by in the API (`email`, `sender_email`,
+ * `display_recipient`…): the real one only while everyone may see it (bots
+ * always), otherwise the stand-in `user{id}@{domain}` (upstream
+ * get_display_email_address), `domain` being the realm's fakeEmailDomain.
+ */
+export function apiEmailFor(user: Pick<User, 'id' | 'isBot' | 'deliveryEmail'>, visibility: number, domain: string): string {
+  return user.isBot || visibility === EMAIL_VISIBILITY.EVERYONE ? user.deliveryEmail : `user${user.id}@${domain}`
+}
+
+/** Whether the API email is the real address: a bot, or a person whose visibility is "everyone". */
+export function emailIsPublic(user: Pick<User, 'isBot'> & { emailAddressVisibility?: number }): boolean {
+  return user.isBot || (user.emailAddressVisibility ?? EMAIL_VISIBILITY.EVERYONE) === EMAIL_VISIBILITY.EVERYONE
+}
+
 /** Custom profile field types whose values are Markdown and carry `rendered_value`. */
 const RENDERED_FIELD_TYPES = new Set([1, 2])
 
@@ -41,7 +56,7 @@ export interface PresentUserOptions {
 }
 
 /** Whether `viewer` may see the real address of `target` (upstream can_access_delivery_email). */
-export function canSeeDeliveryEmail(viewer: Viewer | null, target: PresentableUser): boolean {
+export function canSeeDeliveryEmail(viewer: Viewer | null, target: Pick<User, 'id' | 'isBot'> & { emailAddressVisibility?: number }): boolean {
   if (viewer && viewer.id === target.id) return true
   const visibility = target.isBot ? EMAIL_VISIBILITY.EVERYONE : (target.emailAddressVisibility ?? EMAIL_VISIBILITY.EVERYONE)
   switch (visibility) {
@@ -115,7 +130,8 @@ export function profileDataOf(values: ProfileValueRow[]): ProfileData {
 
 export function presentUser(user: PresentableUser, viewer: Viewer | null, options: PresentUserOptions): UserDict {
   const emailVisible = canSeeDeliveryEmail(viewer, user)
-  const computedByClient = options.clientExtavatar && emailVisible && user.avatarSource === 'G'
+  // The client hashes `email`: only a real one gives the right picture (upstream, since per-user visibility).
+  const computedByClient = options.clientExtavatar && emailIsPublic(user) && user.avatarSource === 'G'
   const dict: UserDict = {
     email: user.email,
     user_id: user.id,

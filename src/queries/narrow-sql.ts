@@ -19,6 +19,7 @@ import { canReadStreamHistory } from '../access/message.js'
 import { escapeLike, idsMatchingLower } from '../db/exact-match.js'
 import { streamsWithSubscription } from '../db/message-reads.js'
 import { flagMask } from '../db/flag-sql.js'
+import { canSeeDeliveryEmail } from '../present/user.js'
 
 type Db = PrismaClient | Tx
 
@@ -89,7 +90,7 @@ async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): P
     const parts = dmParts(t.operand)
     return parts.length > MAX_NARROW_DM_USERS ? [] : parts
   })
-  const userOf = await usersByOperand(db, realmId, userOperands)
+  const userOf = await usersByOperand(db, viewer, userOperands)
   return {
     streamOf: (operand) => (typeof operand === 'number' ? streams.get(operand) : byName(String(operand))),
     userOf,
@@ -97,17 +98,29 @@ async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): P
   }
 }
 
-/** Users of the realm by ID or (exactly, case-insensitively) by delivery or API email: three queries at most, whatever their number. */
-async function usersByOperand(db: Db, realmId: number, operands: readonly (string | number)[]): Promise<(operand: string | number) => number | undefined> {
+/**
+ * Users of the realm by ID or (exactly, case-insensitively) by API email or,
+ * where the viewer may see it, real address: four queries at most, whatever
+ * their number.
+ */
+async function usersByOperand(db: Db, viewer: User, operands: readonly (string | number)[]): Promise<(operand: string | number) => number | undefined> {
+  const realmId = viewer.realmId
   const numbers = [...new Set(operands.filter((o): o is number => typeof o === 'number'))]
   const emails = [...new Set(operands.filter((o): o is string => typeof o === 'string').map((e) => e.trim()))]
   const byId = new Set(
     numbers.length === 0 ? [] : (await db.user.findMany({ where: { id: { in: numbers }, realmId }, select: { id: true } })).map((u) => u.id),
   )
   const byEmail = new Map<string, number>()
-  for (const target of ['user_email', 'user_delivery_email'] as const) {
-    // Delivery emails win over API emails, as the lookup order was.
-    if (emails.length > 0) for (const row of await idsMatchingLower(db, target, { realm_id: realmId }, emails)) byEmail.set(row.key, row.id)
+  if (emails.length > 0) {
+    for (const row of await idsMatchingLower(db, 'user_email', { realm_id: realmId }, emails)) byEmail.set(row.key, row.id)
+    // Real addresses win over API emails, as the lookup order was; a hidden one names no one.
+    const byDelivery = await idsMatchingLower(db, 'user_delivery_email', { realm_id: realmId }, emails)
+    const owners = byDelivery.length === 0 ? [] : await db.user.findMany({
+      where: { id: { in: byDelivery.map((r) => r.id) } },
+      select: { id: true, isBot: true, settings: { select: { emailAddressVisibility: true } } },
+    })
+    const visible = new Set(owners.filter((u) => canSeeDeliveryEmail(viewer, { ...u, emailAddressVisibility: u.settings?.emailAddressVisibility })).map((u) => u.id))
+    for (const row of byDelivery) if (visible.has(row.id)) byEmail.set(row.key, row.id)
   }
   return (o) => (typeof o === 'number' ? (byId.has(o) ? o : undefined) : byEmail.get(o.trim().toLowerCase()))
 }

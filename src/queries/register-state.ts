@@ -8,7 +8,7 @@ import { realmPermissionsOf } from './realm-permissions.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
-import { avatarUrl, inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
+import { avatarUrl, avatarUrlMedium, inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { accessibleUserIds } from '../access/user.js'
 import { streamNotificationDefaults, withInheritedNotifications } from '../domain/stream-notifications.js'
@@ -206,7 +206,7 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
       avatar_source: user.avatarSource,
       // The user's own avatar is always a URL, whatever client_extavatar says (upstream).
       avatar_url: avatarUrl(user),
-      avatar_url_medium: avatarUrl(user),
+      avatar_url_medium: avatarUrlMedium(user),
       ...(await ownPermissionFlags(prisma, realm, user, ctx.now())),
       is_admin: admin,
       is_owner: me.is_owner,

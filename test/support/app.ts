@@ -15,6 +15,7 @@ import type { Realm, Stream, User } from '../../src/db/index.js'
 import type { Services } from '../../src/services.js'
 import { createRealm } from '../../src/actions/create-realm.js'
 import { insertUser, pickStreamColor } from '../../src/actions/user-rows.js'
+import { fakeEmailDomain } from '../../src/present/realm.js'
 import type { EventBus } from '../../src/events/bus.js'
 import { MemoryEventBus } from '../../src/events/memory-bus.js'
 import { servicesOver } from '../../src/node-services.js'
@@ -162,9 +163,10 @@ export async function makeFixture(services: Services): Promise<Fixture> {
     owner: { email: `owner@${domain}`, fullName: 'Olivia Owner', password: 'owner-password-1' },
   })
   const now = services.now()
+  const emailDomain = fakeEmailDomain(realm, services.config.externalUrl)
   const made = await services.prisma.$transaction(async (tx) => {
     const mk = (role: number, name: string, local: string, extra: { isBot?: boolean; botOwnerId?: number } = {}) =>
-      insertUser(tx, realm, { email: `${local}@${domain}`, fullName: name, role, dateJoined: now, botType: extra.isBot ? 1 : null, ...extra })
+      insertUser(tx, realm, { email: `${local}@${domain}`, fullName: name, role, dateJoined: now, botType: extra.isBot ? 1 : null, emailDomain, ...extra })
     const admin = await mk(ROLE.ADMIN, 'Adam Admin', 'admin')
     const moderator = await mk(ROLE.MODERATOR, 'Mona Moderator', 'moderator')
     const member = await mk(ROLE.MEMBER, 'Mia Member', 'member')
@@ -219,6 +221,7 @@ export async function makeFixture(services: Services): Promise<Fixture> {
           botType: o.isBot ? 1 : null,
           botOwnerId: o.botOwnerId,
           dateJoined: services.now(),
+          emailDomain,
         }),
       )
       return user

@@ -476,10 +476,11 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
     const update: Obj = { ...person }
     if (userId === options.userId) applyOwnPersonUpdate(state, update)
     const row = raw.get(userId)
-    // Upstream's apply_event: a client computing gravatar URLs itself (it sees the address) keeps null for them.
-    if (row && options.clientExtavatar && typeof row.delivery_email === 'string' && typeof update.avatar_url === 'string' && update.avatar_url.startsWith('https://secure.gravatar.com/')) {
+    // Upstream's apply_event: a client computing gravatar URLs keeps null for users whose API email is their real one (not the stand-in).
+    const standIn = `user${userId}@${String(state.realm_bot_domain)}`
+    if (options.clientExtavatar && typeof update.avatar_url === 'string' && update.avatar_url.startsWith('https://secure.gravatar.com/') && row && row.email !== standIn) {
       update.avatar_url = null
-      if ('avatar_url_medium' in update) update.avatar_url_medium = null
+      update.avatar_url_medium = null
     }
     if (row) {
       for (const field of Object.keys(row)) if (field in update && field !== 'custom_profile_field') row[field] = update[field]

@@ -13,9 +13,9 @@ export function suggestions(state: State, beforeCaret: string, _streamId: number
   const q = (partial ?? '').toLowerCase()
   if (sigil === '@') {
     return [...state.users.values()]
-      .filter((u) => u.isActive && (u.fullName.toLowerCase().includes(q) || u.email.toLowerCase().startsWith(q)))
+      .filter((u) => u.isActive && (u.fullName.toLowerCase().includes(q) || (u.deliveryEmail ?? '').toLowerCase().startsWith(q)))
       .slice(0, 8)
-      .map((u) => ({ label: `${u.fullName} (${u.email})`, insert: `@**${u.fullName}|${u.id}** ` }))
+      .map((u) => ({ label: u.deliveryEmail ? `${u.fullName} (${u.deliveryEmail})` : u.fullName, insert: `@**${u.fullName}|${u.id}** ` }))
   }
   if (sigil === '#') {
     return [...state.subscriptions.values()]

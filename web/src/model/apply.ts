@@ -117,6 +117,7 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
         const p = event.person as Record<string, unknown>
         if (typeof p.full_name === 'string') user.fullName = p.full_name
         if (typeof p.new_email === 'string') user.email = p.new_email
+        if ('delivery_email' in p) user.deliveryEmail = (p.delivery_email as string | null) ?? null
         if ('avatar_url' in p) user.avatarUrl = (p.avatar_url as string | null) ?? null
         if (typeof p.is_active === 'boolean') user.isActive = p.is_active
         if (typeof p.role === 'number') user.role = p.role

@@ -48,7 +48,8 @@ export interface RegisterResponse {
   max_file_upload_size_mib?: number
 }
 
-export interface Person { id: number; fullName: string; email: string; avatarUrl: string | null; isActive: boolean; isBot: boolean; role: number }
+/** `email` is the API's address (a stand-in when the user hides the real one); `deliveryEmail` the real one, when this user may see it. */
+export interface Person { id: number; fullName: string; email: string; deliveryEmail: string | null; avatarUrl: string | null; isActive: boolean; isBot: boolean; role: number }
 
 export interface State {
   queueId: string
@@ -82,7 +83,7 @@ export interface State {
 export const topicKey = (streamId: number, topic: string) => `${streamId}\0${topic.toLowerCase()}`
 
 export function personOf(user: WireUser): Person {
-  return { id: user.user_id, fullName: user.full_name, email: user.email, avatarUrl: user.avatar_url, isActive: user.is_active !== false, isBot: user.is_bot, role: user.role }
+  return { id: user.user_id, fullName: user.full_name, email: user.email, deliveryEmail: user.delivery_email ?? null, avatarUrl: user.avatar_url, isActive: user.is_active !== false, isBot: user.is_bot, role: user.role }
 }
 
 export function fromRegister(r: RegisterResponse): State {
