@@ -136,6 +136,23 @@ t.test('recent conversations and drafts', async (t) => {
     t.equal(await page.locator('.compose textarea').inputValue(), '', 'and no longer in its compose box')
   })
 
+  t.test("the app's address alone opens the home view: recent conversations, or all messages when the user chose so", async (t) => {
+    t.teardown(async () => void (await as(app, member).patch('/settings', { web_home_view: 'inbox' })))
+    await page.goto(`${origin}/`)
+    await page.locator('.recent tbody tr').first().waitFor({ timeout: 10_000 })
+    t.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'Recent conversations', 'the default (web_home_view inbox)')
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view').selectOption({ label: 'All messages' })
+    for (;;) {
+      if ((await services.prisma.userSettings.findUniqueOrThrow({ where: { userId: member.id } })).webHomeView === 'all_messages') break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await page.goto(`${origin}/`)
+    await page.waitForSelector('.messages .message')
+    t.equal(await page.locator('.recent').count(), 0)
+    t.match(await page.locator('nav a[aria-current="page"]').textContent(), /^All messages/)
+  })
+
   t.test('on a 360 px wide phone both views fit the screen', async (t) => {
     const phone = await openApp(t, browser, origin, member, await givePassword(services, member), { width: 360, height: 740 })
     for (const hash of ['#recent', '#drafts']) {

@@ -129,6 +129,7 @@ export const t = {
   pushUnconfigured: 'This server does not send push notifications to browsers.',
   pushDenied: 'The browser does not allow notifications from Roost.',
   pushFailed: (msg: string) => `Push notifications could not be turned on: ${msg}`,
+  homeView: 'Home view',
   loadMoreConversations: 'Load older conversations',
   reactivate: 'Reactivate',
 }
