@@ -5,8 +5,8 @@
 // then every row is written in one transaction, set-based (IDs drawn from
 // the tables' sequences in one statement per table, rows inserted with
 // createMany). A refusal or failure anywhere deletes the files written.
-// Imported people get no password (they set one by the usual reset) and new
-// API keys. A new realm has no event queues, so nothing is published.
+// Imported people get no password and new API keys nobody knows (the
+// operator gives them out: roost user reset-password / regenerate-api-key). A new realm has no event queues, so nothing is published.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Prisma, PrismaClient, Tx } from '../db/index.js'
 import { Prisma as P } from '../db/index.js'
@@ -40,6 +40,7 @@ export interface ImportOptions {
 
 export interface ImportSummary {
   realmId: number
+  subdomain: string
   url: string
   users: number
   channels: number
@@ -162,7 +163,7 @@ export async function importOrganization(services: Services, bundle: ZulipBundle
       maxWait: 60_000,
     })
     const realm = await services.prisma.realm.findUniqueOrThrow({ where: { id: realmId } })
-    return { realmId, url: realmUrl(realm, services.config.externalUrl), ...counts, files: files.length }
+    return { realmId, subdomain, url: realmUrl(realm, services.config.externalUrl), ...counts, files: files.length }
   } catch (error) {
     for (const key of written) await services.storage.delete(key).catch(() => undefined)
     if (error instanceof P.PrismaClientKnownRequestError && error.code === 'P2002') throw new ImportDataError(`the export holds two rows that must differ (${JSON.stringify(error.meta?.target ?? error.meta ?? '')}): ${error.message.split('\n').pop()}`)

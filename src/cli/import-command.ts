@@ -44,7 +44,7 @@ export function addImportCommand(program: Command, deps: CommandDeps): void {
             slackToBundle(archive, { maxJsonBytes: opts.maxJsonSize * MIB, domain: new URL(services.config.externalUrl).hostname, name: opts.subdomain as string, progress: deps.err })
           const summary = await importOrganization(services, bundle, { subdomain: opts.subdomain, progress: deps.err })
           deps.out(`imported the organization at ${summary.url}: ${summary.users} users, ${summary.channels} channels, ${summary.messages} messages, ${summary.files} files`)
-          deps.out('imported people have no password: each sets one with "Forgot your password?" on the login page')
+          deps.out(`imported people have no password or usable API key yet: give them one with 'roost user reset-password --org ${summary.subdomain || "''"} <email>' (or 'regenerate-api-key')`)
         })
       } catch (error) {
         if (error instanceof ArchiveError || error instanceof ImportDataError) throw new CliError(`import refused, nothing was imported: ${error.message}`)

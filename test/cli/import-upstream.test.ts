@@ -168,6 +168,7 @@ t.test('roost import', async (t) => {
     const res = await cli(['import', file])
     t.equal(res.code, 0, res.stderr)
     t.match(res.stdout, 'imported the organization at http://upco.localhost:9991: 3 users, 1 channels, 4 messages, 1 files')
+    t.match(res.stdout, "give them one with 'roost user reset-password --org upco <email>'")
     const key = printed((await cli(['user', 'regenerate-api-key', '--org', 'upco', 'iris@upco.example.com'])).stdout, 'API key')
     const iris = { deliveryEmail: 'iris@upco.example.com', apiKey: key }
     const fx = { host: 'upco.localhost' }
