@@ -94,6 +94,7 @@ export const methodNotAllowed = (allowed: string[]) =>
   new ApiError('Method Not Allowed', 'METHOD_NOT_ALLOWED', 405, { allowed_methods: allowed }, { Allow: allowed.join(', ') })
 export const accessDenied = () => new ApiError('Access denied', 'BAD_REQUEST', 403)
 export const insufficientPermission = () => badRequest('Insufficient permission')
+export const userNotAuthorizedToChangeEmails = () => badRequest('User not authorized to change user emails')
 // Upstream's OrganizationAdministratorRequiredError / OrganizationOwnerRequiredError: code UNAUTHORIZED_PRINCIPAL, HTTP 400.
 export const mustBeAdmin = () => new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL', 400)
 

@@ -1,5 +1,6 @@
 // PATCH /users/{user_id}: what an administrator (or a bot's owner) changes
-// about another account — full name, role and custom profile data. Each
+// about another account — full name, role, custom profile data and (with
+// can_change_user_emails) the real address. Each
 // change is a realm_user update `person` form sent to those who can access
 // the user. The role and name helpers also serve PATCH /bots/{bot_id}.
 import type { ActionContext, Emit, TxContext } from './context.js'
@@ -16,11 +17,17 @@ import { userGroupMembersEvent } from '../events/schemas/index.js'
 import { isAdmin, isOwner, ROLE } from '../domain/roles.js'
 import { insufficientPermission, lastOwnerDemotion } from '../errors.js'
 import { realmUserUpdateEvent } from '../events/schemas/index.js'
+import { writeDeliveryEmail } from './change-user-email.js'
+import { isValidEmail } from '../access/user.js'
+import { isUniqueViolation } from '../db/errors.js'
+import { emailInUse, invalidEmailAddress, userNotAuthorizedToChangeEmails } from '../errors.js'
 
 export interface UpdateUserInput {
   fullName?: string
   role?: number
   profileData?: { id: number; value: ProfileValueInput }[]
+  /** A new real address (upstream level 313): administrators with can_change_user_emails only. */
+  newEmail?: string
 }
 
 /**
@@ -31,6 +38,18 @@ export interface UpdateUserInput {
 export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId' | 'isSystemBot'>): boolean {
   if (target.isSystemBot) return false
   return isAdmin(actor.role) || (target.botOwnerId !== null && target.botOwnerId === actor.id)
+}
+
+/** Upstream level 313: only an administrator holding the server-granted can_change_user_emails gives another user a new address. */
+export function checkMayChangeUserEmails(actor: Pick<User, 'role' | 'canChangeUserEmails'>): void {
+  if (!isAdmin(actor.role) || !actor.canChangeUserEmails) throw userNotAuthorizedToChangeEmails()
+}
+
+/** The trimmed new address, or upstream's error for one that is not an address. */
+function checkNewEmail(raw: string): string {
+  const email = raw.trim()
+  if (!isValidEmail(email)) throw invalidEmailAddress()
+  return email
 }
 
 /** Whether `target` is the realm's only active human owner (upstream check_last_owner). */
@@ -52,7 +71,9 @@ export function adminFullName(target: Pick<User, 'fullName'>, raw: string | unde
 
 export async function updateUser(ctx: ActionContext, userId: number, input: UpdateUserInput): Promise<void> {
   const target = await accessUserById(ctx, userId)
+  if (input.newEmail !== undefined) checkMayChangeUserEmails(ctx.user)
   if (!canAdminUser(ctx.user, target)) throw insufficientPermission()
+  const newEmail = input.newEmail === undefined ? undefined : checkNewEmail(input.newEmail)
   // Everything that can be checked without writing is checked first.
   if (input.role !== undefined) checkRoleChange(ctx.user, target, input.role)
   const fullName = adminFullName(target, input.fullName)
@@ -60,13 +81,24 @@ export async function updateUser(ctx: ActionContext, userId: number, input: Upda
   if (roleChanges && (await isLastOwner(ctx.prisma, target))) throw lastOwnerDemotion()
 
   const profileData = input.profileData ?? []
-  if (!roleChanges && fullName === undefined && profileData.length === 0) return
-  // One transaction: a refused profile value leaves the name and role unchanged too.
+  if (!roleChanges && fullName === undefined && profileData.length === 0 && newEmail === undefined) return
+  // One transaction: a refused profile value or address leaves the name and role unchanged too.
   await inTransaction(ctx, async (tx, emit) => {
     if (profileData.length > 0) await writeProfileData(tx, ctx, emit, target, profileData)
     const current = await tx.user.findUniqueOrThrow({ where: { id: target.id } })
     if (fullName !== undefined) await changeFullName(tx, ctx, emit, current, fullName)
     if (roleChanges) await changeRole(tx, ctx, emit, current, input.role as number)
+    if (newEmail !== undefined) {
+      const latest = await tx.user.findUniqueOrThrow({ where: { id: target.id } })
+      if (latest.deliveryEmail !== newEmail) {
+        const { emissions } = await writeDeliveryEmail(tx, ctx.realm, latest, newEmail)
+        for (const { event, userIds, ...extra } of emissions) emit(event, userIds, extra)
+      }
+    }
+  }).catch((error: unknown) => {
+    // A concurrent request took the same address between the check and the update.
+    if (newEmail !== undefined && isUniqueViolation(error)) throw emailInUse(newEmail)
+    throw error
   })
 }
 

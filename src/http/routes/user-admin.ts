@@ -1,4 +1,4 @@
-// User administration: PATCH /users/{user_id}, DELETE /users/{user_id},
+// User administration: PATCH /users/{user_id} (and /users/{email}), DELETE /users/{user_id},
 // POST /users/{user_id}/reactivate, DELETE /users/me, POST and DELETE
 // /users/me/avatar, PATCH /bots/{bot_id}; and the uploaded avatar files at
 // /user_avatars/{realm_id}/{hash}.png (outside /api/v1, as avatar_url names them).
@@ -6,6 +6,7 @@ import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json, optional } from '../params.js'
 import { updateUser } from '../../actions/update-user.js'
+import { accessUserByEmail } from '../../access/user.js'
 import { deactivateOwnUser, deactivateUser, reactivateUser } from '../../actions/deactivate-user.js'
 import { readAvatar, removeAvatar, uploadAvatar } from '../../actions/avatar.js'
 import { updateBot } from '../../actions/change-bot-owner.js'
@@ -21,14 +22,18 @@ export const routes = [
   route({
     method: 'PATCH',
     url: '/users/:user_id',
+    // Also PATCH /users/{email} (upstream level 313): an all-digit segment is a user ID, anything else an email as GET /users/{email} takes it.
     params: {
-      user_id: Type.Integer(),
+      user_id: Type.String(),
       full_name: optional(Type.String()),
       role: optional(Type.Integer()),
       profile_data: optional(json(Type.Array(profileEntry, { maxItems: MAX_SMALL_LIST }))),
+      new_email: optional(Type.String()),
     },
     handler: async (input, ctx) => {
-      await updateUser(ctx, input.user_id, { fullName: input.full_name, role: input.role, profileData: input.profile_data })
+      const key = input.user_id
+      const userId = /^\d+$/.test(key) ? Number(key) : (await accessUserByEmail(ctx, key)).id
+      await updateUser(ctx, userId, { fullName: input.full_name, role: input.role, profileData: input.profile_data, newEmail: input.new_email })
     },
   }),
   route({
