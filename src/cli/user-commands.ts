@@ -1,8 +1,9 @@
-// `roost user list | show | change-email`: reading accounts (a table, or
+// `roost user list | show | change-email | allow-email-changes`: reading accounts (a table, or
 // JSON with --json) and an administrator's change of a user's email address
 // (upstream's change_user_email command) through the action.
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { changeUserDeliveryEmail } from '../actions/change-user-email.js'
+import { setCanChangeUserEmails } from '../actions/email-change-permission.js'
 import { listOperatorUsers, operatorUserById, type OperatorUser } from '../queries/operator-users.js'
 import { CliError, findOrganization, findUser } from './session.js'
 import { jsonOption, orgOption, type CliKit, type Column } from './kit.js'
@@ -102,6 +103,20 @@ export function registerUserCommands(user: Command, kit: CliKit): void {
         const target = await findUser(ctx, email)
         const updated = await changeUserDeliveryEmail(ctx, target.id, newEmail)
         kit.out(updated.deliveryEmail === target.deliveryEmail ? `${target.deliveryEmail} already has that email address` : `${target.deliveryEmail} → ${updated.deliveryEmail} (user ID ${target.id})`)
+      })
+    })
+  user
+    .command('allow-email-changes')
+    .description("let an administrator change other users' email addresses through the API (can_change_user_emails), or stop it with --revoke")
+    .addOption(orgOption())
+    .argument('<email>', "the user's email address")
+    .option('--revoke', 'take the permission away')
+    .exitOverride()
+    .action(async (email: string, opts: { org?: string; revoke?: boolean }) => {
+      await kit.inOrg(opts.org, async (ctx) => {
+        const target = await findUser(ctx, email)
+        const updated = await setCanChangeUserEmails(ctx, target.id, !opts.revoke)
+        kit.out(`${updated.deliveryEmail}: can_change_user_emails ${updated.canChangeUserEmails ? 'granted' : 'revoked'}`)
       })
     })
 }

@@ -1,4 +1,4 @@
-// `roost user list | show | change-email` and roles by name, on PostgreSQL
+// `roost user list | show | change-email | allow-email-changes` and roles by name, on PostgreSQL
 // and Redis next to a running app (test/cli/live.ts).
 import t from 'tap'
 import { anon, as } from '../support/client.js'
@@ -170,5 +170,23 @@ t.test('roost user list, show and change-email', async (t) => {
     // The same address in another organization is no conflict.
     const elsewhere = await cli(['user', 'change-email', '--org', 'bravo', 'boss@bravo.example.com', 'boss@acme.example.com'])
     t.equal(elsewhere.code, 0, elsewhere.stderr)
+  })
+  t.test('allow-email-changes grants and revokes can_change_user_emails: only then may the owner change addresses through the API', async (t) => {
+    const me = expectSuccess(t, await as(app, owner).get('/users/me'))
+    const members = expectSuccess(t, await as(app, owner).get('/users')).members as { user_id: number; full_name: string }[]
+    const target = members.find((u) => u.full_name === 'Gus Guest') as { user_id: number }
+    const NOT_AUTHORIZED = { code: 'BAD_REQUEST', status: 400, msg: 'User not authorized to change user emails' }
+    expectError(t, await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'gus.api@acme.example.com' }), NOT_AUTHORIZED)
+    const granted = await cli(['user', 'allow-email-changes', '--org', 'acme', String(me.delivery_email)])
+    t.equal(granted.code, 0, granted.stderr)
+    t.equal(granted.stdout, `${String(me.delivery_email)}: can_change_user_emails granted\n`)
+    expectSuccess(t, await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'gus.api@acme.example.com' }))
+    t.equal((expectSuccess(t, await as(app, owner).get(`/users/${target.user_id}`)).user as { delivery_email: string }).delivery_email, 'gus.api@acme.example.com')
+    const revoked = await cli(['user', 'allow-email-changes', '--org', 'acme', '--revoke', String(me.delivery_email)])
+    t.equal(revoked.code, 0, revoked.stderr)
+    t.equal(revoked.stdout, `${String(me.delivery_email)}: can_change_user_emails revoked\n`)
+    expectError(t, await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'gus.again@acme.example.com' }), NOT_AUTHORIZED)
+    const unknown = await cli(['user', 'allow-email-changes', '--org', 'acme', 'ghost@acme.example.com'])
+    t.equal(unknown.code, 1)
   })
 })
