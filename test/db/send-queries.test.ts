@@ -56,7 +56,8 @@ t.test('the raw statements of sending return exactly what Prisma returns', async
 
   t.test('direct-message candidates by ID and by email', async (t) => {
     const byIds = await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [member.id, otherMember.id], emails: [] })
-    const pick = (u: typeof member) => ({ id: u.id, email: u.email, deliveryEmail: u.deliveryEmail, fullName: u.fullName, isActive: u.isActive })
+    // With what decides whether the sender may name them by their real address (the fixture's people keep the default visibility, everyone).
+    const pick = (u: typeof member) => ({ id: u.id, email: u.email, deliveryEmail: u.deliveryEmail, fullName: u.fullName, isActive: u.isActive, isBot: u.isBot, emailAddressVisibility: 1 })
     t.strictSame(byIds.users, [member, otherMember].sort((a, b) => a.id - b.id).map(pick))
     t.equal(byIds.alertWordsVersion, version)
     const byEmail = await findDirectAudience(prisma, { realmId: fx.realm.id, senderId: owner.id, ids: [], emails: [member.email.toUpperCase()] })
