@@ -1,7 +1,7 @@
 // The web app's speed in Debian's Chromium against `node dist/src/server.js`
 // (embedded, RATE_LIMITING=off), with a raw long-poll client as the baseline
 // measured in the same run. No figure is asserted; the run is written to
-// bench/results/web-client-<date>.md.
+// bench/results/<date>-web-client.md.
 //
 //   node dist/bench/web-client.js [--messages 10000] [--live 200]
 //
@@ -204,5 +204,5 @@ const lines = [
 console.log(lines.join('\n'))
 const out = path.join(ROOT, 'bench/results')
 mkdirSync(out, { recursive: true })
-writeFileSync(path.join(out, `web-client-${date.slice(0, 10)}.md`), lines.join('\n'))
+writeFileSync(path.join(out, `${date.slice(0, 10)}-web-client.md`), lines.join('\n'))
 process.exit(0)
