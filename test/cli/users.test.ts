@@ -4,6 +4,7 @@ import t from 'tap'
 import { anon, as } from '../support/client.js'
 import { expectError, expectSuccess } from '../support/expect.js'
 import { checkStateAfter } from '../support/state-check.js'
+import { eventually } from '../support/eventually.js'
 import { liveCli } from './live.js'
 import { printed } from './run.js'
 
@@ -180,11 +181,16 @@ t.test('roost user list, show and change-email', async (t) => {
     const granted = await cli(['user', 'allow-email-changes', '--org', 'acme', String(me.delivery_email)])
     t.equal(granted.code, 0, granted.stderr)
     t.equal(granted.stdout, `${String(me.delivery_email)}: can_change_user_emails granted\n`)
+    // The grant reaches the app's authentication cache through PostgreSQL's NOTIFY, which can take a moment:
+    // an address that is not one is a probe that changes nothing (permission is checked first).
+    const probe = async () => JSON.parse((await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'not an address' })).body).msg as string
+    await eventually('the grant is seen', async () => (await probe()) === 'Enter a valid email address.', { intervalMs: 50 })
     expectSuccess(t, await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'gus.api@acme.example.com' }))
     t.equal((expectSuccess(t, await as(app, owner).get(`/users/${target.user_id}`)).user as { delivery_email: string }).delivery_email, 'gus.api@acme.example.com')
     const revoked = await cli(['user', 'allow-email-changes', '--org', 'acme', '--revoke', String(me.delivery_email)])
     t.equal(revoked.code, 0, revoked.stderr)
     t.equal(revoked.stdout, `${String(me.delivery_email)}: can_change_user_emails revoked\n`)
+    await eventually('the revocation is seen', async () => (await probe()) === NOT_AUTHORIZED.msg, { intervalMs: 50 })
     expectError(t, await as(app, owner, acme).patch(`/users/${target.user_id}`, { new_email: 'gus.again@acme.example.com' }), NOT_AUTHORIZED)
     const unknown = await cli(['user', 'allow-email-changes', '--org', 'acme', 'ghost@acme.example.com'])
     t.equal(unknown.code, 1)
