@@ -7,45 +7,19 @@
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { extract } from 'tar'
-import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.js'
-import { openDatabase } from '../../src/db/client.js'
-import { servicesOver } from '../../src/node-services.js'
-import { openBackends } from '../../src/backends/index.js'
-import { throwawayDatabase } from '../support/throwaway-db.js'
-import { testConfig, TEST_REDIS_URL } from '../support/config.js'
-import { printed, runCli } from './run.js'
+import { printed } from './run.js'
+import { liveCli, type LiveCli } from './live.js'
 import { snapshot } from './org-snapshot.js'
 import { buildFixtureOrganization, FIXTURE_UPLOAD } from './org-fixture.js'
 
 t.setTimeout(900_000)
 
-interface Server {
-  env: Record<string, string>
-  app: FastifyInstance
-  cli: (args: string[]) => ReturnType<typeof runCli>
-}
+type Server = LiveCli
 
 async function startServer(t: { teardown(fn: () => unknown): void }, scratch: string, name: string): Promise<Server> {
-  const url = await throwawayDatabase(t)
-  const dataDir = path.join(scratch, name)
-  const prefix = `test:${randomUUID()}`
-  const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991', DATA_DIR: dataDir }
-  const migrated = await runCli(['migrate'], env)
-  if (migrated.code !== 0) throw new Error(migrated.stderr)
-  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false, dataDir })
-  const database = await openDatabase({ databaseUrl: url })
-  const backends = await openBackends(config)
-  const app = await buildApp({ services: servicesOver(config, database, backends) })
-  t.teardown(async () => {
-    await app.close()
-    await backends.close()
-    await database.close()
-  })
-  return { env, app, cli: (args) => runCli(args, env) }
+  return liveCli(t, { dataDir: path.join(scratch, name) })
 }
 
 t.test('export and import', async (t) => {

@@ -8,17 +8,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { buildApp } from '../../src/app.js'
-import { openDatabase } from '../../src/db/client.js'
-import { servicesOver } from '../../src/node-services.js'
-import { openBackends } from '../../src/backends/index.js'
-import { throwawayDatabase } from '../support/throwaway-db.js'
-import { testConfig, TEST_REDIS_URL } from '../support/config.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
-import { printed, runCli } from './run.js'
+import { printed } from './run.js'
+import { liveCli } from './live.js'
 
 t.setTimeout(900_000)
 
@@ -131,21 +125,9 @@ function exportArchive(files: Record<string, unknown>, top = 'zulip-export-abc')
 t.test('roost import', async (t) => {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'roost-import-test-'))
   t.teardown(() => rm(scratch, { recursive: true, force: true }))
-  const url = await throwawayDatabase(t)
   const dataDir = path.join(scratch, 'data')
-  const prefix = `test:${randomUUID()}`
-  const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991', DATA_DIR: dataDir }
-  const cli = (args: string[]) => runCli(args, env)
+  const { app, cli } = await liveCli(t, { dataDir })
   t.equal((await cli(['migrate'])).code, 0)
-  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false, dataDir })
-  const database = await openDatabase({ databaseUrl: url })
-  const backends = await openBackends(config)
-  const app = await buildApp({ services: servicesOver(config, database, backends) })
-  t.teardown(async () => {
-    await app.close()
-    await backends.close()
-    await database.close()
-  })
   const write = async (name: string, data: Buffer): Promise<string> => {
     const file = path.join(scratch, name)
     await writeFile(file, data)

@@ -25,14 +25,16 @@ export interface LiveCli {
   org(subdomain: string, name: string): Promise<{ id: number; deliveryEmail: string; apiKey: string; password: string }>
 }
 
-export async function liveCli(t: Teardown): Promise<LiveCli> {
+/** `dataDir`: where uploads are stored, for the app and the CLI alike. */
+export async function liveCli(t: Teardown, options: { dataDir?: string } = {}): Promise<LiveCli> {
   const url = await throwawayDatabase(t)
   const prefix = `test:${randomUUID()}`
-  const env = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991' }
+  const { dataDir } = options
+  const env: Record<string, string> = { DATABASE_URL: url, REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix, EXTERNAL_URL: 'http://localhost:9991', ...(dataDir ? { DATA_DIR: dataDir } : {}) }
   const cli = (args: string[], input?: string) => runCli(args, env, input)
   const migrated = await cli(['migrate'])
   if (migrated.code !== 0) throw new Error(`roost migrate failed: ${migrated.stderr}`)
-  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false })
+  const config = testConfig({ databaseUrl: url, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimiting: false, ...(dataDir ? { dataDir } : {}) })
   const database = await openDatabase({ databaseUrl: url })
   const backends = await openBackends(config)
   const services = servicesOver(config, database, backends)
