@@ -55,6 +55,15 @@ async function allocate(db: Tx | PrismaClient, table: string, count: number): Pr
   return rows.map((r) => r.id)
 }
 
+/** New IDs for the exported `rows` of `exportTable` from `table`'s sequence, and the map from their old IDs (`what` names them in errors). */
+async function renumber(tx: Tx, exportTable: string, rows: Record<string, unknown>[], table: string, what: string): Promise<{ ids: number[]; map: IdMap }> {
+  const oldIds = rowIds(exportTable, rows)
+  const ids = await allocate(tx, table, rows.length)
+  const map = new IdMap(what)
+  oldIds.forEach((old, i) => map.set(old, ids[i] as number))
+  return { ids, map }
+}
+
 /** A group chain: each system group holds the next one down. */
 const GROUP_CHAIN = [SYSTEM_GROUPS.owners, SYSTEM_GROUPS.administrators, SYSTEM_GROUPS.moderators, SYSTEM_GROUPS.fullMembers, SYSTEM_GROUPS.members, SYSTEM_GROUPS.everyone, SYSTEM_GROUPS.internet]
 const ALL_SYSTEM_GROUPS: string[] = [...GROUP_CHAIN, SYSTEM_GROUPS.nobody]
@@ -331,10 +340,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
 
   // Channels and their recipients.
   const streamRows = T('zerver_stream')
-  const oldStreamIds = rowIds('zerver_stream', streamRows)
-  const newStreamIds = await allocate(tx, 'stream', streamRows.length)
-  const streams = new IdMap('channel')
-  oldStreamIds.forEach((old, i) => streams.set(old, newStreamIds[i] as number))
+  const { ids: newStreamIds, map: streams } = await renumber(tx, 'zerver_stream', streamRows, 'stream', 'channel')
   const admins = systemIds.get(SYSTEM_GROUPS.administrators) as number
   const streamData: Prisma.StreamCreateManyInput[] = streamRows.map((row, i) => {
     const desc = str('zerver_stream', row, 'description', '', MAX_STREAM_DESCRIPTION_LENGTH)
@@ -428,10 +434,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
     skipDuplicates: true,
   })
   const fieldRows = T('zerver_customprofilefield')
-  const oldFieldIds = rowIds('zerver_customprofilefield', fieldRows)
-  const newFieldIds = await allocate(tx, 'custom_profile_field', fieldRows.length)
-  const fields = new IdMap('custom profile field')
-  oldFieldIds.forEach((old, i) => fields.set(old, newFieldIds[i] as number))
+  const { ids: newFieldIds, map: fields } = await renumber(tx, 'zerver_customprofilefield', fieldRows, 'custom_profile_field', 'custom profile field')
   await tx.customProfileField.createMany({
     data: fieldRows.map((row, i) => ({
       id: newFieldIds[i] as number,
@@ -474,10 +477,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   })
   await tx.alertWord.createMany({ data: T('zerver_alertword').map((row) => ({ userId: users.need('zerver_alertword', row, 'user_profile'), word: str('zerver_alertword', row, 'word') })), skipDuplicates: true })
   const emojiRows = T('zerver_realmemoji').filter((row) => w.emojiFileNames.has(str('zerver_realmemoji', row, 'file_name')))
-  const oldEmojiIds = rowIds('zerver_realmemoji', emojiRows)
-  const newEmojiIds = await allocate(tx, 'realm_emoji', emojiRows.length)
-  const emoji = new IdMap('custom emoji')
-  oldEmojiIds.forEach((old, i) => emoji.set(old, newEmojiIds[i] as number))
+  const { ids: newEmojiIds, map: emoji } = await renumber(tx, 'zerver_realmemoji', emojiRows, 'realm_emoji', 'custom emoji')
   await tx.realmEmoji.createMany({
     data: emojiRows.map((row, i) => ({
       id: newEmojiIds[i] as number,
@@ -492,10 +492,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
 
   // Messages, their recipients' rows, reactions and uploads.
   const messageRows = T('zerver_message')
-  const oldMessageIds = rowIds('zerver_message', messageRows)
-  const newMessageIds = await allocate(tx, 'message', messageRows.length)
-  const messages = new IdMap('message')
-  oldMessageIds.forEach((old, i) => messages.set(old, newMessageIds[i] as number))
+  const { ids: newMessageIds, map: messages } = await renumber(tx, 'zerver_message', messageRows, 'message', 'message')
   const clients = new Map(T('zerver_client').map((row) => [row.id, typeof row.name === 'string' ? row.name : '']))
   const maps = { users, groups, streams }
   // Messages without rendered HTML (a Slack export's) are rendered with everything the import made.
