@@ -53,12 +53,14 @@ export function failureExcerpt(output, maxLines = 120) {
  * per-test timeout `timeoutSeconds`; a file still running after that long
  * plus a minute is killed with its process group. Each file's whole output
  * goes to .tap/test-results/<file>.tap. `full`: print each file's output as
- * it ends; `label` (the phase) starts each line; `onFile(file, seconds)` is told each file's duration. Resolves with the summed counts and the failed files.
+ * it ends; `label` (the phase) starts each line; `onFile(file, seconds)` is told each file's duration. Resolves with the summed counts, the failed files and each one's failure excerpt.
  */
 export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds = 120, raiseOpenFiles = false, full = false, weight = () => 0, onFile = () => {}, label = '', batch = false }) {
   const queue = [...files].sort((a, b) => weight(b) - weight(a))
   const totals = { pass: 0, fail: 0, files: 0 }
   const failed = []
+  /** Each failed file's failing assertions, printed again at the end of the run. */
+  const excerpts = {}
   const resultsDir = path.join(root, '.tap/test-results')
   const save = (file, output) => {
     const out = path.join(resultsDir, `${path.relative('dist/test', file)}.tap`)
@@ -105,8 +107,10 @@ export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds 
     if (full) console.log(output)
     console.log(`${label ? `[${label}] ` : ''}${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s ${String(asserts).padStart(6)} asserts  ${name}`)
     if (!ok) {
+      const excerpt = failureExcerpt(output)
       failed.push(name)
-      if (!full) console.log(failureExcerpt(output).replace(/^/gm, '    | '))
+      excerpts[name] = excerpt
+      if (!full) console.log(excerpt.replace(/^/gm, '    | '))
     }
   }
   const worker = async () => {
@@ -116,7 +120,7 @@ export async function runTestFiles(files, { root, env, jobs = 2, timeoutSeconds 
     while (queue.length > 0) await runBatch(queue, { root, env, timeoutSeconds, save, report })
   }
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, batch ? batchWorker : worker))
-  return { ...totals, failed }
+  return { ...totals, failed, excerpts }
 }
 
 const BATCH_MARK = '# roost-batch '

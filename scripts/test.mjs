@@ -281,6 +281,8 @@ if (listing) {
 const totals = { pass: 0, fail: 0, files: 0 }
 const failedPhases = []
 const failedFiles = []
+/** The failing assertions of each failed file, repeated after the summary so that the end of a long log shows why. */
+const failureExcerpts = []
 // Longest first, so that the last file of a phase is a short one: the
 // durations of the previous run (.tap/test-durations.json), else the compiled
 // file's size.
@@ -335,6 +337,7 @@ async function runPhase(name) {
   totals.fail += result.fail
   totals.files += result.files
   failedFiles.push(...result.failed.map((f) => `${f} (${name})`))
+  for (const [file, excerpt] of Object.entries(result.excerpts)) failureExcerpts.push(`${file} (${name}):\n${excerpt}`)
   const ok = result.failed.length === 0
   console.log(`=== ${name}: ${ok ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s: ${result.pass} asserts passed, ${result.fail} failed ===`)
   if (!ok) failedPhases.push(name)
@@ -348,6 +351,7 @@ if (requested.length > 0) {
 mkdirSync(path.dirname(durationsFile), { recursive: true })
 writeFileSync(durationsFile, JSON.stringify(durations, null, 1))
 
+for (const excerpt of failureExcerpts) console.log(`\ntest: ${excerpt.split('\n').slice(0, 30).join('\n').replace(/^/gm, '  | ')}`)
 if (failedFiles.length > 0) console.log(`\ntest: failed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`)
 console.log(failedPhases.length > 0 ? `\ntest: failed phases: ${failedPhases.join(', ')}` : '\ntest: all phases passed')
 console.log(`asserts: ${totals.pass} passed, ${totals.fail} failed, in ${totals.files} file runs`)

@@ -53,7 +53,7 @@ async function pollUntil(client: Client, p: Poller, until: string, next: (p: Pol
 }
 
 async function registerQueues(client: Client, nodes: RoostNode[], count: number): Promise<string[]> {
-  // As a client does, a 503 (the database saturated on a loaded machine) is retried after a pause.
+  // As a client does, a 503 (the database saturated, or the node overloaded, on a loaded machine) is retried after a pause.
   const register = async (node: RoostNode): Promise<string> => {
     for (let attempt = 1; ; attempt++) {
       const res = await client.call(node, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })

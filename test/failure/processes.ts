@@ -11,7 +11,7 @@
 // hook if the test process dies first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { Agent, request } from 'node:http'
+import { Agent, request, type IncomingHttpHeaders } from 'node:http'
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -337,10 +337,18 @@ export async function delayProxy(t: Tap, target: number, delayMs: number): Promi
 export type Json = Record<string, any>
 
 /** A reply, or the connection error (ECONNRESET, ECONNREFUSED, "socket hang up"…) instead. */
-export type Outcome = { status: number; body: Json } | { error: string }
+export type Outcome = { status: number; body: Json; headers: IncomingHttpHeaders } | { error: string }
 
-export function isReply(outcome: Outcome): outcome is { status: number; body: Json } {
+export function isReply(outcome: Outcome): outcome is { status: number; body: Json; headers: IncomingHttpHeaders } {
   return 'status' in outcome
+}
+
+/** Attempts Client.ok makes of a request refused by admission control. */
+const OVERLOAD_RETRIES = 30
+
+/** A node's admission control refused the request before doing anything (src/http/admission.ts). */
+function isOverloaded(res: Outcome): res is { status: 503; body: Json; headers: IncomingHttpHeaders } {
+  return isReply(res) && res.status === 503 && res.headers['retry-after'] !== undefined && /overloaded/.test(String(res.body.msg))
 }
 
 export class Client {
@@ -378,9 +386,9 @@ export class Client {
           res.on('data', (chunk: string) => (text += chunk))
           res.on('end', () => {
             try {
-              resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Json })
+              resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Json, headers: res.headers })
             } catch {
-              resolve({ status: res.statusCode ?? 0, body: { unparsable: text } })
+              resolve({ status: res.statusCode ?? 0, body: { unparsable: text }, headers: res.headers })
             }
           })
           res.on('error', (error) => resolve({ error: errorName(error) }))
@@ -398,11 +406,19 @@ export class Client {
     })
   }
 
-  /** A successful reply's body, or an error describing what came instead. */
+  /**
+   * A successful reply's body, or an error describing what came instead.
+   * A refusal by admission control (503 with Retry-After: the node is
+   * overloaded, as it can be on a loaded machine) is sent again after the
+   * pause it asks for, as clients do; the request was not processed.
+   */
   async ok(node: Pick<RoostNode, 'port'>, method: string, url: string, params: Record<string, unknown> = {}): Promise<Json> {
-    const res = await this.call(node, method, url, params)
-    if (!isReply(res) || res.status !== 200 || res.body.result !== 'success') throw new Error(`${method} ${url}: ${JSON.stringify(res).slice(0, 500)}`)
-    return res.body
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.call(node, method, url, params)
+      if (isReply(res) && res.status === 200 && res.body.result === 'success') return res.body
+      if (attempt >= OVERLOAD_RETRIES || !isOverloaded(res)) throw new Error(`${method} ${url}: ${JSON.stringify(res).slice(0, 500)}`)
+      await delay(1_000 * Number(res.headers['retry-after'] ?? 1))
+    }
   }
 
   close(): void {
