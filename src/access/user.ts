@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient, type Realm, type Tx, type User } from '../db
 import {
   ApiError,
   authenticationFailed,
+  emailNotAllowed,
   invalidEmailAddress,
   noSuchUser,
   passwordAuthDisabled,
@@ -15,7 +16,8 @@ import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
 import { isGuest, ROLE } from '../domain/roles.js'
 import { reachableUserIds } from '../domain/guest-access.js'
-import { canSeeDeliveryEmail } from '../present/user.js'
+import { roleMaySeeDeliveryEmail } from '../present/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { idMatchingLower } from '../db/exact-match.js'
 
 /** A plain address check in the spirit of Django's EmailValidator: local@domain.tld, no spaces. */
@@ -119,14 +121,16 @@ export async function accessUserById(ctx: UserQueryContext, userId: number): Pro
 }
 
 /**
- * By API email or, when the requester may see it, real address (case-insensitive),
- * as upstream's GET /users/{email} does.
+ * The user GET /users/{email} names, as upstream's access_user_by_email
+ * (level 302): a stand-in `user{id}@{realm domain}` names user `id` whatever
+ * their visibility; any other address is compared (case-insensitively) with the
+ * real addresses of the users whose email_address_visibility lets the
+ * requester's role see them (the requester's own included only so).
  */
-export async function accessUserByEmail(ctx: UserQueryContext, email: string): Promise<User> {
+export async function accessUserByEmail(ctx: UserQueryContext & { config: { externalUrl: string } }, email: string): Promise<User> {
   const wanted = email.trim()
-  const apiEmailId = await idMatchingLower(ctx.prisma, 'user_email', { realm_id: ctx.realm.id }, wanted)
-  const byApiEmail = apiEmailId === undefined ? null : await ctx.prisma.user.findUnique({ where: { id: apiEmailId } })
-  if (byApiEmail) return checkAccess(ctx, byApiEmail)
+  const standIn = standInUserId(wanted, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
+  if (standIn !== undefined) return accessUserById(ctx, standIn)
   const deliveryId = await idMatchingLower(ctx.prisma, 'user_delivery_email', { realm_id: ctx.realm.id }, wanted)
   const byDelivery = deliveryId === undefined ? null : await ctx.prisma.user.findUnique({
     where: { id: deliveryId },
@@ -134,8 +138,25 @@ export async function accessUserByEmail(ctx: UserQueryContext, email: string): P
   })
   if (!byDelivery) throw noSuchUser()
   const { settings, ...user } = byDelivery
-  if (!canSeeDeliveryEmail(ctx.user, { ...user, emailAddressVisibility: settings?.emailAddressVisibility })) throw noSuchUser()
+  if (!roleMaySeeDeliveryEmail(ctx.user.role, { ...user, emailAddressVisibility: settings?.emailAddressVisibility })) throw noSuchUser()
   return checkAccess(ctx, user)
+}
+
+/** The user ID of a stand-in address `user{id}@{domain}` (any case), or undefined for any other address. */
+export function standInUserId(email: string, domain: string): number | undefined {
+  const at = email.lastIndexOf('@')
+  if (at < 0 || email.slice(at + 1).toLowerCase() !== domain.toLowerCase()) return undefined
+  const match = /^user(\d{1,9})$/i.exec(email.slice(0, at))
+  return match ? Number(match[1]) : undefined
+}
+
+/**
+ * Refuses a real address shaped like the realm's stand-ins (`user{N}@{domain}`):
+ * as someone's API email it would name user N for GET /users/{email} and could
+ * collide with user N's stand-in once either hides an address.
+ */
+export function checkNotStandIn(email: string, domain: string): void {
+  if (standInUserId(email, domain) !== undefined) throw emailNotAllowed(email)
 }
 
 async function checkAccess(ctx: UserQueryContext, user: User | null): Promise<User> {

@@ -16,8 +16,8 @@ import { checkFullName } from '../domain/user-rules.js'
 import { PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { emitInvitesChanged } from './invites.js'
 import { sendMessage } from './send-message.js'
-import { isValidEmail } from '../access/user.js'
-import { ApiError } from '../errors.js'
+import { isValidEmail, standInUserId } from '../access/user.js'
+import { ApiError, emailNotAllowed } from '../errors.js'
 import { userGroupMembersEvent } from '../events/schemas/index.js'
 import { activeUserIds } from '../queries/user-groups.js'
 import { INVITE_STATUS, lookUpInviteKey, type InviteLookup } from '../queries/invites.js'
@@ -73,6 +73,7 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
   if (input.password.length < PASSWORD_MIN_LENGTH) throw new RegistrationError(`The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`, 'form')
   const email = link.kind === 'email' ? link.invitation.email : (input.email ?? '').trim()
   if (!isValidEmail(email)) throw new RegistrationError('Enter a valid email address.', 'form')
+  if (standInUserId(email, fakeEmailDomain(ctx.realm, ctx.config.externalUrl)) !== undefined) throw new RegistrationError(emailNotAllowed(email).msg, 'form')
   const invite = link.kind === 'email' ? link.invitation : link.invite
   const referrerId = link.kind === 'email' ? link.invitation.invitedById : link.invite.referredById
 

@@ -11,7 +11,8 @@ import type { Realm, Tx, User } from '../db/index.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emission } from './context.js'
 import { inTransaction } from './context.js'
-import { isValidEmail } from '../access/user.js'
+import { checkNotStandIn, isValidEmail } from '../access/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { isAdmin } from '../domain/roles.js'
 import { emailInUse, invalidEmailAddress, mustBeAdmin, noSuchUser } from '../errors.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
@@ -50,6 +51,7 @@ export async function changeUserDeliveryEmail(ctx: ActionContext, userId: number
   if (!isAdmin(ctx.user.role)) throw mustBeAdmin()
   const newEmail = email.trim()
   if (!isValidEmail(newEmail)) throw invalidEmailAddress()
+  checkNotStandIn(newEmail, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
   return inTransaction(ctx, async (tx, emit) => {
     const user = await tx.user.findUnique({ where: { id: userId } })
     if (!user || user.realmId !== ctx.realm.id) throw noSuchUser()

@@ -17,7 +17,7 @@ import {
   mustBeAdmin,
   passwordTooWeak,
 } from '../errors.js'
-import { isValidEmail } from '../access/user.js'
+import { checkNotStandIn, isValidEmail } from '../access/user.js'
 import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddPerson } from '../present/user.js'
 import { realmUserAddEvent, userGroupMembersEvent } from '../events/schemas/index.js'
 import { roleGroupName } from '../domain/system-groups.js'
@@ -49,6 +49,7 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
   const fullName = checkFullName(input.fullName)
   const email = input.email.trim()
   if (!isValidEmail(email)) throw badNameOrUsername()
+  checkNotStandIn(email, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
   if (input.password.length < PASSWORD_MIN_LENGTH) throw passwordTooWeak()
   if (input.role !== undefined) checkRoleChange(ctx.user, { role: ROLE.MEMBER }, input.role)
 

@@ -11,7 +11,8 @@ import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { checkStreamsByIds } from '../access/stream.js'
-import { isValidEmail } from '../access/user.js'
+import { isValidEmail, standInUserId } from '../access/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
 import {
   accountTooNewToInvite,
@@ -122,8 +123,10 @@ async function checkDailyLimit(ctx: ActionContext, adding: number): Promise<void
 }
 
 /** Why an address cannot be invited at all, or null. */
-function addressProblem(realm: Realm, email: string, allowedDomains: string[]): string | null {
+function addressProblem(realm: Realm, email: string, allowedDomains: string[], standInDomain: string): string | null {
   if (!isValidEmail(email)) return 'Invalid address.'
+  // The shape of the realm's stand-in addresses (access/user.ts checkNotStandIn).
+  if (standInUserId(email, standInDomain) !== undefined) return 'Not allowed in this organization.'
   const [local = '', domain = ''] = email.toLowerCase().split('@')
   if (realm.emailsRestrictedToDomains) {
     if (!allowedDomains.some((d) => domain === d || domain.endsWith(`.${d}`))) return 'Outside your domain.'
@@ -156,7 +159,7 @@ export async function inviteUsers(ctx: ActionContext, input: InviteUsersInput): 
     select: { deliveryEmail: true, isActive: true, isSystemBot: true },
   })
   for (const email of emails) {
-    const problem = addressProblem(ctx.realm, email, allowedDomains)
+    const problem = addressProblem(ctx.realm, email, allowedDomains, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
     if (problem) {
       invalid.push([email, problem, false])
       continue

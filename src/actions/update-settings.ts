@@ -10,7 +10,7 @@ import { inTransaction, publishAll } from './context.js'
 import { hashPassword, randomAlphanumeric, verifyPassword } from '../domain/credentials.js'
 import { checkFullName } from '../domain/user-rules.js'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
-import { checkPasswordThrottled, isValidEmail } from '../access/user.js'
+import { checkNotStandIn, checkPasswordThrottled, isValidEmail } from '../access/user.js'
 import { isAdmin } from '../domain/roles.js'
 import { isLanguageCode, languageName } from '../domain/languages.js'
 import { isValidTimezone } from '../domain/timezones.js'
@@ -34,6 +34,7 @@ import { propertyInheritingFrom } from '../domain/stream-notifications.js'
 import { applyPresenceEnabled } from './update-presence.js'
 import { sendEmailChangeConfirmation } from '../mail/email-change.js'
 import { invalidConfirmationKey } from '../errors.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { realmUserUpdateEvent, withInheritingStreams } from '../events/schemas/index.js'
 import { revokeWebSessions } from './web-sessions.js'
 import { writeDeliveryEmail } from './change-user-email.js'
@@ -109,6 +110,7 @@ export async function updateSettings(ctx: ActionContext, input: UpdateSettingsIn
   if (changingEmail) {
     if (ctx.realm.emailChangesDisabled && !isAdmin(user.role)) throw emailChangesDisabled()
     if (!isValidEmail(newEmail)) throw invalidEmailAddress()
+    checkNotStandIn(newEmail, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
   }
 
   // 2. Apply in one transaction; events go out after the commit.

@@ -18,7 +18,8 @@ import { isAdmin, isOwner, ROLE } from '../domain/roles.js'
 import { insufficientPermission, lastOwnerDemotion } from '../errors.js'
 import { realmUserUpdateEvent } from '../events/schemas/index.js'
 import { writeDeliveryEmail } from './change-user-email.js'
-import { isValidEmail } from '../access/user.js'
+import { checkNotStandIn, isValidEmail } from '../access/user.js'
+import { fakeEmailDomain } from '../present/realm.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { emailInUse, invalidEmailAddress, userNotAuthorizedToChangeEmails } from '../errors.js'
 
@@ -46,9 +47,10 @@ export function checkMayChangeUserEmails(actor: Pick<User, 'role' | 'canChangeUs
 }
 
 /** The trimmed new address, or upstream's error for one that is not an address. */
-function checkNewEmail(raw: string): string {
+function checkNewEmail(raw: string, domain: string): string {
   const email = raw.trim()
   if (!isValidEmail(email)) throw invalidEmailAddress()
+  checkNotStandIn(email, domain)
   return email
 }
 
@@ -73,7 +75,7 @@ export async function updateUser(ctx: ActionContext, userId: number, input: Upda
   const target = await accessUserById(ctx, userId)
   if (input.newEmail !== undefined) checkMayChangeUserEmails(ctx.user)
   if (!canAdminUser(ctx.user, target)) throw insufficientPermission()
-  const newEmail = input.newEmail === undefined ? undefined : checkNewEmail(input.newEmail)
+  const newEmail = input.newEmail === undefined ? undefined : checkNewEmail(input.newEmail, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
   // Everything that can be checked without writing is checked first.
   if (input.role !== undefined) checkRoleChange(ctx.user, target, input.role)
   const fullName = adminFullName(target, input.fullName)

@@ -6,6 +6,7 @@ import { ROLE } from '../domain/roles.js'
 import { hashPassword, randomAlphanumeric } from '../domain/credentials.js'
 import { roleGroupName } from '../domain/system-groups.js'
 import { apiEmailFor, EMAIL_VISIBILITY } from '../present/user.js'
+import { checkNotStandIn } from '../access/user.js'
 
 /** Colors given to new subscriptions, in turn. */
 export const STREAM_COLORS = [
@@ -33,6 +34,7 @@ export interface NewUserRow {
 }
 
 export async function insertUser(tx: Tx, realm: Realm, row: NewUserRow): Promise<{ user: User; subscribedStreamIds: number[] }> {
+  checkNotStandIn(row.email, row.emailDomain)
   const passwordHash = row.password ? await hashPassword(row.password) : null
   const role = row.role ?? ROLE.MEMBER
   // A person starts with the realm's default email_address_visibility; a bot's address is always public.

@@ -58,6 +58,17 @@ export interface PresentUserOptions {
 /** Whether `viewer` may see the real address of `target` (upstream can_access_delivery_email). */
 export function canSeeDeliveryEmail(viewer: Viewer | null, target: Pick<User, 'id' | 'isBot'> & { emailAddressVisibility?: number }): boolean {
   if (viewer && viewer.id === target.id) return true
+  return roleMaySeeDeliveryEmail(viewer?.role ?? null, target)
+}
+
+/**
+ * Whether a viewer of `role` (null: a web-public visitor) may see the real
+ * address of `target` by its email_address_visibility alone (upstream's
+ * ROLE_TO_ACCESSIBLE_EMAIL_ADDRESS_VISIBILITY_IDS), without the exception for
+ * the viewer's own address.
+ */
+export function roleMaySeeDeliveryEmail(role: number | null, target: Pick<User, 'isBot'> & { emailAddressVisibility?: number }): boolean {
+  const viewer = role === null ? null : { role }
   const visibility = target.isBot ? EMAIL_VISIBILITY.EVERYONE : (target.emailAddressVisibility ?? EMAIL_VISIBILITY.EVERYONE)
   switch (visibility) {
     case EMAIL_VISIBILITY.EVERYONE:

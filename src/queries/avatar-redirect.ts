@@ -15,6 +15,7 @@ export interface AvatarLookupContext {
   realm: Realm
   /** undefined for a web-public visitor. */
   user: User | undefined
+  config: { externalUrl: string }
 }
 
 const MAX_EMAIL_OR_ID_LENGTH = 254
@@ -28,7 +29,7 @@ export async function avatarRedirectUrl(ctx: AvatarLookupContext, emailOrId: str
   if (/^\d{1,9}$/.test(emailOrId)) {
     target = await ctx.prisma.user.findFirst({ where: { id: Number(emailOrId), realmId: ctx.realm.id } })
   } else if (ctx.user && emailOrId.length <= MAX_EMAIL_OR_ID_LENGTH) {
-    target = await accessUserByEmail({ prisma: ctx.prisma, realm: ctx.realm, user: ctx.user }, emailOrId).catch((error: unknown) => {
+    target = await accessUserByEmail({ prisma: ctx.prisma, realm: ctx.realm, user: ctx.user, config: ctx.config }, emailOrId).catch((error: unknown) => {
       if (error instanceof ApiError) return null
       throw error
     })

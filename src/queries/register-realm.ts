@@ -36,6 +36,8 @@ export async function fetchRealmExtras(ctx: RegisterRealmContext, want: (type: s
   if (want('realm_embedded_bots')) out.realm_embedded_bots = []
   if (want('realm_incoming_webhook_bots')) out.realm_incoming_webhook_bots = []
   if (want('realm_playgrounds')) out.realm_playgrounds = []
+  // Level 363: the organization's billing state; with no billing there is never a sponsorship request.
+  if (want('realm_billing')) out.realm_billing = { has_pending_sponsorship_request: false }
   if (want('default_stream_groups')) out.realm_default_stream_groups = []
   if (want('has_zoom_token')) out.has_zoom_token = false
   if (want('stop_words')) out.stop_words = []

@@ -134,6 +134,11 @@ export function realmState(realm: Realm, externalUrl: string, maxFileUploadSizeM
     password_min_length: PASSWORD_MIN_LENGTH,
     password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: 10000,
+    // Level 332: upstream's default bounds on the delay before a deactivated organization's
+    // data is deleted. Roost deletes none (the operator deactivates with `roost org
+    // deactivate`, which keeps the data): never sooner than 14 days, and kept indefinitely.
+    server_min_deactivated_realm_deletion_days: 14,
+    server_max_deactivated_realm_deletion_days: null,
     // Level 369: the video the web app's navigation tour shows; Roost serves none.
     navigation_tour_video_url: null,
   })

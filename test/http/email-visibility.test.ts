@@ -127,6 +127,59 @@ t.test('email_address_visibility and the API email', async (t) => {
     t.ok((byAddress.messages as Body[]).some((m) => m.id === streamMessage))
   })
 
+  t.test('GET /users/{email} (level 302): a stand-in names its user whatever the visibility; a real address only where the role may see it', async (t) => {
+    const { moderator } = fx.users
+    const NO_SUCH_USER = { code: 'BAD_REQUEST', status: 400, msg: 'No such user' }
+    const lookUp = async (viewer: User, email: string) => {
+      const res = await as(app, viewer).get(`/users/${encodeURIComponent(email)}`)
+      return res.statusCode === 200 ? (expectSuccess(t, res).user as Body).user_id : expectError(t, res, NO_SUCH_USER).msg
+    }
+    const open = await fx.newUser({ fullName: 'Open Person' })
+    t.equal(await lookUp(guest, standIn(open)), open.id, "a public address's user is also named by the stand-in")
+    t.equal(await lookUp(guest, `  ${open.deliveryEmail.toUpperCase()} `), open.id, 'a public address in any case, trimmed')
+    t.equal(await lookUp(member, standIn(open).toUpperCase()), open.id)
+
+    const byVisibility = async (visibility: number) => {
+      const user = await fx.newUser({ fullName: `Visibility ${visibility}` })
+      expectSuccess(t, await as(app, user).patch('/settings', { email_address_visibility: visibility }))
+      const found = []
+      for (const viewer of [guest, member, moderator, admin, owner, user]) found.push(await lookUp(viewer, user.deliveryEmail))
+      for (const viewer of [guest, member, user]) t.equal(await lookUp(viewer, standIn(user)), user.id, `visibility ${visibility}: the stand-in for everyone`)
+      return found
+    }
+    const ID = 'found'
+    const got = async (visibility: number) => (await byVisibility(visibility)).map((r) => (typeof r === 'number' ? ID : r))
+    const no = 'No such user'
+    // Viewers: guest, member, moderator, admin, owner, the user.
+    t.same(await got(2), [no, ID, ID, ID, ID, ID], 'members')
+    t.same(await got(5), [no, no, ID, ID, ID, no], 'moderators: the member looking up their own real address is refused, as upstream')
+    t.same(await got(3), [no, no, no, ID, ID, no], 'administrators')
+    t.same(await got(4), [no, no, no, no, no, no], 'nobody')
+
+    t.equal(await lookUp(member, `user999999999@${domain}`), no, 'a stand-in of no user')
+    t.equal(await lookUp(member, `user${open.id}@elsewhere.example.com`), no, 'the shape at another domain is an address like any other')
+  })
+
+  t.test("a real address shaped like the realm's stand-ins is refused wherever an address enters", async (t) => {
+    await services.prisma.user.update({ where: { id: owner.id }, data: { canChangeUserEmails: true } })
+    const hidden = await fx.newUser({ fullName: 'Hidden Target' })
+    expectSuccess(t, await as(app, hidden).patch('/settings', { email_address_visibility: 3 }))
+    const open = await fx.newUser({ fullName: 'Open Target' })
+    for (const target of [hidden, open]) {
+      const address = standIn(target)
+      const notAllowed = { code: 'BAD_REQUEST', status: 400, msg: `Email '${address}' not allowed in this organization` }
+      expectError(t, await as(app, owner).post('/users', { email: address, password: 'shaped-pass-1', full_name: 'Shaped' }), notAllowed)
+      expectError(t, await as(app, owner).patch(`/users/${member.id}`, { new_email: address }), notAllowed)
+      expectError(t, await as(app, member).patch('/settings', { email: address }), notAllowed)
+      const invite = expectError(t, await as(app, owner).post('/invites', { invitee_emails: address, stream_ids: [] }), { code: 'INVITATION_FAILED', status: 400 })
+      t.same(invite.errors, [[address, 'Not allowed in this organization.', false]])
+    }
+    t.equal((await fx.refresh(member)).deliveryEmail, member.deliveryEmail, 'nothing changed')
+    // The stand-in owner can still hide and show the address: no other account has it.
+    expectSuccess(t, await as(app, open).patch('/settings', { email_address_visibility: 4 }))
+    t.equal((await fx.refresh(open)).email, standIn(open))
+  })
+
   t.test('a new person starts with the realm default: a hidden default gives the stand-in from the first event', async (t) => {
     await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { emailAddressVisibility: 3 } })
     t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { emailAddressVisibility: 1 } }))
