@@ -135,6 +135,9 @@ export const badValueFor = (name: string, value: unknown) =>
 // Users and messages
 export const noSuchUser = () => badRequest('No such user')
 export const emailInUse = (email: string) => badRequest(`Email '${email}' already in use`)
+export const directMessagesDisabled = () => badRequest('Direct messages are disabled in this organization.')
+export const noAuthorizingUser = () => badRequest('This conversation does not include any users who can authorize it.')
+export const mayNotInitiateDirectMessages = () => badRequest('You do not have permission to initiate direct message conversations.')
 export const emailNotAllowed = (email: string) => badRequest(`Email '${email}' not allowed in this organization`)
 export const badNameOrUsername = () => badRequest('Bad name or username')
 export const nameTooLong = () => badRequest('Name too long!')

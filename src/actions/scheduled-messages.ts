@@ -22,6 +22,7 @@ import {
 } from '../errors.js'
 import { checkMaySendToStream, findDirectRecipients, findStreamForSend, type MessageType } from './message-recipients.js'
 import { renderMessageContent } from './message-render.js'
+import { checkMaySendDirectMessage } from './direct-message-permission.js'
 import { defaultReadBySender } from './send-message.js'
 import { presentScheduledMessage, type ScheduledMessageDict } from '../queries/scheduled-messages.js'
 import { scheduledMessagesAddEvent, scheduledMessagesRemoveEvent, scheduledMessagesUpdateEvent } from '../events/schemas/index.js'
@@ -81,6 +82,7 @@ async function resolveRecipient(ctx: ActionContext, kind: ScheduledRecipientKind
   const ids = userIdsOf(to)
   if (ids.length === 0) throw badRequest('Message must have recipients')
   const users = await findDirectRecipients(ctx, ids)
+  await checkMaySendDirectMessage(ctx, users, [...new Set([ctx.user.id, ...users.map((u) => u.id)])].sort((a, b) => a - b))
   const others = users.map((u) => u.id).filter((id) => id !== ctx.user.id).sort((a, b) => a - b)
   return { recipientType: 'private', streamId: null, to: others.length > 0 ? others : [ctx.user.id], topic: '' }
 }

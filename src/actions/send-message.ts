@@ -32,6 +32,7 @@ import {
 import { mayMentionTopicWildcard } from '../domain/markdown.js'
 import { presentMessage, withInaccessibleSender } from '../present/message.js'
 import { groupMemberIds, renderMessageContent } from './message-render.js'
+import { checkMaySendDirectMessage } from './direct-message-permission.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 import { messageEvent } from '../events/schemas/index.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
@@ -142,7 +143,9 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
   const participantsById = new Map<number, Pick<User, 'id' | 'email' | 'fullName'>>([[sender.id, sender]])
   for (const u of users) participantsById.set(u.id, u)
   const participants = [...participantsById.values()].sort((a, b) => a.id - b.id)
-  return { kind: 'private', participants, recipientIds: participants.map((u) => u.id), ...extrasOf(audience) }
+  const recipientIds = participants.map((u) => u.id)
+  await checkMaySendDirectMessage(ctx, users, recipientIds, audience.everyoneGroupId)
+  return { kind: 'private', participants, recipientIds, ...extrasOf(audience) }
 }
 
 export async function sendMessage(ctx: ActionContext, input: SendMessageInput): Promise<{ id: number }> {

@@ -5,6 +5,7 @@
 // 1,000-subscriber channel through findMany (subscribers, then alert words
 // with 1,000 parameters) cost ~15 ms of CPU per send. Rows come back in
 // Prisma's own shapes (test/db/send-queries.test.ts compares them).
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import type { Message, PrismaClient, Stream, Tx, User } from './index.js'
 import { Prisma } from './index.js'
 import { fromJson, toModel, USER_DATES } from './hot-queries.js'
@@ -102,6 +103,8 @@ export type DirectCandidate = Pick<User, 'id' | 'email' | 'deliveryEmail' | 'ful
 export interface DirectAudience extends AudienceExtras {
   /** Users of the realm matching any of the IDs or (case-insensitively) emails. */
   users: DirectCandidate[]
+  /** The realm's "everyone" system group, for the direct-message permission settings' common case (0 if missing). */
+  everyoneGroupId: number
 }
 
 /** Candidates for the `to` of a direct message, with the realm's alert-word version. */
@@ -110,7 +113,7 @@ export async function findDirectAudience(
   q: { realmId: number; senderId: number; ids: readonly number[]; emails: readonly string[] },
 ): Promise<DirectAudience> {
   const lower = q.emails.map((e) => e.toLowerCase())
-  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: Linkifier[] }>(db, Prisma.sql`
+  const rows = await fastQuery<{ users: DirectCandidate[] | null; alert_words_version: number | null; muter_ids: number[]; linkifiers: Linkifier[]; everyone_group_id: number | null }>(db, Prisma.sql`
     WITH found AS (
       SELECT id, email, delivery_email, full_name, is_active, is_bot,
         coalesce((SELECT s.email_address_visibility FROM user_settings s WHERE s.user_id = user_profile.id), 1) AS email_address_visibility
@@ -124,9 +127,16 @@ export async function findDirectAudience(
         FROM found) AS users,
       (SELECT version FROM realm_alert_words_version WHERE realm_id = ${q.realmId}::int) AS alert_words_version,
       ARRAY(SELECT mu.user_id FROM muted_user mu WHERE mu.muted_user_id = ${q.senderId}::int AND mu.user_id IN (SELECT id FROM found)) AS muter_ids,
+      (SELECT g.id FROM user_group g WHERE g.realm_id = ${q.realmId}::int AND g.is_system_group AND g.name = ${SYSTEM_GROUPS.everyone}::text) AS everyone_group_id,
       ${linkifiersColumn(q.realmId)}`, 'send_direct_audience')
   const row = rows[0]
-  return { users: row?.users ?? [], alertWordsVersion: Number(row?.alert_words_version ?? 0), muterIds: row?.muter_ids ?? [], linkifiers: row?.linkifiers ?? [] }
+  return {
+    users: row?.users ?? [],
+    alertWordsVersion: Number(row?.alert_words_version ?? 0),
+    muterIds: row?.muter_ids ?? [],
+    linkifiers: row?.linkifiers ?? [],
+    everyoneGroupId: row?.everyone_group_id ?? 0,
+  }
 }
 
 export interface NewMessage {
