@@ -152,7 +152,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
   return outcome.result
 }
 
-interface AddSubscriptionsArgs {
+export interface AddSubscriptionsArgs {
   ctx: TxContext
   streams: Stream[]
   created: Stream[]
@@ -161,7 +161,8 @@ interface AddSubscriptionsArgs {
   colors: Map<string, string>
 }
 
-async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs): Promise<SubscribeResult> {
+/** Subscribes `subscribers` to `streams` (reactivating old rows) and emits what a subscription request emits. */
+export async function addSubscriptions(tx: Tx, emit: Emit, args: AddSubscriptionsArgs): Promise<SubscribeResult> {
   const { ctx, streams, created, subscribers, colors } = args
   const streamIds = streams.map((s) => s.id)
   const rows = await tx.subscription.findMany({ where: { userId: { in: subscribers.map((u) => u.id) } } })

@@ -1,10 +1,12 @@
 // `roost channel list | create | archive | add-members ORG …`: an
 // organization's channels, changed as its owner through the actions (the
-// same checks, transaction and events as the API).
+// same checks, transaction and events as the API). add-members is the
+// operator's own action (actions/add-channel-members.ts): it adds people to
+// any channel, private ones included, and never creates one.
 import type { Command } from 'commander'
 import { createChannel } from '../actions/create-channel.js'
 import { deactivateStream } from '../actions/deactivate-stream.js'
-import { subscribeToStreams } from '../actions/subscribe.js'
+import { addChannelMembers } from '../actions/add-channel-members.js'
 import { idsMatchingLower } from '../db/exact-match.js'
 import type { Stream } from '../db/index.js'
 import { MAX_PRINCIPALS } from '../access/principals.js'
@@ -80,7 +82,7 @@ export function registerChannelCommands(program: Command, kit: CliKit): void {
     })
   channel
     .command('add-members')
-    .description(`subscribe people to a channel (at most ${MAX_PRINCIPALS} addresses per call)`)
+    .description(`subscribe people to a channel, public or private (at most ${MAX_PRINCIPALS} addresses per call); the channel must exist`)
     .addArgument(orgArgument())
     .argument('<name>', 'the channel name')
     .argument('<email...>', 'email addresses of the people to add')
@@ -88,19 +90,11 @@ export function registerChannelCommands(program: Command, kit: CliKit): void {
     .action(async (subdomain: string, name: string, emails: string[]) => {
       if (emails.length > MAX_PRINCIPALS) throw new CliError(`too many email addresses: ${emails.length} (at most ${MAX_PRINCIPALS} per call)`)
       await kit.inOrg(subdomain, async (ctx) => {
-        const stream = await findChannel(ctx, name)
-        const principals = await usersByEmail(ctx, emails)
-        const result = await subscribeToStreams(ctx, {
-          subscriptions: [{ name: stream.name }],
-          principals,
-          authorizationErrorsFatal: true,
-          announce: false,
-          inviteOnly: stream.inviteOnly,
-          isWebPublic: stream.isWebPublic,
-          isDefaultStream: false,
-          streamPostPolicy: stream.streamPostPolicy,
-          messageRetentionDays: 'realm_default',
-        })
+        // Looked up by name once; from here on the channel is its ID (a concurrent rename cannot send the people elsewhere).
+        const { id: streamId } = await findChannel(ctx, name)
+        const userIds = await usersByEmail(ctx, emails)
+        const result = await addChannelMembers(ctx, { streamId, userIds })
+        const stream = result.stream
         const added = Object.keys(result.subscribed).length
         const already = Object.keys(result.already_subscribed).length
         kit.out(`added ${added} ${added === 1 ? 'person' : 'people'} to '${stream.name}'${already > 0 ? ` (${already} already subscribed)` : ''}`)

@@ -2,11 +2,13 @@
 // Redis next to a running app (test/cli/live.ts): output, exit codes, and
 // the events and state the app's clients see.
 import t from 'tap'
+import pg from 'pg'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { checkStateAfter } from '../support/state-check.js'
 import { liveCli } from './live.js'
 import { printed } from './run.js'
+import { eventually } from '../support/eventually.js'
 
 t.setTimeout(900_000)
 
@@ -19,7 +21,7 @@ interface Listed {
 }
 
 t.test('roost channel commands', async (t) => {
-  const { app, cli, org } = await liveCli(t)
+  const { app, cli, org, env } = await liveCli(t)
   const owner = await org('acme', 'Acme')
   await org('bravo', 'Bravo')
   const created = await cli(['user', 'create', '--org', 'acme', '--email', 'mo@acme.example.com', '--name', 'Mo Member'])
@@ -113,11 +115,66 @@ t.test('roost channel commands', async (t) => {
     t.equal(other.code, 1)
     t.equal(none.code, 2)
     t.match(none.stderr, "error: missing required argument 'email'")
-    // As through the API: an owner who is not subscribed to a private channel cannot add others to it.
-    const secret = await cli(['channel', 'add-members', 'acme', 'secret', mo.deliveryEmail])
-    t.equal(secret.code, 1)
-    t.equal(secret.stderr, 'roost: Unable to access channel (secret).\n')
     t.equal((await list()).find((c) => c.name === 'design')?.subscribers, 2, 'nothing was added')
+  })
+
+  t.test('add-members adds people to a private channel no one is subscribed to, with the events a subscription sends', async (t) => {
+    // A member who could not see the channel hears of it (stream create) before the subscription.
+    const events = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'add-members', 'acme', 'secret', mo.deliveryEmail])), {
+      expectTypes: ['stream/create', 'subscription/add'],
+    })
+    t.equal(run.code, 0, run.stderr)
+    t.equal(run.stdout, "added 1 person to 'secret'\n")
+    t.match(
+      events.filter((e) => e.type === 'stream' || e.type === 'subscription'),
+      [
+        { type: 'stream', op: 'create', streams: [{ name: 'secret', invite_only: true }] },
+        { type: 'subscription', op: 'add', subscriptions: [{ name: 'secret', invite_only: true, subscribers: [mo.id] }] },
+      ],
+    )
+    // An owner already sees the channel: a subscription, and peer_add reaches the earlier subscriber.
+    const peers = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'add-members', 'acme', 'secret', owner.deliveryEmail])), {
+      expectTypes: ['subscription/peer_add'],
+    })
+    t.equal(run.code, 0, run.stderr)
+    t.match(peers.filter((e) => e.type === 'subscription'), [{ op: 'peer_add', user_ids: [owner.id] }])
+    const subs = expectSuccess(t, await as(app, mo).get('/users/me/subscriptions')).subscriptions as { name: string }[]
+    t.ok(subs.some((s) => s.name === 'secret'), 'the member is subscribed')
+    // The Notification Bot tells the member who was added, as after a subscription by someone else.
+    const dms = expectSuccess(t, await as(app, mo).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'is', operand: 'dm' }] })).messages as { content: string }[]
+    t.match(dms.at(-1)?.content, /subscribed you to .*secret/)
+    t.equal((await list()).find((c) => c.name === 'secret')?.subscribers, 2)
+  })
+
+  t.test('add-members acts on the channel it found, by ID: a rename committed meanwhile neither misdirects nor creates a channel', async (t) => {
+    const design = (await list()).find((c) => c.name === 'design') as Listed
+    const bob = await cli(['user', 'create', '--org', 'acme', '--email', 'bob@acme.example.com', '--name', 'Bob'])
+    t.equal(bob.code, 0, bob.stderr)
+    // A rename in an open transaction holds the channel's row: add-members finds 'design' by name, then waits for it.
+    const [renamer, watcher] = [new pg.Client({ connectionString: env.DATABASE_URL }), new pg.Client({ connectionString: env.DATABASE_URL })]
+    await Promise.all([renamer.connect(), watcher.connect()])
+    t.teardown(() => Promise.all([renamer.end(), watcher.end()]))
+    await renamer.query('BEGIN')
+    await renamer.query("UPDATE stream SET name = 'drafting' WHERE id = $1", [design.stream_id])
+    let finished: string | undefined
+    const adding = cli(['channel', 'add-members', 'acme', 'design', 'bob@acme.example.com']).then((res) => ((finished = `exited with ${res.code}: ${res.stdout}${res.stderr}`), res))
+    // (Watched from a connection of its own: inside the renamer's transaction pg_stat_activity would stay one snapshot.)
+    await eventually(
+      'add-members waits for the channel row',
+      async () => {
+        const { rows } = await watcher.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        return (rows[0] as { n: number }).n > 0
+      },
+      { timeoutMs: 60_000, intervalMs: 50, giveUp: () => finished },
+    )
+    await renamer.query('COMMIT')
+    const added = await adding
+    t.equal(added.code, 0, added.stderr)
+    t.equal(added.stdout, "added 1 person to 'drafting'\n", 'the people went to the channel found, under its new name')
+    const after = await list()
+    t.same(after.filter((c) => c.name === 'design'), [], 'no channel named design was created')
+    t.equal(after.find((c) => c.stream_id === design.stream_id)?.subscribers, 3)
+    await renamer.query("UPDATE stream SET name = 'design' WHERE id = $1", [design.stream_id])
   })
 
   t.test('archive ends every subscription and frees the name', async (t) => {
