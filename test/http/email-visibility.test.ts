@@ -180,6 +180,27 @@ t.test('email_address_visibility and the API email', async (t) => {
     t.equal((await fx.refresh(open)).email, standIn(open))
   })
 
+  t.test("with client_gravatar, a hidden sender's avatar URL is sent in live events, as in register and GET /messages", async (t) => {
+    const hidden = await fx.newUser({ fullName: 'Hidden Face' })
+    expectSuccess(t, await as(app, hidden).patch('/settings', { email_address_visibility: 2 }))
+    const open = await fx.newUser({ fullName: 'Open Face' })
+    const general = fx.streams.general
+    for (const user of [hidden, open]) expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: general.name }]), principals: JSON.stringify([user.id]) }))
+    // Upstream: the client computes a Gravatar only from a real address (finalize_payload, format_user_row).
+    const expected = (user: User) => (user.id === hidden.id ? avatarUrl(user) : null)
+    for (const sender of [hidden, open]) {
+      let id = 0
+      const events = await captureEvents(app, member, async () => {
+        id = expectSuccess(t, await as(app, sender).post('/messages', { type: 'stream', to: general.name, topic: 'faces', content: 'hi' })).id as number
+      }, { register: { event_types: ['message'], client_gravatar: true } })
+      t.equal(events[0]?.message.avatar_url, expected(sender), `${sender.fullName}: the live event`)
+      const fetched = expectSuccess(t, await as(app, member).get('/messages', { message_ids: JSON.stringify([id]), client_gravatar: true })).messages as Body[]
+      t.equal(fetched[0]?.avatar_url, expected(sender), `${sender.fullName}: GET /messages`)
+      const state = expectSuccess(t, await as(app, member).post('/register', { fetch_event_types: JSON.stringify(['realm_user']), client_gravatar: true }))
+      t.equal((state.realm_users as Body[]).find((u) => u.user_id === sender.id)?.avatar_url, expected(sender), `${sender.fullName}: register`)
+    }
+  })
+
   t.test('a new person starts with the realm default: a hidden default gives the stand-in from the first event', async (t) => {
     await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { emailAddressVisibility: 3 } })
     t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { emailAddressVisibility: 1 } }))

@@ -3,6 +3,8 @@
 // Pure: both queue stores call it with the queue's descriptor.
 //
 // Conventions for publishers (actions):
+// * message events carry the sender's full avatar URL; queues with client_gravatar
+//   get null for a Gravatar of a sender known by the real address.
 // * message events carry `message.content` rendered (HTML) and the Markdown
 //   source in `message.raw_content`; queues without apply_markdown get the
 //   source with content_type text/x-markdown. `raw_content` never leaves here.
@@ -72,10 +74,19 @@ function narrowableMessage(message: Record<string, unknown>, flags: unknown): Na
   }
 }
 
+/**
+ * Whether the sender is known by the stand-in user{id}@{domain}: a client
+ * hashing that address would get someone else's picture, so the URL stays
+ * (upstream's finalize_payload turns client_gravatar off for such a sender).
+ */
+function hasStandInEmail(message: Record<string, unknown>): boolean {
+  return typeof message.sender_email === 'string' && message.sender_email.toLowerCase().startsWith(`user${String(message.sender_id)}@`)
+}
+
 function renderMessage(event: WireEvent, applyMarkdown: boolean, clientExtavatar: boolean): WireEvent {
   if (!isRecord(event.message)) return event
   const { raw_content: raw, ...message } = event.message
-  if (clientExtavatar && isExternalAvatarUrl(message.avatar_url)) message.avatar_url = null
+  if (clientExtavatar && isExternalAvatarUrl(message.avatar_url) && !hasStandInEmail(message)) message.avatar_url = null
   if (!applyMarkdown && typeof raw === 'string') {
     message.content = raw
     message.content_type = 'text/x-markdown'
