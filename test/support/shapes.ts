@@ -10,12 +10,14 @@
 //   mapOf(shape, k)   an object whose every value fits; k checks its keys
 //   oneOf(…values)    one of these exact values
 //   matching(re)      a string matching re
+//   anyOf(…shapes)    fits one of these shapes (a union the client switches on)
 
 type SpecialShape =
   | { kind: 'opt'; shape: Shape; presentNull: boolean }
   | { kind: 'map'; shape: Shape; key?: RegExp }
   | { kind: 'oneOf'; values: unknown[] }
   | { kind: 'matching'; re: RegExp }
+  | { kind: 'anyOf'; shapes: Shape[] }
 
 /** Wraps the shapes that are not plain objects, so an object shape may have any keys. */
 class Special {
@@ -29,6 +31,7 @@ export const nullable = (shape: Shape): Shape => new Special({ kind: 'opt', shap
 export const mapOf = (shape: Shape, key?: RegExp): Shape => new Special({ kind: 'map', shape, key })
 export const oneOf = (...values: unknown[]): Shape => new Special({ kind: 'oneOf', values })
 export const matching = (re: RegExp): Shape => new Special({ kind: 'matching', re })
+export const anyOf = (...shapes: Shape[]): Shape => new Special({ kind: 'anyOf', shapes })
 
 /** Keys of maps keyed by an ID. */
 export const intKeys = /^\d+$/
@@ -73,6 +76,8 @@ export function mismatches(value: unknown, shape: Shape, path = '$'): string[] {
         return special.values.includes(value) ? [] : [`${path}: expected one of ${JSON.stringify(special.values)}, got ${JSON.stringify(value)}`]
       case 'matching':
         return typeof value === 'string' && special.re.test(value) ? [] : [`${path}: expected a string matching ${special.re}, got ${JSON.stringify(value)}`]
+      case 'anyOf':
+        return special.shapes.some((option) => mismatches(value, option, path).length === 0) ? [] : [`${path}: fits none of ${special.shapes.length} shapes, got ${JSON.stringify(value)}`]
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path}: expected an object, got ${JSON.stringify(value)}`]
