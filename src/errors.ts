@@ -126,7 +126,8 @@ export const groupSettingNotAllowed = (setting: string, groupName: string) =>
   badRequest(`'${setting}' setting cannot be set to '${groupName}' group.`)
 /** Sending (or scheduling) to the empty topic where the organization requires topics (upstream check_message). */
 export const topicsRequired = () => badRequest('Topics are required in this organization')
-export const streamArchived = (name: string) => badRequest(`Channel '${name}' is archived.`)
+/** DELETE /streams/{id} of an archived channel (upstream do_deactivate_stream). */
+export const streamAlreadyDeactivated = () => badRequest('Channel is already deactivated')
 export const invalidHexColor = (name: string) => badRequest(`${name} is not a valid hex color code`)
 export const notABoolean = (name: string) => badRequest(`${name} is not a boolean`)
 export const badValueFor = (name: string, value: unknown) =>

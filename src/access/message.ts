@@ -28,12 +28,23 @@ export function canReadStreamHistory(user: Pick<User, 'role'>, stream: Pick<Stre
   return subscribed
 }
 
-export async function accessMessageById(ctx: Ctx, messageId: number, options: { db?: Tx } = {}): Promise<MessageAccess> {
+export interface MessageAccessOptions {
+  db?: Tx
+  /**
+   * The caller changes the message (edit, move, delete, react, edit typing):
+   * a message of an archived channel is refused as one the user may not
+   * read; reading it stays allowed (upstream is_modifying_message, level 360).
+   */
+  modifying?: boolean
+}
+
+export async function accessMessageById(ctx: Ctx, messageId: number, options: MessageAccessOptions = {}): Promise<MessageAccess> {
   const db = options.db ?? ctx.prisma
   const message = await db.message.findUnique({ where: { id: messageId } })
   if (!message || message.realmId !== ctx.user.realmId) throw invalidMessage()
   const userMessage = await db.userMessage.findUnique({ where: { userId_messageId: { userId: ctx.user.id, messageId } } })
   const stream = message.streamId === null ? null : await db.stream.findUnique({ where: { id: message.streamId } })
+  if (options.modifying === true && stream?.deactivated === true) throw invalidMessage()
   if (userMessage) return { message, stream, userMessage }
   if (!stream) throw invalidMessage()
   const subscribed = (await db.subscription.count({ where: { userId: ctx.user.id, streamId: stream.id, active: true } })) > 0

@@ -13,13 +13,14 @@ export interface AdministeredStream {
 }
 
 /**
- * Administrators may change any channel; anyone else learns the channel
- * exists only if they could see it ("Invalid channel ID" otherwise), and is
- * then refused as not an administrator.
+ * Administrators may change any channel, archived ones included (upstream
+ * access_stream_for_delete_or_update_requiring_metadata_access); anyone else
+ * learns the channel exists only if they could see it ("Invalid channel ID"
+ * otherwise), and is then refused as not an administrator.
  */
 export async function accessStreamForUpdate(tx: Tx, user: User, streamId: number): Promise<AdministeredStream> {
   const stream = await tx.stream.findUnique({ where: { id: streamId } })
-  if (!stream || stream.realmId !== user.realmId || stream.deactivated) throw invalidStreamId()
+  if (!stream || stream.realmId !== user.realmId) throw invalidStreamId()
   const subscription = await tx.subscription.findFirst({ where: { userId: user.id, streamId, active: true } })
   if (isAdmin(user.role)) return { stream, subscription }
   if (subscription === null && stream.inviteOnly) throw invalidStreamId()

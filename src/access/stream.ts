@@ -93,8 +93,8 @@ export async function accessStreamByName(ctx: Ctx, name: string, options: Access
   return finish(ctx, db, stream, () => streamNameNotFound(name.trim()), options)
 }
 
-/** Case-insensitive exact channel lookup within a realm (active channels only). */
-export async function findStreamByName(db: Db, realmId: number, name: string): Promise<Stream | null> {
+/** Case-insensitive exact channel lookup within a realm (active channels only, unless `includeArchived`). */
+export async function findStreamByName(db: Db, realmId: number, name: string, options: { includeArchived?: boolean } = {}): Promise<Stream | null> {
   const id = await idMatchingLower(db, 'stream_name', { realm_id: realmId }, name.trim())
-  return id === undefined ? null : db.stream.findFirst({ where: { id, deactivated: false } })
+  return id === undefined ? null : db.stream.findFirst({ where: { id, ...(options.includeArchived === true ? {} : { deactivated: false }) } })
 }

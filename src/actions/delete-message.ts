@@ -17,7 +17,7 @@ import { emitFirstMessageIdChange } from './first-message-id.js'
 import { queuePushRemovalsForDeletion } from '../notifications/enqueue.js'
 
 export async function deleteMessage(ctx: ActionContext, messageId: number): Promise<void> {
-  const { message } = await accessMessageById(ctx, messageId)
+  const { message } = await accessMessageById(ctx, messageId, { modifying: true })
   const sender = await ctx.prisma.user.findUnique({ where: { id: message.senderId }, select: { botOwnerId: true } })
   checkDelete({
     realm: ctx.realm,

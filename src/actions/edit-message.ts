@@ -82,7 +82,7 @@ export type EditMessageResult = {
 
 export async function editMessage(ctx: ActionContext, input: EditMessageInput): Promise<EditMessageResult> {
   const now = ctx.now()
-  const { message, stream } = await accessMessageById(ctx, input.messageId)
+  const { message, stream } = await accessMessageById(ctx, input.messageId, { modifying: true })
   const actor = ctx.user
   const hasContent = input.content !== undefined
   if (hasContent) checkContentEdit({ realm: ctx.realm, actor, senderId: message.senderId, sentAt: message.dateSent, now })

@@ -102,14 +102,16 @@ export function sendingChannel(ctx: ActionContext, channel: number | string | nu
 
 export async function findStreamForSend(ctx: ActionContext, addressed: number | string | null): Promise<Stream> {
   const channel = sendingChannel(ctx, addressed)
+  let stream: Stream | null
   if (typeof channel === 'number') {
-    const stream = await ctx.prisma.stream.findUnique({ where: { id: channel } })
+    stream = await ctx.prisma.stream.findUnique({ where: { id: channel } })
     if (!stream || stream.realmId !== ctx.realm.id) throw streamIdNotFound(channel)
-    if (stream.deactivated) throw notAuthorizedToSendToChannel(stream.name)
-    return stream
+  } else {
+    // Archived channels keep their names (level 315): one named is refused as one given by ID.
+    stream = await findStreamByName(ctx.prisma, ctx.realm.id, channel, { includeArchived: true })
+    if (!stream) throw streamNameNotFound(channel.trim())
   }
-  const stream = await findStreamByName(ctx.prisma, ctx.realm.id, channel)
-  if (!stream) throw streamNameNotFound(channel.trim())
+  if (stream.deactivated) throw notAuthorizedToSendToChannel(stream.name)
   return stream
 }
 

@@ -10,6 +10,8 @@ export interface NotificationInput {
   content: string
   /** Only these recipients get the message unread; everyone does when omitted. */
   unreadUserIds?: readonly number[]
+  /** The channel may be archived (upstream archived_channel_notice): the archive notice, notices of changes to an archived channel. */
+  archivedChannelNotice?: boolean
 }
 
 /** Posts to a channel topic as the notification bot; returns the new message id (null when the realm has no bot). */
@@ -28,6 +30,7 @@ export async function sendNotificationBotMessage(ctx: RequestContext, input: Not
       readBySender: true,
       internal: true,
       unreadUserIds: input.unreadUserIds,
+      archivedChannelNotice: input.archivedChannelNotice,
     },
   )
   return sent.id

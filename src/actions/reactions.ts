@@ -58,7 +58,7 @@ async function publish(ctx: ActionContext, message: Message, stream: Stream | nu
 }
 
 export async function addReaction(ctx: ActionContext, input: AddReactionInput): Promise<void> {
-  const { message, stream, userMessage } = await accessMessageById(ctx, input.messageId)
+  const { message, stream, userMessage } = await accessMessageById(ctx, input.messageId, { modifying: true })
   const emoji = await realmEmoji(ctx)
   const given =
     input.emojiCode !== undefined && input.reactionType !== undefined
@@ -82,7 +82,7 @@ export async function addReaction(ctx: ActionContext, input: AddReactionInput): 
 }
 
 export async function removeReaction(ctx: ActionContext, input: RemoveReactionInput): Promise<void> {
-  const { message, stream } = await accessMessageById(ctx, input.messageId)
+  const { message, stream } = await accessMessageById(ctx, input.messageId, { modifying: true })
   let code = input.emojiCode
   if (code === undefined) {
     if (input.emojiName === undefined) throw reactionNeedsEmoji()

@@ -12,7 +12,7 @@ import { typingEditMessageEvent } from '../events/schemas/index.js'
 import { MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS, receivingTyping } from './send-typing-notification.js'
 
 export async function sendEditTypingNotification(ctx: ActionContext, input: { messageId: number; op: 'start' | 'stop' }): Promise<void> {
-  const { message, stream } = await accessMessageById(ctx, input.messageId)
+  const { message, stream } = await accessMessageById(ctx, input.messageId, { modifying: true })
   checkContentEdit({ realm: ctx.realm, actor: ctx.user, senderId: message.senderId, sentAt: message.dateSent, now: ctx.now(), buffer: 0 })
   const settings = await ctx.prisma.userSettings.findUnique({ where: { userId: ctx.user.id } })
   if (stream) {

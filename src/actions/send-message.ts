@@ -51,6 +51,8 @@ export interface SendMessageInput {
   internal?: boolean
   /** Only these recipients get the message unread (upstream limit_unread_user_ids). */
   unreadUserIds?: readonly number[]
+  /** With `internal`: the channel may be archived (upstream archived_channel_notice). */
+  archivedChannelNotice?: boolean
 }
 
 /** Clients whose own messages start read (upstream Client.default_read_by_sender). */
@@ -114,9 +116,9 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
     })
     if (typeof channel === 'number') {
       if (!audience || audience.stream.realmId !== ctx.realm.id) throw streamIdNotFound(channel)
-      // An archived channel takes no messages (upstream access_stream_for_send_message).
-      if (audience.stream.deactivated) throw notAuthorizedToSendToChannel(audience.stream.name)
     } else if (!audience) throw streamNameNotFound(channel.trim())
+    // An archived channel takes no messages but the notification bot's notices (upstream access_stream_for_send_message).
+    if (audience.stream.deactivated && !(input.internal && input.archivedChannelNotice)) throw notAuthorizedToSendToChannel(audience.stream.name)
     const { stream, subscriberIds } = audience
     if (!input.internal) checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))
     if (ctx.realm.mandatoryTopics && addressee.topic === '') throw topicsRequired()

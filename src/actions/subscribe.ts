@@ -8,7 +8,7 @@ import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import { sendSubscriptionNotifications } from './subscription-notifications.js'
 import { MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.js'
-import { badRequest, insufficientPermission, invalidHexColor, notAllowedForGuests, streamArchived, unableToAccessStream } from '../errors.js'
+import { badRequest, insufficientPermission, invalidHexColor, notAllowedForGuests, unableToAccessStream } from '../errors.js'
 import { isAdmin, isGuest } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription } from '../present/stream.js'
@@ -110,7 +110,7 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
     const missing: Wanted[] = []
     for (const w of wanted) {
       const found = byKey.get(w.name.toLowerCase())
-      if (found?.deactivated) throw streamArchived(found.name)
+      // An archived channel keeps its subscriptions editable (level 362).
       if (found) existing.set(w.name.toLowerCase(), found)
       else missing.push(w)
     }

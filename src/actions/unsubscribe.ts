@@ -41,7 +41,8 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
     // Every name resolved at once (exactly, case-insensitively), then checked in the request's order.
     const names = input.subscriptions.map((raw) => raw.trim())
     const matches = await idsMatchingLower(tx, 'stream_name', { realm_id: realm.id }, names)
-    const found = await tx.stream.findMany({ where: { id: { in: matches.map((m) => m.id) }, deactivated: false } })
+    // Archived channels included (level 362).
+    const found = await tx.stream.findMany({ where: { id: { in: matches.map((m) => m.id) } } })
     const byKey = new Map<string, Stream>()
     for (const m of matches) {
       const stream = found.find((s) => s.id === m.id)

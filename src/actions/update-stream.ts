@@ -59,7 +59,7 @@ type Changes = Partial<Pick<Stream, 'name' | 'description' | 'renderedDescriptio
 
 export async function updateStream(ctx: ActionContext, input: UpdateStreamInput): Promise<void> {
   const notices: string[] = []
-  await inTransaction(ctx, async (tx, emit) => {
+  const archived = await inTransaction(ctx, async (tx, emit) => {
     const { stream, subscription } = await accessStreamForUpdate(tx, ctx.user, input.streamId)
     const changes: Changes = {}
     const isDefault = input.isDefaultStream ?? (await tx.defaultStream.count({ where: { streamId: stream.id } })) > 0
@@ -147,8 +147,10 @@ export async function updateStream(ctx: ActionContext, input: UpdateStreamInput)
       notices.push(postPolicyChangedNotice(actor, stream.streamPostPolicy, after.streamPostPolicy))
     }
     if (changes.canRemoveSubscribersGroupId !== undefined) update('can_remove_subscribers_group', after.canRemoveSubscribersGroupId)
+    return stream.deactivated
   })
-  for (const content of notices) await sendNotificationBotMessage(ctx, { streamId: input.streamId, topic: CHANNEL_EVENTS_TOPIC, content })
+  // An archived channel still gets its notices (upstream archived_channel_notice).
+  for (const content of notices) await sendNotificationBotMessage(ctx, { streamId: input.streamId, topic: CHANNEL_EVENTS_TOPIC, content, archivedChannelNotice: archived })
 }
 
 interface VisibilityChange {

@@ -69,7 +69,7 @@ export function registerChannelCommands(program: Command, kit: CliKit): void {
     })
   channel
     .command('archive')
-    .description('archive a channel: every subscription ends and its name is free again (messages are kept)')
+    .description('archive a channel: it takes no more messages and leaves the default channels; its name, subscribers and history stay')
     .addArgument(orgArgument())
     .argument('<name>', 'the channel name')
     .exitOverride()

@@ -68,7 +68,7 @@ export async function findStreamAudience(db: Db, q: StreamAudienceQuery): Promis
     WITH st AS (
       SELECT * FROM stream
       WHERE (${q.streamId}::int IS NOT NULL AND id = ${q.streamId}::int)
-         OR (${q.streamId}::int IS NULL AND realm_id = ${q.realmId}::int AND NOT deactivated AND lower(name) = lower(${q.name}::text))
+         OR (${q.streamId}::int IS NULL AND realm_id = ${q.realmId}::int AND lower(name) = lower(${q.name}::text))
       ORDER BY id
       LIMIT 1
     ), subs AS (

@@ -258,7 +258,8 @@ function includesHistory(refs: NarrowRefs, viewer: User, terms: readonly NarrowT
       const stream = streams.get(t)
       if (!stream) continue
       const subscribed = refs.subscribed.has(stream.id)
-      include = !stream.deactivated && canReadStreamHistory(viewer, stream, subscribed)
+      // An archived channel's history stays readable (level 360).
+      include = canReadStreamHistory(viewer, stream, subscribed)
     } else if (t.operator === 'channels' && t.operand === 'public' && !isGuest(viewer.role)) {
       include = true
     }

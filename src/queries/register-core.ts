@@ -19,6 +19,8 @@ export interface RegisterCoreParts {
   maxMessageId: boolean
   subscriptions: boolean
   unread: boolean
+  /** The archived_channels capability: archived channels are listed too (levels 315, 362). */
+  archivedChannels: boolean
 }
 
 export interface RegisterCore {
@@ -27,9 +29,9 @@ export interface RegisterCore {
   settings: UserSettings | null
   /** -1 when the user has no messages; undefined when not asked for. */
   maxMessageId?: number
-  /** The user's subscriptions (active or not) to channels not deactivated, with the channel. */
+  /** The user's subscriptions (active or not), with the channel; to archived channels only with archivedChannels. */
   subscriptions?: (Subscription & { stream: Stream })[]
-  /** Active channels the user may know of and never subscribed to (none for a guest). */
+  /** Channels the user may know of and never subscribed to (none for a guest); archived ones only with archivedChannels. */
   neverSubscribed?: Stream[]
   unread?: UnreadSources
 }
@@ -64,11 +66,11 @@ export async function readRegisterCore(db: PrismaClient | Tx, user: User, parts:
       CASE WHEN ${parts.subscriptions} THEN (
         SELECT coalesce(jsonb_agg(jsonb_build_object('s', to_jsonb(s), 't', to_jsonb(st))), '[]'::jsonb)
         FROM subscription s JOIN stream st ON st.id = s.stream_id
-        WHERE s.user_id = ${user.id} AND NOT st.deactivated) END AS subscriptions,
+        WHERE s.user_id = ${user.id} AND (${parts.archivedChannels}::boolean OR NOT st.deactivated)) END AS subscriptions,
       CASE WHEN ${parts.subscriptions} AND ${scope}::int > 0 THEN (
         SELECT coalesce(jsonb_agg(to_jsonb(st)), '[]'::jsonb)
         FROM stream st
-        WHERE st.realm_id = ${user.realmId} AND NOT st.deactivated
+        WHERE st.realm_id = ${user.realmId} AND (${parts.archivedChannels}::boolean OR NOT st.deactivated)
           AND (${scope}::int = 2 OR NOT st.invite_only)
           AND NOT EXISTS (SELECT 1 FROM subscription s WHERE s.user_id = ${user.id} AND s.stream_id = st.id)) END AS never_subscribed,
       CASE WHEN ${parts.unread} THEN (

@@ -67,9 +67,14 @@ const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000
 const wants = (fetchEventTypes: string[] | null, type: string): boolean => fetchEventTypes === null || fetchEventTypes.includes(type)
 
 /** The parts of the core statement fetchRegisterState uses for these event types. */
-export function registerCoreParts(fetchEventTypes: string[] | null): RegisterCoreParts {
+export function registerCoreParts(fetchEventTypes: string[] | null, capabilities: Pick<ClientCapabilities, 'archived_channels'>): RegisterCoreParts {
   const want = (type: string) => wants(fetchEventTypes, type)
-  return { maxMessageId: want('message'), subscriptions: want('subscription'), unread: want('message') && want('update_message_flags') }
+  return {
+    maxMessageId: want('message'),
+    subscriptions: want('subscription'),
+    unread: want('message') && want('update_message_flags'),
+    archivedChannels: capabilities.archived_channels,
+  }
 }
 
 /**
@@ -268,7 +273,17 @@ async function visibleStreams(ctx: RegisterStateContext, options: RegisterStateO
     const admin = isAdmin(user.role)
     streams = await getStreams(
       { prisma, user },
-      { includePublic: true, includeWebPublic: true, includeSubscribed: true, includeAll: admin, includeDefault: false, includeOwnerSubscribed: false, includeCanAccessContent: false, excludeArchived: true },
+      {
+        includePublic: true,
+        includeWebPublic: true,
+        includeSubscribed: true,
+        includeAll: admin,
+        includeDefault: false,
+        includeOwnerSubscribed: false,
+        includeCanAccessContent: false,
+        // Level 378: archived channels only for clients that know them.
+        excludeArchived: !options.capabilities.archived_channels,
+      },
     )
   }
   if (!options.includeSubscribers) return streams

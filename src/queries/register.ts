@@ -32,7 +32,7 @@ export async function registerVisitor(ctx: RequestContext, options: RegisterStat
 export async function registerQueue(ctx: RequestContext, user: User, queueInput: RegisterQueueInput, options: RegisterStateOptions): Promise<RegisterAnswer> {
   const queue = await ctx.events.register(queueInput)
   ctx.log.info({ queue_id: queue.queueId }, 'event queue registered')
-  const parts = registerCoreParts(options.fetchEventTypes)
+  const parts = registerCoreParts(options.fetchEventTypes, options.capabilities)
   const stateContext = { realm: ctx.realm, user, config: ctx.config, presence: ctx.presence, presenceMirror: ctx.presenceMirror, now: ctx.now }
   const readState = async (prisma: PrismaClient, presenceDirectory?: PresenceDirectory) => {
     const core = await readRegisterCore(prisma, user, parts)

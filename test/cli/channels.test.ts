@@ -177,18 +177,19 @@ t.test('roost channel commands', async (t) => {
     await renamer.query("UPDATE stream SET name = 'design' WHERE id = $1", [design.stream_id])
   })
 
-  t.test('archive ends every subscription and frees the name', async (t) => {
+  t.test('archive keeps the name and the subscribers; the channel takes no more messages', async (t) => {
     const events = await checkStateAfter(t, app, mo, async () => (run = await cli(['channel', 'archive', 'acme', 'design'])), {
-      expectTypes: ['subscription/remove', 'stream/delete'],
+      expectTypes: ['stream/update'],
+      expectLegacyTypes: ['stream/delete'],
     })
     t.equal(run.code, 0, run.stderr)
     t.match(run.stdout, /^archived the channel 'design' \(channel ID \d+\)\n$/)
-    t.match(events.filter((e) => e.type === 'stream'), [{ op: 'delete', streams: [{ name: 'design' }] }])
+    t.match(events.filter((e) => e.type === 'stream'), [{ op: 'update', name: 'design', property: 'is_archived', value: true }])
     t.same((await list()).map((c) => c.name), ['general', 'secret'])
     const again = await cli(['channel', 'archive', 'acme', 'design'])
     t.equal(again.code, 1)
     t.equal(again.stderr, "roost: no channel named 'design' in the organization 'Acme' (see 'roost channel list')\n")
-    const recreated = await cli(['channel', 'create', 'acme', 'design'])
-    t.equal(recreated.code, 0, recreated.stderr)
+    const taken = await cli(['channel', 'create', 'acme', 'design'])
+    t.equal(taken.code, 1, 'an archived channel keeps its name')
   })
 })

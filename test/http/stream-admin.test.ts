@@ -197,58 +197,15 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
 })
 
 t.test('DELETE /streams/{stream_id}', async (t) => {
-  const { app, fx, services } = await buildTestApp(t)
-  const { owner, admin, member, otherMember, guest } = fx.users
+  const { app, fx } = await buildTestApp(t)
+  const { member, otherMember, guest } = fx.users
 
   t.test('only administrators archive channels', async (t) => {
     expectError(t, await as(app, member).delete(`/streams/${fx.streams.design.id}`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
     expectError(t, await as(app, otherMember).delete(`/streams/${fx.streams.secret.id}`), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
     expectError(t, await as(app, guest).delete(`/streams/${fx.streams.general.id}`), { code: 'UNAUTHORIZED_PRINCIPAL' })
   })
-  t.test('archives: subscriptions end, default status goes, everyone is told', async (t) => {
-    const general = fx.streams.general
-    const subscribed = await captureEvents(app, member, () => as(app, admin).delete(`/streams/${general.id}`))
-    t.match(subscribed, [
-      { type: 'default_streams', default_streams: [] },
-      { type: 'subscription', op: 'remove', subscriptions: [{ name: 'general', stream_id: general.id }] },
-      { type: 'stream', op: 'delete', streams: [{ stream_id: general.id, name: 'general', invite_only: false }], stream_ids: [general.id] },
-    ])
-    t.equal(await services.prisma.subscription.count({ where: { streamId: general.id, active: true } }), 0)
-    t.equal(await services.prisma.defaultStream.count({ where: { streamId: general.id } }), 0)
-    const row = await services.prisma.stream.findUniqueOrThrow({ where: { id: general.id } })
-    t.match(row, { deactivated: true, inviteOnly: true })
-    t.match(row.name, /^[0-9a-f]{7}!DEACTIVATED:general$/)
-    expectError(t, await as(app, admin).delete(`/streams/${general.id}`), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
-    t.same(expectSuccess(t, await as(app, owner).get('/default_streams')).default_streams, [])
-    // An archived channel takes no messages, as upstream's access_stream_for_send_message.
-    expectError(t, await as(app, owner).post('/messages', { type: 'stream', to: String(general.id), topic: 't', content: 'x' }), {
-      code: 'BAD_REQUEST',
-      status: 400,
-      msg: `Not authorized to send to channel '${row.name}'`,
-    })
-    const at = Math.floor(Date.now() / 1000) + 3600
-    expectError(t, await as(app, owner).post('/scheduled_messages', { type: 'stream', to: general.id, topic: 't', content: 'x', scheduled_delivery_timestamp: at }), {
-      code: 'BAD_REQUEST',
-      status: 400,
-      msg: `Not authorized to send to channel '${row.name}'`,
-    })
-    // GET /streams lists it only with exclude_archived=false (level 315), with is_archived.
-    const ids = async (params: Record<string, unknown>) =>
-      (expectSuccess(t, await as(app, admin).get('/streams', { include_all: true, ...params })).streams as Body[]).filter((s) => s.stream_id === general.id)
-    t.same(await ids({}), [])
-    t.match(await ids({ exclude_archived: false }), [{ stream_id: general.id, is_archived: true }])
-  })
-  t.test('an archived name can be used again', async (t) => {
-    expectSuccess(t, await as(app, owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }] }))
-  })
-  t.test('a private channel tells its subscribers and the administrators', async (t) => {
-    const secret = fx.streams.secret
-    const events = await captureEvents(app, admin, () => as(app, owner).delete(`/streams/${secret.id}`))
-    t.match(events, [
-      { type: 'subscription', op: 'peer_remove', stream_ids: [secret.id], user_ids: [owner.id, member.id] },
-      { type: 'stream', op: 'delete', streams: [{ stream_id: secret.id, name: 'secret' }], stream_ids: [secret.id] },
-    ])
-  })
+  // What archiving does: test/http/archived-channels.test.ts.
 })
 
 t.test('/default_streams', async (t) => {

@@ -19,6 +19,7 @@ export const MODERN_CAPABILITIES = {
   user_list_incomplete: true,
   empty_topic_name: true,
   include_deactivated_groups: true,
+  archived_channels: true,
 }
 
 export type CapturedEvent = Record<string, any> // nested event payloads are read loosely

@@ -30,6 +30,11 @@
 //   include_deactivated_groups keep the update, the others the remove. A name
 //   change of a deactivated group carries DEACTIVATED_GROUP_FIELD; queues
 //   without the capability do not receive it (upstream level 294).
+// * archiving a channel is published as stream update {is_archived: true} and
+//   stream delete carrying FOR_ARCHIVING_FIELD: queues with archived_channels
+//   keep the update, the others the delete (upstream levels 315 and 378).
+//   Queues without the capability know no archived channel, so they also get
+//   no channel object of one in stream create or subscription add.
 import { isExternalAvatarUrl } from '../../domain/avatar.js'
 import { listToFlags } from '../../domain/flags.js'
 import { legacySettingsEvents } from './legacy-settings.js'
@@ -104,8 +109,8 @@ function ownLocalId(event: WireEvent, queueId: string): WireEvent {
 }
 
 /** Internal fields publishers set; never delivered (see the conventions above). */
-import { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../schemas/internal.js'
-export { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD }
+import { DEACTIVATED_GROUP_FIELD, FOR_ARCHIVING_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD } from '../schemas/internal.js'
+export { DEACTIVATED_GROUP_FIELD, FOR_ARCHIVING_FIELD, INACCESSIBLE_USER_FIELD, INHERITING_STREAMS_FIELD, NOTIFICATION_DEFAULTS_FIELD }
 
 function withoutFields(event: WireEvent, ...fields: string[]): WireEvent {
   if (!fields.some((f) => f in event)) return event
@@ -134,6 +139,26 @@ function userGroupForQueue(event: WireEvent, includeDeactivated: boolean): WireE
   if (data.deactivated === true) return includeDeactivated ? event : null
   if (event[DEACTIVATED_GROUP_FIELD] !== undefined) return includeDeactivated ? withoutFields(event, DEACTIVATED_GROUP_FIELD) : null
   return event
+}
+
+const isArchivedStream = (obj: unknown): boolean => isRecord(obj) && obj.is_archived === true
+
+/** A stream event as a queue with or without archived_channels receives it (null: not at all). */
+function streamForQueue(event: WireEvent, archivedChannels: boolean): WireEvent | null {
+  if (event.op === 'delete' && event[FOR_ARCHIVING_FIELD] !== undefined) return archivedChannels ? null : withoutFields(event, FOR_ARCHIVING_FIELD)
+  if (event.op === 'update' && event.property === 'is_archived') return archivedChannels ? event : null
+  if (event.op === 'create' && !archivedChannels && Array.isArray(event.streams) && event.streams.some(isArchivedStream)) {
+    const streams = event.streams.filter((s: unknown) => !isArchivedStream(s))
+    return streams.length === 0 ? null : { ...event, streams }
+  }
+  return event
+}
+
+/** subscription add without the archived channels a queue without archived_channels does not know (null: nothing left). */
+function subscriptionAddForQueue(event: WireEvent, archivedChannels: boolean): WireEvent | null {
+  if (archivedChannels || event.op !== 'add' || !Array.isArray(event.subscriptions) || !event.subscriptions.some(isArchivedStream)) return event
+  const subscriptions = event.subscriptions.filter((s: unknown) => !isArchivedStream(s))
+  return subscriptions.length === 0 ? null : { ...event, subscriptions }
 }
 
 /** For queues resolving inherited values: the subscription updates a change of a global default implies. */
@@ -214,8 +239,13 @@ export function eventsForQueue(desc: QueueDescriptor, item: BusItem): WireEvent[
       if (!caps.notification_settings_null) out.push(...inheritedUpdates(event))
       break
     }
-    case 'subscription':
-      out = [subscriptionForQueue(event, caps.notification_settings_null)]
+    case 'subscription': {
+      const known = subscriptionAddForQueue(event, caps.archived_channels)
+      out = known === null ? [] : [subscriptionForQueue(known, caps.notification_settings_null)]
+      break
+    }
+    case 'stream':
+      out = [streamForQueue(event, caps.archived_channels)].filter((e): e is WireEvent => e !== null)
       break
     case 'realm_user':
       if (event[INACCESSIBLE_USER_FIELD] !== undefined) {

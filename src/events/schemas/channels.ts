@@ -3,7 +3,7 @@
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StreamNotificationDefaults } from '../../domain/stream-notifications.js'
-import { NOTIFICATION_DEFAULTS_FIELD } from './internal.js'
+import { FOR_ARCHIVING_FIELD, NOTIFICATION_DEFAULTS_FIELD } from './internal.js'
 import { eventObject, StreamDict, SubscriptionDict } from './common.js'
 
 export const StreamEventSchema = Type.Union([
@@ -22,13 +22,21 @@ export const StreamEventSchema = Type.Union([
     is_web_public: Type.Optional(Type.Boolean()),
   }),
 ])
-export type StreamEvent = Static<typeof StreamEventSchema>
+export type StreamEvent =
+  | Exclude<Static<typeof StreamEventSchema>, { op: 'delete' }>
+  | (Extract<Static<typeof StreamEventSchema>, { op: 'delete' }> & { [FOR_ARCHIVING_FIELD]?: true })
 export const streamCreateEvent = builder((streams: StreamDict[]): StreamEvent => ({ type: 'stream', op: 'create', streams }))
-export const streamDeleteEvent = builder((streams: StreamDict[]): StreamEvent => ({
+/**
+ * `forArchiving`: the channels are being archived (upstream's for_archiving):
+ * queues with the archived_channels capability do not receive it, they get
+ * stream update is_archived instead (filter.ts).
+ */
+export const streamDeleteEvent = builder((streams: StreamDict[], opts: { forArchiving?: boolean } = {}): StreamEvent => ({
   type: 'stream',
   op: 'delete',
   streams,
   stream_ids: streams.map((s) => s.stream_id),
+  ...(opts.forArchiving === true ? { [FOR_ARCHIVING_FIELD]: true as const } : {}),
 }))
 /** A property change; `extra` carries the companions upstream sends with some properties (rendered_description…). */
 export const streamUpdateEvent = builder((

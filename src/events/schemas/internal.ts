@@ -10,3 +10,5 @@ export const INHERITING_STREAMS_FIELD = '__inheriting_stream_ids'
 export const INACCESSIBLE_USER_FIELD = '__inaccessible_user'
 /** user_group update of a deactivated group's name: not for queues without include_deactivated_groups. */
 export const DEACTIVATED_GROUP_FIELD = '__group_deactivated'
+/** stream delete of a channel being archived: not for queues with archived_channels (they get stream update is_archived). */
+export const FOR_ARCHIVING_FIELD = '__for_archiving'
