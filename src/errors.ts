@@ -126,6 +126,8 @@ export const groupSettingNotAllowed = (setting: string, groupName: string) =>
   badRequest(`'${setting}' setting cannot be set to '${groupName}' group.`)
 /** Sending (or scheduling) to the empty topic where the organization requires topics (upstream check_message). */
 export const topicsRequired = () => badRequest('Topics are required in this organization')
+/** `roost channel add-members` refuses an archived channel. */
+export const streamArchived = (name: string) => badRequest(`Channel '${name}' is archived.`)
 /** DELETE /streams/{id} of an archived channel (upstream do_deactivate_stream). */
 export const streamAlreadyDeactivated = () => badRequest('Channel is already deactivated')
 export const invalidHexColor = (name: string) => badRequest(`${name} is not a valid hex color code`)
