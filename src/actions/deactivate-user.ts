@@ -18,6 +18,7 @@ import { accessUserById } from '../access/user.js'
 import { usersWhoCanAccess } from '../presence/audience.js'
 import { canAdminUser, isLastOwner } from './update-user.js'
 import { isOwner, ROLE } from '../domain/roles.js'
+import { realmPermissionsOf } from '../queries/realm-permissions.js'
 import {
   cannotDeactivateLastOwner,
   cannotDeactivateLastUser,
@@ -88,6 +89,7 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
   const target = await accessUserById(ctx, userId)
   if (target.isSystemBot) throw insufficientPermission()
   if (target.isActive) throw userAlreadyActive()
+  if (target.isBot) await checkMayCreateBot(ctx, target.botType)
   await inTransaction(ctx, async (tx, emit) => {
     const changed = await tx.user.updateMany({ where: { id: target.id, isActive: false }, data: { isActive: true } })
     if (changed.count === 0) throw userAlreadyActive()
@@ -96,6 +98,22 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
     const everyone = await activeUserIds(tx, ctx.realm.id)
     for (const groupId of (await directGroupIds(tx, [target.id])).get(target.id) ?? []) emit(userGroupMembersEvent('add_members', groupId, [target.id]), everyone)
   })
+}
+
+/** Upstream's bot type of incoming-webhook bots, which can only send messages. */
+const INCOMING_WEBHOOK_BOT = 2
+
+/**
+ * Reactivating a bot needs the permission to create one (upstream
+ * reactivate_user_backend → check_can_create_bot, level 344):
+ * can_create_bots_group, or can_create_write_only_bots_group for an
+ * incoming-webhook bot.
+ */
+async function checkMayCreateBot(ctx: ActionContext, botType: number | null): Promise<void> {
+  const holds = await realmPermissionsOf(ctx.prisma, ctx.realm, ctx.user, ctx.now())
+  if (holds('can_create_bots_group')) return
+  if (botType === INCOMING_WEBHOOK_BOT && holds('can_create_write_only_bots_group')) return
+  throw insufficientPermission()
 }
 
 /** Each user's direct groups, in ID order. */

@@ -172,7 +172,7 @@ t.test('PATCH /users/{user_id} in a realm that restricts guests', async (t) => {
 })
 
 t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t) => {
-  const { app, fx } = await buildTestApp(t)
+  const { app, fx, services } = await buildTestApp(t)
   const { owner, admin, member } = fx.users
 
   t.test('deactivates a user and their bots, telling everyone with the is_active form', async (t) => {
@@ -237,6 +237,29 @@ t.test('DELETE /users/{user_id} and POST /users/{user_id}/reactivate', async (t)
     expectError(t, await as(app, member).post(`/users/${target.id}/reactivate`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
     expectError(t, await as(app, admin).post('/users/999999/reactivate'), { code: 'BAD_REQUEST', msg: 'No such user' })
     t.equal((await fx.refresh(target)).isActive, false)
+  })
+
+  t.test('reactivating a bot needs can_create_bots_group, or can_create_write_only_bots_group for an incoming-webhook bot (level 344)', async (t) => {
+    const system = async (name: string) => (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name } })).id
+    const [owners, admins, members] = await Promise.all(['role:owners', 'role:administrators', 'role:members'].map(system))
+    const set = async (setting: string, group: number) => expectSuccess(t, await as(app, owner).patch('/realm', { [setting]: { new: group } }))
+    const generic = await fx.newUser({ isBot: true, botOwnerId: member.id, fullName: 'Generic Gone' })
+    const webhook = await fx.newUser({ isBot: true, botOwnerId: member.id, fullName: 'Webhook Gone' })
+    await services.prisma.user.update({ where: { id: webhook.id }, data: { botType: 2 } })
+    await services.prisma.user.updateMany({ where: { id: { in: [generic.id, webhook.id] } }, data: { isActive: false } })
+    await set('can_create_bots_group', owners)
+    await set('can_create_write_only_bots_group', owners)
+    const refused = { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' }
+    expectError(t, await as(app, admin).post(`/users/${generic.id}/reactivate`), refused)
+    expectError(t, await as(app, admin).post(`/users/${webhook.id}/reactivate`), refused)
+    await set('can_create_write_only_bots_group', admins)
+    expectError(t, await as(app, admin).post(`/users/${generic.id}/reactivate`), refused)
+    expectSuccess(t, await as(app, admin).post(`/users/${webhook.id}/reactivate`))
+    t.equal((await fx.refresh(generic)).isActive, false, 'nothing changed for the refused one')
+    await set('can_create_bots_group', admins)
+    expectSuccess(t, await as(app, admin).post(`/users/${generic.id}/reactivate`))
+    await set('can_create_bots_group', members)
+    await set('can_create_write_only_bots_group', members)
   })
 })
 
