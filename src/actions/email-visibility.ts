@@ -11,6 +11,8 @@ import { apiEmailFor, canSeeDeliveryEmail } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { realmUserUpdateEvent } from '../events/schemas/index.js'
 import { avatarPerson } from './avatar.js'
+import { idsMatchingLower } from '../db/exact-match.js'
+import { emailInUse } from '../errors.js'
 
 export interface EmailVisibilityChange {
   user: User
@@ -47,6 +49,10 @@ export async function applyEmailVisibilityChange(
 
   const apiEmail = apiEmailFor(user, after, fakeEmailDomain(ctx.realm, ctx.config.externalUrl))
   if (apiEmail === user.email) return apiEmail
+  // Another account whose real address has the stand-in's shape (refused since
+  // checkNotStandIn, but older rows may have one) would collide with it.
+  const holders = await idsMatchingLower(tx, 'user_email', { realm_id: ctx.realm.id }, [apiEmail])
+  if (holders.some((r) => r.id !== user.id)) throw emailInUse(apiEmail)
   await tx.user.update({ where: { id: user.id }, data: { email: apiEmail } })
   emit(realmUserUpdateEvent({ user_id: user.id, new_email: apiEmail }), audience)
   // Clients computing gravatar URLs (client_gravatar) hash the API email: they get the URL again, as upstream's notify_avatar_url_change.

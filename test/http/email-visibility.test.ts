@@ -178,6 +178,16 @@ t.test('email_address_visibility and the API email', async (t) => {
     // The stand-in owner can still hide and show the address: no other account has it.
     expectSuccess(t, await as(app, open).patch('/settings', { email_address_visibility: 4 }))
     t.equal((await fx.refresh(open)).email, standIn(open))
+
+    // An account stored before the refusal with another's stand-in as its real address: hiding is a 400, not a crash.
+    const target = await fx.newUser({ fullName: 'Collision Target' })
+    const squatter = await fx.newUser({ fullName: 'Old Squatter' })
+    await services.prisma.user.update({ where: { id: squatter.id }, data: { email: standIn(target), deliveryEmail: standIn(target) } })
+    expectError(t, await as(app, target).patch('/settings', { email_address_visibility: 3, timezone: 'Europe/Paris' }), {
+      code: 'BAD_REQUEST', status: 400, msg: `Email '${standIn(target)}' already in use`,
+    })
+    const unchanged = await fx.refresh(target)
+    t.same([unchanged.email, unchanged.timezone], [target.deliveryEmail, target.timezone], 'nothing applied')
   })
 
   t.test("with client_gravatar, a hidden sender's avatar URL is sent in live events, as in register and GET /messages", async (t) => {
