@@ -5,7 +5,11 @@
 // service name, resource attributes, batching) is the OpenTelemetry Node
 // SDK's own reading of the OTEL_* variables. Spans come from the HTTP server
 // (and outbound requests), Fastify's request lifecycle (@fastify/otel), pg
-// and ioredis. server.ts starts this before it imports anything instrumented:
+// and ioredis. The request's ID (http/request-id.ts: the caller's
+// X-Request-Id or a fresh UUID, the `request_id` of its log lines) is the
+// `roost.request_id` attribute of its HTTP server span and of Fastify's
+// request span, so a trace and the request's log lines find each other.
+// server.ts starts this before it imports anything instrumented:
 // the SDK patches pg and ioredis as they load, and the import hook registered
 // here lets it see the ES-module imports of them.
 // Nothing here is imported when tracing is off.
@@ -20,6 +24,9 @@ export function tracingEnabled(env: Env = process.env): boolean {
   if (exporters.length > 0) return !exporters.every((e) => e === 'none')
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
 }
+
+/** The span attribute that holds the request's ID (the log lines' `request_id`). */
+export const REQUEST_ID_ATTRIBUTE = 'roost.request_id'
 
 /** URLs whose requests make no spans: probes and scrapes every few seconds. */
 const UNTRACED = /^\/(healthz|readyz|metrics)(\?|$)/
@@ -37,20 +44,29 @@ export async function startTracing(env: Env = process.env): Promise<Tracing | un
   env.OTEL_LOGS_EXPORTER ??= 'none'
   const { register } = await import('node:module')
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url)
-  const [{ NodeSDK: Sdk }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { FastifyOtelInstrumentation }, { resourceFromAttributes }] = await Promise.all([
+  const [{ NodeSDK: Sdk }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { FastifyOtelInstrumentation }, { resourceFromAttributes }, { context, trace }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
     import('@fastify/otel'),
     import('@opentelemetry/resources'),
+    import('@opentelemetry/api'),
   ])
   const sdk: NodeSDK = new Sdk({
     // OTEL_SERVICE_NAME, when set, names the service instead.
     ...(env.OTEL_SERVICE_NAME ? {} : { resource: resourceFromAttributes({ 'service.name': 'roost' }) }),
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED.test(request.url ?? '') }),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED.test(route.url) }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        ignorePaths: (route) => UNTRACED.test(route.url),
+        // Called as Fastify's request span starts, in the context of the HTTP server span (its parent): Fastify has named the request by then.
+        requestHook: (span, request) => {
+          span.setAttribute(REQUEST_ID_ATTRIBUTE, request.id)
+          trace.getSpan(context.active())?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id)
+        },
+      }),
       // Statement text is recorded (it holds placeholders, never values); connection-pool checkouts are not spans of their own.
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
       new IORedisInstrumentation(),

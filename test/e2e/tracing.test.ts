@@ -1,7 +1,8 @@
 // OpenTelemetry tracing of the real server process on PostgreSQL and Redis,
 // switched on by the standard variables and exporting over OTLP/HTTP (JSON)
 // to a receiver this test runs: a request carrying a W3C traceparent yields
-// spans of that trace from the HTTP server, Fastify, pg and ioredis.
+// spans of that trace from the HTTP server, Fastify, pg and ioredis, the
+// server's and Fastify's spans carrying the request's ID.
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -13,13 +14,20 @@ import { SERVER_ENTRY, basicAuth, freePort } from './start-server.js'
 import { throwawayDatabase } from '../support/throwaway-db.js'
 import { TEST_REDIS_URL } from '../support/config.js'
 import { eventually } from '../support/eventually.js'
-import { tracingEnabled } from '../../src/tracing.js'
+import { REQUEST_ID_ATTRIBUTE, tracingEnabled } from '../../src/tracing.js'
 
 interface ExportedSpan {
   scope: string
   name: string
   traceId: string
   kind: number
+  /** String attributes by key. */
+  attributes: Record<string, string>
+}
+
+interface OtlpAttribute {
+  key: string
+  value: { stringValue?: string }
 }
 
 /** An OTLP/HTTP trace receiver (JSON encoding): keeps every span it is sent. */
@@ -32,9 +40,16 @@ async function startReceiver(t: Tap): Promise<{ url: string; spans: ExportedSpan
     req.on('end', () => {
       requests.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '' })
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans?: { scopeSpans: { scope: { name: string }; spans: { name: string; traceId: string; kind: number }[] }[] }[]
+        resourceSpans?: { scopeSpans: { scope: { name: string }; spans: { name: string; traceId: string; kind: number; attributes?: OtlpAttribute[] }[] }[] }[]
       }
-      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ scope: ss.scope.name, name: s.name, traceId: s.traceId, kind: s.kind })
+      for (const rs of body.resourceSpans ?? []) {
+        for (const ss of rs.scopeSpans) {
+          for (const s of ss.spans) {
+            const attributes = Object.fromEntries((s.attributes ?? []).filter((a) => a.value.stringValue !== undefined).map((a) => [a.key, a.value.stringValue as string]))
+            spans.push({ scope: ss.scope.name, name: s.name, traceId: s.traceId, kind: s.kind, attributes })
+          }
+        }
+      }
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end('{}')
     })
@@ -99,8 +114,11 @@ t.test('a request is traced through the HTTP server, Fastify, pg and ioredis, un
   const login = await fetch(`${base}/api/v1/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'owner@example.com', password }) })
   const { api_key: apiKey } = (await login.json()) as { api_key: string }
   const traceId = randomBytes(16).toString('hex')
-  const me = await fetch(`${base}/api/v1/users/me`, { headers: { authorization: basicAuth('owner@example.com', apiKey), traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } })
+  const me = await fetch(`${base}/api/v1/users/me`, {
+    headers: { authorization: basicAuth('owner@example.com', apiKey), traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, 'x-request-id': 'lb-7f3a-traced' },
+  })
   t.equal(me.status, 200)
+  t.equal(me.headers.get('x-request-id'), 'lb-7f3a-traced')
   t.equal(((await me.json()) as { email: string }).email, 'owner@example.com')
   t.equal((await fetch(`${base}/healthz`)).status, 200)
 
@@ -113,6 +131,21 @@ t.test('a request is traced through the HTTP server, Fastify, pg and ioredis, un
   t.ok(ofTrace.some((s) => s.scope === '@fastify/otel' && s.name === 'request'), 'Fastify\'s request span')
   t.ok(ofTrace.some((s) => s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query')), 'a PostgreSQL statement')
   t.ok(ofTrace.some((s) => s.scope === '@opentelemetry/instrumentation-ioredis'), 'a Redis command (the rate limiter)')
+  // The request's ID (here the caller's X-Request-Id) on the server span and Fastify's, as in the request's log lines.
+  const idOf = (scope: string) => ofTrace.find((s) => s.scope === scope && (s.kind === 2 || s.name === 'request'))?.attributes[REQUEST_ID_ATTRIBUTE]
+  t.equal(REQUEST_ID_ATTRIBUTE, 'roost.request_id')
+  t.equal(idOf('@opentelemetry/instrumentation-http'), 'lb-7f3a-traced', 'the HTTP server span carries the request ID')
+  t.equal(idOf('@fastify/otel'), 'lb-7f3a-traced', "Fastify's request span carries it")
+  t.notOk(ofTrace.some((s) => s.scope === '@opentelemetry/instrumentation-pg' && REQUEST_ID_ATTRIBUTE in s.attributes), 'statement spans inherit it from their trace, not as an attribute')
+
+  // Without an X-Request-Id the server names the request; the span has the ID the response returned.
+  const unnamed = await fetch(`${base}/api/v1/users/me`, { headers: { authorization: basicAuth('owner@example.com', apiKey) } })
+  t.equal(unnamed.status, 200)
+  const givenId = unnamed.headers.get('x-request-id') ?? ''
+  t.match(givenId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+  const withId = (await eventually('the server span of the unnamed request', () => receiver.spans.find((s) => s.scope === '@opentelemetry/instrumentation-http' && s.kind === 2 && s.attributes[REQUEST_ID_ATTRIBUTE] === givenId), { timeoutMs: 30_000, intervalMs: 100 })) as ExportedSpan
+  t.equal(withId.name, 'GET /api/v1/users/me')
+  t.ok(receiver.spans.some((s) => s.traceId === withId.traceId && s.scope === '@fastify/otel' && s.attributes[REQUEST_ID_ATTRIBUTE] === givenId), "and Fastify's span of the same trace")
   t.ok(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType.startsWith('application/json')), 'OTLP/HTTP JSON to /v1/traces')
   t.notOk(receiver.spans.some((s) => s.scope === '@opentelemetry/instrumentation-http' && /healthz/.test(s.name)), 'probes are not traced')
 
