@@ -23,6 +23,13 @@ ENV ROOST_COMMIT=${ROOST_COMMIT} \
     HOST=0.0.0.0 \
     PORT=9991 \
     DATA_DIR=/data
+# pg_dump and pg_restore for `roost backup` / `roost restore` on PostgreSQL:
+# Debian's PostgreSQL client, of the base image's Debian release (15 in
+# bookworm, 17 in trixie); pg_dump reads servers of its version and older
+# (docs/backup-and-restore.md).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force

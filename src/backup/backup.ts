@@ -12,7 +12,7 @@ import { create as createTar } from 'tar'
 import type { Config } from '../config.js'
 import { openDatabase } from '../db/client.js'
 import { lockDataDir } from '../db/data-dir-lock.js'
-import { databaseContents, pgDump } from '../db/dump.js'
+import { databaseContents, findPgTool, pgDump } from '../db/dump.js'
 import { createStorage } from '../storage/create-storage.js'
 import { SERVICE_VERSION } from '../version.js'
 import {
@@ -39,6 +39,8 @@ export interface BackupOptions {
   output: string
   progress: (line: string) => void
   now?: Date
+  /** Where PostgreSQL's versioned program directories are looked for besides the PATH (default /usr/lib/postgresql). */
+  pgSystemRoot?: string
 }
 
 export interface BackupSummary {
@@ -59,6 +61,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
   const now = options.now ?? new Date()
   const file = await backupPath(options.output, now)
   if (!existsSync(path.dirname(file))) throw new BackupError(`the directory of ${file} does not exist`)
+  // Before anything is read or written: a missing pg_dump is named at once.
+  const dumpTool = config.databaseUrl ? await findPgTool('pg_dump', options.env, options.pgSystemRoot) : undefined
   // Embedded: DATA_DIR/roost.pid keeps the server (and other commands) off the PGlite files while they are copied.
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'admin command')
   const staging = await mkdtemp(path.join(path.dirname(file), '.roost-backup-'))
@@ -69,7 +73,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupSummar
     if (config.databaseUrl) {
       migrations = await appliedMigrations(openDatabase({ databaseUrl: config.databaseUrl }))
       progress('database: pg_dump (custom format)…')
-      const dumped = await pgDump(config.databaseUrl, path.join(staging, POSTGRES_DUMP_FILE), options.env)
+      const dumped = await pgDump(config.databaseUrl, path.join(staging, POSTGRES_DUMP_FILE), options.env, dumpTool)
       database = { kind: 'postgresql', file: POSTGRES_DUMP_FILE, pgDumpVersion: dumped.version }
     } else {
       const dbDir = path.join(config.dataDir, 'db')

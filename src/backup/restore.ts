@@ -14,7 +14,7 @@ import { extract } from 'tar'
 import type { Config } from '../config.js'
 import { openDatabase, redact } from '../db/client.js'
 import { lockDataDir } from '../db/data-dir-lock.js'
-import { databaseContents, emptyPublicSchema, pgRestore } from '../db/dump.js'
+import { databaseContents, emptyPublicSchema, findPgTool, pgRestore, type PgTool } from '../db/dump.js'
 import { applyMigrations, defaultMigrationsDir, readMigrations } from '../db/migrate.js'
 import { createStorage } from '../storage/create-storage.js'
 import { BackupError } from './backup.js'
@@ -27,6 +27,8 @@ export interface RestoreOptions {
   /** Replace a database that already holds data. */
   force: boolean
   progress: (line: string) => void
+  /** Where PostgreSQL's versioned program directories are looked for besides the PATH (default /usr/lib/postgresql). */
+  pgSystemRoot?: string
 }
 
 export interface RestoreSummary {
@@ -48,6 +50,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
   const { config, progress, force } = options
   const file = path.resolve(options.file)
   if (!(await stat(file).then((s) => s.isFile(), () => false))) throw new BackupError(`${file} is not a file`)
+  // Before anything is unpacked or replaced: a --force restore must not empty the database and then miss pg_restore.
+  const restoreTool = config.databaseUrl ? await findPgTool('pg_restore', options.env, options.pgSystemRoot) : undefined
   // Embedded: hold DATA_DIR (no server may run on it) and unpack beside it, so the database directory is moved, not copied.
   const lock = config.databaseUrl ? undefined : lockDataDir(config.dataDir, 'admin command')
   const staging = await mkdtemp(config.databaseUrl ? path.join(os.tmpdir(), 'roost-restore-') : path.join(config.dataDir, '.restore-'))
@@ -79,7 +83,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
     let migrated: string[]
     if (config.databaseUrl) {
       if (manifest.database.kind !== 'postgresql') throw new BackupError(`${file} holds an embedded (PGlite) database: restore it with DATABASE_URL unset, into DATA_DIR`)
-      migrated = await restorePostgres(config.databaseUrl, path.join(staging, POSTGRES_DUMP_FILE), options)
+      migrated = await restorePostgres(config.databaseUrl, path.join(staging, POSTGRES_DUMP_FILE), options, restoreTool as PgTool)
     } else {
       if (manifest.database.kind !== 'embedded') throw new BackupError(`${file} holds a PostgreSQL dump: restore it with DATABASE_URL set to an empty database`)
       migrated = await restoreEmbedded(config.dataDir, path.join(staging, PGLITE_DIRECTORY), force, progress)
@@ -112,7 +116,7 @@ async function checkArchive(staging: string, manifest: BackupManifest, file: str
   }
 }
 
-async function restorePostgres(databaseUrl: string, dump: string, options: RestoreOptions): Promise<string[]> {
+async function restorePostgres(databaseUrl: string, dump: string, options: RestoreOptions, tool: PgTool): Promise<string[]> {
   const db = await openDatabase({ databaseUrl })
   try {
     const { relations } = await databaseContents(db)
@@ -127,7 +131,7 @@ async function restorePostgres(databaseUrl: string, dump: string, options: Resto
     await db.close()
   }
   options.progress('database: pg_restore…')
-  await pgRestore(databaseUrl, dump, options.env)
+  await pgRestore(databaseUrl, dump, options.env, tool)
   return migrate(openDatabase({ databaseUrl }), options.progress)
 }
 

@@ -33,22 +33,31 @@ async function toolVersion(file: string): Promise<number | undefined> {
   return match ? Number(match[1]) : undefined
 }
 
+/** Where Debian's PostgreSQL packages put each major version's programs (<root>/<version>/bin). */
+export const PG_SYSTEM_ROOT = '/usr/lib/postgresql'
+
+export type PgTool = { file: string; version: number }
+
 /**
  * The newest `name` (pg_dump, pg_restore) among the PATH and
  * /usr/lib/postgresql/<version>/bin: a newer pg_dump reads older servers, an
- * older one refuses newer ones.
+ * older one refuses newer ones. A file there that does not run or does not
+ * print a PostgreSQL version does not count.
  */
-export async function findPgTool(name: 'pg_dump' | 'pg_restore', env: Record<string, string | undefined>): Promise<{ file: string; version: number }> {
+export async function findPgTool(name: 'pg_dump' | 'pg_restore', env: Record<string, string | undefined>, systemRoot = PG_SYSTEM_ROOT): Promise<PgTool> {
   const candidates = new Set<string>()
   for (const dir of (env.PATH ?? '').split(path.delimiter)) if (dir !== '' && existsSync(path.join(dir, name))) candidates.add(path.join(dir, name))
-  const debian = '/usr/lib/postgresql'
-  if (existsSync(debian)) for (const version of readdirSync(debian)) if (existsSync(path.join(debian, version, 'bin', name))) candidates.add(path.join(debian, version, 'bin', name))
-  let best: { file: string; version: number } | undefined
+  if (existsSync(systemRoot)) for (const version of readdirSync(systemRoot)) if (existsSync(path.join(systemRoot, version, 'bin', name))) candidates.add(path.join(systemRoot, version, 'bin', name))
+  let best: PgTool | undefined
   for (const file of candidates) {
     const version = await toolVersion(file)
     if (version !== undefined && (best === undefined || version > best.version)) best = { file, version }
   }
-  if (!best) throw new DumpToolError(`${name} not found on the PATH or in /usr/lib/postgresql/*/bin: install the PostgreSQL client tools (the version of the server or newer)`)
+  if (!best) {
+    throw new DumpToolError(
+      `${name} not found on the PATH or in ${systemRoot}/*/bin: install the PostgreSQL client tools of the server's version or newer (Debian and Ubuntu: apt-get install postgresql-client; the container image has them)`,
+    )
+  }
   return best
 }
 
@@ -78,8 +87,8 @@ function toolEnv(env: Record<string, string | undefined>, password: string | und
 }
 
 /** Writes the database to `file` in pg_dump's custom format (one consistent snapshot of a running database). */
-export async function pgDump(databaseUrl: string, file: string, env: Record<string, string | undefined>): Promise<{ tool: string; version: number }> {
-  const tool = await findPgTool('pg_dump', env)
+export async function pgDump(databaseUrl: string, file: string, env: Record<string, string | undefined>, tool?: PgTool): Promise<{ tool: string; version: number }> {
+  tool ??= await findPgTool('pg_dump', env)
   const { url, password } = libpqConnection(databaseUrl)
   const result = await run(tool.file, ['--format=custom', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${url}`], toolEnv(env, password))
   if (result.code !== 0) throw new DumpToolError(`pg_dump (${tool.file}) failed: ${result.stderr.trim() || `exit code ${result.code}`}`)
@@ -87,8 +96,8 @@ export async function pgDump(databaseUrl: string, file: string, env: Record<stri
 }
 
 /** Restores a custom-format dump into an empty database, all or nothing (one transaction). */
-export async function pgRestore(databaseUrl: string, file: string, env: Record<string, string | undefined>): Promise<void> {
-  const tool = await findPgTool('pg_restore', env)
+export async function pgRestore(databaseUrl: string, file: string, env: Record<string, string | undefined>, tool?: PgTool): Promise<void> {
+  tool ??= await findPgTool('pg_restore', env)
   const { url, password } = libpqConnection(databaseUrl)
   const result = await run(tool.file, ['--no-owner', '--no-privileges', '--single-transaction', '--exit-on-error', `--dbname=${url}`, file], toolEnv(env, password))
   if (result.code !== 0) throw new DumpToolError(`pg_restore (${tool.file}) failed: ${result.stderr.trim() || `exit code ${result.code}`}`)
