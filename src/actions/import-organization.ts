@@ -13,7 +13,7 @@ import { Prisma as P } from '../db/index.js'
 import type { Services } from './context.js'
 import { checkSubdomain } from '../domain/subdomain.js'
 import { subdomainUnavailable } from '../errors.js'
-import { REALM_PERMISSION_SETTINGS, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
+import { GROUP_PERMISSION_SETTING_NAMES, REALM_PERMISSION_SETTINGS, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
 import { SYSTEM_GROUPS, roleGroupName } from '../domain/system-groups.js'
 import { ROLE } from '../domain/roles.js'
 import { MAX_MESSAGE_LENGTH, MAX_RENDERED_CONTENT_BYTES, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
@@ -300,16 +300,18 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   })
   for (const g of groupData) if (g.isSystemGroup) systemIds.set(g.name, g.id as number)
   await tx.userGroup.createMany({ data: groupData })
-  const mentionUpdates = oldGroupIds.flatMap((old) => {
-    const row = named.get(old)
-    const target = row && row.can_mention_group !== undefined && row.can_mention_group !== null ? groups.lookup(int('zerver_namedusergroup', row, 'can_mention_group')) : undefined
-    return target === undefined ? [] : [[groups.lookup(old) as number, target] as const]
-  })
-  if (mentionUpdates.length > 0) {
+  // Group settings naming groups of the export (can_mention_group and those of levels 283–324).
+  for (const setting of GROUP_PERMISSION_SETTING_NAMES) {
+    const updates = oldGroupIds.flatMap((old) => {
+      const row = named.get(old)
+      const target = row && row[setting] !== undefined && row[setting] !== null ? groups.lookup(int('zerver_namedusergroup', row, setting)) : undefined
+      return target === undefined ? [] : [[groups.lookup(old) as number, target] as const]
+    })
+    if (updates.length === 0) continue
     await tx.$executeRawUnsafe(
-      'UPDATE user_group g SET can_mention_group_id = v.target FROM unnest($1::int[], $2::int[]) AS v(id, target) WHERE g.id = v.id',
-      mentionUpdates.map((u) => u[0]),
-      mentionUpdates.map((u) => u[1]),
+      `UPDATE user_group g SET "${setting}_id" = v.target FROM unnest($1::int[], $2::int[]) AS v(id, target) WHERE g.id = v.id`,
+      updates.map((u) => u[0]),
+      updates.map((u) => u[1]),
     )
   }
   const members = new Map<string, Prisma.UserGroupMemberCreateManyInput>()

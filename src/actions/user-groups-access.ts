@@ -1,15 +1,24 @@
-// Who may change user groups: members and above, never guests or bots
-// (upstream's require_member_or_admin); system groups are read-only. Creating
-// needs the realm's can_create_groups; changing a group needs
-// can_manage_all_groups, or else can_create_groups together with being a
-// moderator or a direct member of the group (the 9.0 rule of the
-// user_group_edit_policy that can_create_groups replaced).
+// Who may change user groups (upstream's access_user_group_for_update):
+// members and above, never guests or bots (require_member_or_admin); system
+// groups are read-only. Creating needs the realm's can_create_groups. Every
+// change of a group names the group setting it needs: can_manage_group for
+// its name, description, settings, deactivation and subgroup removals;
+// can_add_members_group (or can_join_group, for adding oneself) for new
+// members and subgroups; can_remove_members_group (or can_leave_group, for
+// removing oneself) for removals. The realm's can_manage_all_groups and the
+// group's can_manage_group grant all of them.
 import type { Tx, UserGroup } from '../db/index.js'
 import type { ActionContext, TxContext } from './context.js'
-import { isModeratorOrAbove } from '../domain/roles.js'
+import { holdsGroupSetting } from '../domain/group-setting-value.js'
+import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type GroupPermissionSettingName } from '../domain/permission-settings.js'
+import { isGuest } from '../domain/roles.js'
 import { insufficientPermission, invalidUserGroup, userGroupDeactivated } from '../errors.js'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
-import { holdsRealmPermission, realmPermissionsOf } from '../queries/realm-permissions.js'
+import { getPermissionGroupIds, getSystemGroupIds } from '../queries/group-setting-values.js'
+import { getRealmSettingGroupIds, holdsRealmPermission } from '../queries/realm-permissions.js'
+import { groupSettingIds } from '../queries/user-groups.js'
+
+type Db = Tx | ActionContext['prisma']
 
 /** Upstream's require_member_or_admin, the first check of every group change. */
 export function requireGroupEditPermission(ctx: TxContext): void {
@@ -27,7 +36,7 @@ export async function requireGroupCreatePermission(ctx: ActionContext): Promise<
  * are require_member_or_admin too); a deactivated one is refused, as upstream
  * access_user_group_to_read_membership does.
  */
-export async function accessUserGroupForRead(ctx: ActionContext, groupId: number, db: Tx | ActionContext['prisma'] = ctx.prisma): Promise<UserGroup> {
+export async function accessUserGroupForRead(ctx: ActionContext, groupId: number, db: Db = ctx.prisma): Promise<UserGroup> {
   requireMemberOrAdmin(ctx)
   const group = await db.userGroup.findFirst({ where: { id: groupId, realmId: ctx.realm.id, isAnonymous: false } })
   if (!group) throw invalidUserGroup()
@@ -35,53 +44,66 @@ export async function accessUserGroupForRead(ctx: ActionContext, groupId: number
   return group
 }
 
+/** Which of a group's settings the acting user holds (can_manage_all_groups and can_manage_group count for every one). */
+export type GroupPermissionCheck = (setting: GroupPermissionSettingName) => boolean
+
+export interface WritableGroup {
+  group: UserGroup
+  may: GroupPermissionCheck
+}
+
 /**
- * A group the user may change; locks its row for the rest of the transaction.
- * A deactivated group only with allowDeactivated (its name, description,
- * settings and members stay editable, upstream levels 294 and 340).
+ * A group the user may change, locked for the rest of the transaction, with
+ * the check of its settings for the user. Refused as upstream: unknown →
+ * "Invalid user group"; deactivated (unless allowDeactivated: its name,
+ * description, settings and members stay editable, levels 294 and 340) →
+ * "User group is deactivated."; a system group → "Insufficient permission".
+ * The caller checks the setting its change needs with requireGroupPermission.
  */
-export async function accessUserGroupForWrite(ctx: TxContext, tx: Tx, groupId: number, options: { allowDeactivated?: boolean } = {}): Promise<UserGroup> {
+export async function accessUserGroupForUpdate(ctx: TxContext, tx: Tx, groupId: number, options: { allowDeactivated?: boolean } = {}): Promise<WritableGroup> {
   requireGroupEditPermission(ctx)
   await tx.$executeRaw`SELECT id FROM user_group WHERE id = ${groupId} FOR UPDATE`
-  const [group] = await writableGroups(ctx, tx, [groupId], options)
-  return group as UserGroup
+  const [writable] = await writableGroups(ctx, tx, [groupId], options)
+  return writable as WritableGroup
+}
+
+/** Upstream's rule: can_manage_all_groups or can_manage_group, else the named setting; "Insufficient permission" otherwise. */
+export function requireGroupPermission(writable: WritableGroup, setting: GroupPermissionSettingName): void {
+  if (!writable.may(setting)) throw insufficientPermission()
 }
 
 /**
- * Several groups the user may change, checked as accessUserGroupForWrite
- * checks one (the first refused group in `groupIds` order decides the
- * error), in a fixed number of statements whatever their number, without
- * locking them: for requests that only name groups (an invitation's group_ids).
+ * Several groups the user may add members to (an invitation's group_ids), checked as
+ * accessUserGroupForUpdate checks one (the first refused group in `groupIds` order decides
+ * the error), in a fixed number of statements whatever their number, without locking them.
  */
-export async function checkUserGroupsWritable(ctx: TxContext, db: Tx | ActionContext['prisma'], groupIds: number[]): Promise<void> {
+export async function checkUserGroupsJoinable(ctx: TxContext, db: Db, groupIds: number[]): Promise<void> {
   if (groupIds.length === 0) return
   requireGroupEditPermission(ctx)
-  await writableGroups(ctx, db, groupIds, {})
+  await writableGroups(ctx, db, groupIds, { setting: 'can_add_members_group' })
 }
 
-/**
- * The rule of both: each group exists in the realm (not anonymous), is active
- * unless allowDeactivated, is no system group; the user holds
- * can_manage_all_groups, or can_create_groups and (below moderator) is a
- * direct member of it.
- */
-async function writableGroups(ctx: TxContext, db: Tx | ActionContext['prisma'], groupIds: number[], options: { allowDeactivated?: boolean }): Promise<UserGroup[]> {
-  const rows = new Map((await db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: ctx.realm.id, isAnonymous: false } })).map((g) => [g.id, g]))
-  const holds = await realmPermissionsOf(db, ctx.realm, ctx.user, ctx.now())
-  const manageAll = holds('can_manage_all_groups')
-  const memberOf =
-    manageAll || isModeratorOrAbove(ctx.user.role)
-      ? undefined
-      : new Set((await db.userGroupMember.findMany({ where: { groupId: { in: groupIds }, userId: ctx.user.id }, select: { groupId: true } })).map((m) => m.groupId))
+async function writableGroups(ctx: TxContext, db: Db, groupIds: number[], options: { allowDeactivated?: boolean; setting?: GroupPermissionSettingName }): Promise<WritableGroup[]> {
+  const [rows, userGroups, realmIds, system] = await Promise.all([
+    db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: ctx.realm.id, isAnonymous: false } }),
+    getPermissionGroupIds(db, ctx.realm, ctx.user, ctx.now()),
+    getRealmSettingGroupIds(db, ctx.realm),
+    getSystemGroupIds(db, ctx.realm.id),
+  ])
+  const byId = new Map(rows.map((g) => [g.id, g]))
+  const guest = isGuest(ctx.user.role)
+  const manageAll = holdsGroupSetting(userGroups, realmIds.can_manage_all_groups, REALM_PERMISSION_SETTINGS.can_manage_all_groups.config, guest)
   return groupIds.map((id) => {
-    const group = rows.get(id)
+    const group = byId.get(id)
     if (!group) throw invalidUserGroup()
     if (group.deactivated && !options.allowDeactivated) throw userGroupDeactivated()
     if (group.isSystemGroup) throw insufficientPermission()
-    if (manageAll) return group
-    if (!holds('can_create_groups')) throw insufficientPermission()
-    if (memberOf && !memberOf.has(id)) throw insufficientPermission()
-    return group
+    const ids = groupSettingIds(group, system)
+    const holds = (setting: GroupPermissionSettingName) => holdsGroupSetting(userGroups, ids[setting], GROUP_PERMISSION_SETTINGS[setting], guest)
+    const manages = manageAll || holds('can_manage_group')
+    const writable: WritableGroup = { group, may: (setting) => manages || holds(setting) }
+    if (options.setting) requireGroupPermission(writable, options.setting)
+    return writable
   })
 }
 

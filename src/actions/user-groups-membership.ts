@@ -1,9 +1,13 @@
 // POST /user_groups/{id}/members and /subgroups: additions first, then
 // removals, all in one transaction; each change is a user_group event. The
 // members endpoint also takes add_subgroups and delete_subgroups (level 311),
-// applied after the members as upstream does.
+// applied after the members as upstream does. Each part needs its own group
+// setting (user-groups-access.ts): adding members can_add_members_group, or
+// can_join_group when the request adds only the user; removing members
+// can_remove_members_group, or can_leave_group when it removes only the
+// user; adding subgroups can_add_members_group; removing them can_manage_group.
 import { inTransaction, type ActionContext, type Emit, type TxContext } from './context.js'
-import { accessUserGroupForWrite, lockGroupGraph, requireGroupEditPermission } from './user-groups-access.js'
+import { accessUserGroupForUpdate, lockGroupGraph, requireGroupEditPermission, requireGroupPermission, type WritableGroup } from './user-groups-access.js'
 import { checkGroupIds, checkUserIds } from './user-groups.js'
 import { alreadyGroupMember, alreadySubgroup, notGroupMember, notSubgroup, nothingToAddOrDelete, nothingToDoForGroupMembers, subgroupCycle } from '../errors.js'
 import type { Tx } from '../db/index.js'
@@ -29,12 +33,15 @@ export async function updateUserGroupMembers(ctx: ActionContext, groupId: number
   await inTransaction(ctx, async (tx, emit) => {
     if (subgroups.add.length > 0 || subgroups.delete.length > 0) await lockGroupGraph(tx, ctx.realm.id)
     // Members of a deactivated group stay editable (upstream); its subgroups do not.
-    const group = await accessUserGroupForWrite(ctx, tx, groupId, { allowDeactivated: add.length + remove.length > 0 && subgroups.add.length + subgroups.delete.length === 0 })
+    const writable = await accessUserGroupForUpdate(ctx, tx, groupId, { allowDeactivated: add.length + remove.length > 0 && subgroups.add.length + subgroups.delete.length === 0 })
+    const { group } = writable
     const recipients = await activeUserIds(tx, ctx.realm.id)
+    const onlySelf = (ids: number[]) => ids.length === 1 && ids[0] === ctx.user.id
     // Deactivated users are in no group (level 303): checkUserIds refuses them, and their rows count as absent.
     const direct = async () =>
       new Set((await tx.userGroupMember.findMany({ where: { groupId: group.id, user: { isActive: true } }, select: { userId: true } })).map((m) => m.userId))
     if (add.length > 0) {
+      requireGroupPermission(writable, onlySelf(add) && writable.may('can_join_group') ? 'can_join_group' : 'can_add_members_group')
       const userIds = await checkUserIds(tx, ctx.realm.id, add)
       const existing = await direct()
       const already = userIds.find((id) => existing.has(id))
@@ -44,13 +51,14 @@ export async function updateUserGroupMembers(ctx: ActionContext, groupId: number
     }
     if (remove.length > 0) {
       const userIds = await checkUserIds(tx, ctx.realm.id, remove)
+      requireGroupPermission(writable, onlySelf(remove) && writable.may('can_leave_group') ? 'can_leave_group' : 'can_remove_members_group')
       const existing = await direct()
       const missing = userIds.find((id) => !existing.has(id))
       if (missing !== undefined) throw notGroupMember(missing)
       await tx.userGroupMember.deleteMany({ where: { groupId: group.id, userId: { in: userIds } } })
       emit(userGroupMembersEvent('remove_members', group.id, userIds), recipients)
     }
-    await changeSubgroups(tx, emit, group.id, recipients, subgroups, ctx)
+    await changeSubgroups(tx, emit, writable, recipients, subgroups, ctx)
   })
 }
 
@@ -61,16 +69,18 @@ export async function updateUserGroupSubgroups(ctx: ActionContext, groupId: numb
   if (add.length === 0 && remove.length === 0) throw nothingToAddOrDelete()
   await inTransaction(ctx, async (tx, emit) => {
     await lockGroupGraph(tx, ctx.realm.id)
-    const group = await accessUserGroupForWrite(ctx, tx, groupId)
+    const writable = await accessUserGroupForUpdate(ctx, tx, groupId)
     const recipients = await activeUserIds(tx, ctx.realm.id)
-    await changeSubgroups(tx, emit, group.id, recipients, { add, delete: remove }, ctx)
+    await changeSubgroups(tx, emit, writable, recipients, { add, delete: remove }, ctx)
   })
 }
 
-/** Subgroup additions, then removals, of a group the caller locked and may change. */
-async function changeSubgroups(tx: Tx, emit: Emit, groupId: number, recipients: number[], input: { add: number[]; delete: number[] }, ctx: TxContext): Promise<void> {
+/** Subgroup additions (can_add_members_group), then removals (can_manage_group), of a group the caller locked. */
+async function changeSubgroups(tx: Tx, emit: Emit, writable: WritableGroup, recipients: number[], input: { add: number[]; delete: number[] }, ctx: TxContext): Promise<void> {
+  const groupId = writable.group.id
   const direct = async () => new Set((await tx.userGroupSubgroup.findMany({ where: { supergroupId: groupId }, select: { subgroupId: true } })).map((e) => e.subgroupId))
   if (input.add.length > 0) {
+    requireGroupPermission(writable, 'can_add_members_group')
     const subgroupIds = await checkGroupIds(tx, ctx.realm.id, input.add)
     const existing = await direct()
     const already = subgroupIds.find((id) => existing.has(id))
@@ -81,6 +91,7 @@ async function changeSubgroups(tx: Tx, emit: Emit, groupId: number, recipients: 
     emit(userGroupSubgroupsEvent('add_subgroups', groupId, subgroupIds), recipients)
   }
   if (input.delete.length > 0) {
+    requireGroupPermission(writable, 'can_manage_group')
     const subgroupIds = await checkGroupIds(tx, ctx.realm.id, input.delete)
     const existing = await direct()
     const missing = subgroupIds.find((id) => !existing.has(id))

@@ -2,14 +2,12 @@
 // every active user of the realm by a user_group event. Groups are never
 // deleted (upstream level 294): a deactivated group keeps its row, its name
 // and its members, and stays editable.
-import type { Tx, UserGroup } from '../db/index.js'
-import { inTransaction, type ActionContext } from './context.js'
-import { SYSTEM_GROUPS } from '../domain/system-groups.js'
-import { accessUserGroupForWrite, lockGroupGraph, requireGroupCreatePermission, requireGroupEditPermission } from './user-groups-access.js'
+import type { Tx } from '../db/index.js'
+import { inTransaction, type ActionContext, type Emit } from './context.js'
+import { checkGroupSettingChange, type GroupSettingChange, type GroupSettingValue } from '../domain/group-setting-value.js'
+import { GROUP_CREATOR, GROUP_PERMISSION_SETTING_NAMES, GROUP_PERMISSION_SETTINGS, groupSettingColumn, type GroupPermissionSettingName } from '../domain/permission-settings.js'
+import { accessUserGroupForUpdate, lockGroupGraph, requireGroupCreatePermission, requireGroupEditPermission, requireGroupPermission } from './user-groups-access.js'
 import {
-  groupSettingNotAllowed,
-  groupSettingOldMismatch,
-  invalidUserGroup,
   invalidUserGroupId,
   invalidUserIdInList,
   noNewDataSupplied,
@@ -21,8 +19,10 @@ import {
   userGroupNameTooLong,
 } from '../errors.js'
 import { userGroupAddEvent, userGroupRemoveEvent, userGroupUpdateEvent } from '../events/schemas/index.js'
-import { activeUserIds, defaultMentionGroupIds, getUserGroupDict, mentionGroupOf } from '../queries/user-groups.js'
+import { activeUserIds, getUserGroupDict, groupSettingIds, storedGroupSettingId } from '../queries/user-groups.js'
+import { getSystemGroupIds, presentGroupSettingValues } from '../queries/group-setting-values.js'
 import { getGroupObjections } from '../queries/group-usage.js'
+import { dropReplacedAnonymousGroups, storeGroupSettingValue } from './group-setting-values.js'
 
 export const MAX_USER_GROUP_NAME_LENGTH = 100
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:']
@@ -38,14 +38,6 @@ function checkGroupName(name: string): string {
 async function checkNameFree(tx: Tx, realmId: number, name: string, exceptId?: number): Promise<void> {
   const other = await tx.userGroup.findFirst({ where: { realmId, name, ...(exceptId ? { id: { not: exceptId } } : {}) } })
   if (other) throw userGroupExists(name)
-}
-
-/** The group a can_mention_group value names; role:internet and role:owners are not allowed. */
-async function mentionGroup(tx: Tx, realmId: number, groupId: number): Promise<UserGroup> {
-  const group = await tx.userGroup.findFirst({ where: { id: groupId, realmId, deactivated: false, isAnonymous: false } })
-  if (!group) throw invalidUserGroup()
-  if (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.owners) throw groupSettingNotAllowed('can_mention_group', group.name)
-  return group
 }
 
 /** Upstream's user_ids_to_users: every ID must be an active user of the realm. */
@@ -69,12 +61,16 @@ export async function checkGroupIds(tx: Tx, realmId: number, groupIds: number[])
   return unique
 }
 
+export type GroupSettingInputs = Partial<Record<GroupPermissionSettingName, GroupSettingValue>>
+export type GroupSettingChanges = Partial<Record<GroupPermissionSettingName, GroupSettingChange>>
+
 export interface CreateUserGroupInput {
   name: string
   description: string
   members: number[]
   subgroups?: number[]
-  canMentionGroup?: number
+  /** Settings given; the others get upstream's defaults (group_creator: an anonymous group of the creator). */
+  settings?: GroupSettingInputs
 }
 
 export async function createUserGroup(ctx: ActionContext, input: CreateUserGroupInput): Promise<number> {
@@ -85,10 +81,18 @@ export async function createUserGroup(ctx: ActionContext, input: CreateUserGroup
     await checkNameFree(tx, ctx.realm.id, name)
     const memberIds = await checkUserIds(tx, ctx.realm.id, input.members)
     const subgroupIds = await checkGroupIds(tx, ctx.realm.id, input.subgroups ?? [])
-    const canMentionGroupId =
-      input.canMentionGroup === undefined ? (await defaultMentionGroupIds(tx, ctx.realm.id)).everyone : (await mentionGroup(tx, ctx.realm.id, input.canMentionGroup)).id
+    const system = await getSystemGroupIds(tx, ctx.realm.id)
+    const settings: Record<string, number> = {}
+    for (const setting of GROUP_PERMISSION_SETTING_NAMES) {
+      const config = GROUP_PERMISSION_SETTINGS[setting]
+      const given = input.settings?.[setting]
+      settings[groupSettingColumn(setting)] =
+        given === undefined && config.defaultGroupName !== GROUP_CREATOR
+          ? (system.get(config.defaultGroupName) ?? 0)
+          : await storeGroupSettingValue(tx, { realmId: ctx.realm.id, setting, config, value: given ?? { direct_members: [ctx.user.id], direct_subgroups: [] }, currentGroupId: null })
+    }
     const group = await tx.userGroup.create({
-      data: { realmId: ctx.realm.id, name, description: input.description, creatorId: ctx.user.id, dateCreated: ctx.now(), canMentionGroupId },
+      data: { realmId: ctx.realm.id, name, description: input.description, creatorId: ctx.user.id, dateCreated: ctx.now(), ...settings },
     })
     if (memberIds.length > 0) await tx.userGroupMember.createMany({ data: memberIds.map((userId) => ({ groupId: group.id, userId })) })
     if (subgroupIds.length > 0) await tx.userGroupSubgroup.createMany({ data: subgroupIds.map((subgroupId) => ({ supergroupId: group.id, subgroupId })) })
@@ -100,14 +104,19 @@ export async function createUserGroup(ctx: ActionContext, input: CreateUserGroup
 export interface UpdateUserGroupInput {
   name?: string
   description?: string
-  canMentionGroup?: { new: number; old?: number }
+  /** `{new, old?}` per setting; a stale `old` is EXPECTATION_MISMATCH. */
+  settings?: GroupSettingChanges
 }
 
+/** PATCH /user_groups/{id}: needs can_manage_group (or the realm's can_manage_all_groups). */
 export async function updateUserGroup(ctx: ActionContext, groupId: number, input: UpdateUserGroupInput): Promise<void> {
   requireGroupEditPermission(ctx)
-  if (input.name === undefined && input.description === undefined && input.canMentionGroup === undefined) throw noNewDataSupplied()
+  const changes = Object.entries(input.settings ?? {}).filter(([, change]) => change !== undefined) as [GroupPermissionSettingName, GroupSettingChange][]
+  if (input.name === undefined && input.description === undefined && changes.length === 0) throw noNewDataSupplied()
   await inTransaction(ctx, async (tx, emit) => {
-    const group = await accessUserGroupForWrite(ctx, tx, groupId, { allowDeactivated: true })
+    const writable = await accessUserGroupForUpdate(ctx, tx, groupId, { allowDeactivated: true })
+    requireGroupPermission(writable, 'can_manage_group')
+    const { group } = writable
     const recipients = await activeUserIds(tx, ctx.realm.id)
     if (input.name !== undefined && input.name !== group.name) {
       const name = checkGroupName(input.name)
@@ -119,16 +128,36 @@ export async function updateUserGroup(ctx: ActionContext, groupId: number, input
       await tx.userGroup.update({ where: { id: group.id }, data: { description: input.description } })
       emit(userGroupUpdateEvent(group.id, { description: input.description }), recipients)
     }
-    if (input.canMentionGroup !== undefined) {
-      const current = mentionGroupOf(group, await defaultMentionGroupIds(tx, ctx.realm.id))
-      if (input.canMentionGroup.old !== undefined && input.canMentionGroup.old !== current) throw groupSettingOldMismatch()
-      const target = await mentionGroup(tx, ctx.realm.id, input.canMentionGroup.new)
-      if (target.id !== current) {
-        await tx.userGroup.update({ where: { id: group.id }, data: { canMentionGroupId: target.id } })
-        emit(userGroupUpdateEvent(group.id, { can_mention_group: target.id }), recipients)
-      }
-    }
+    if (changes.length > 0) await changeGroupSettings(ctx, tx, emit, { group, changes, recipients })
   })
+}
+
+/** The settings of one group, in upstream's order: each checked against its current value, stored, and told. */
+async function changeGroupSettings(
+  ctx: ActionContext,
+  tx: Tx,
+  emit: Emit,
+  o: { group: Parameters<typeof groupSettingIds>[0]; changes: [GroupPermissionSettingName, GroupSettingChange][]; recipients: number[] },
+): Promise<void> {
+  const before = groupSettingIds(o.group, await getSystemGroupIds(tx, ctx.realm.id))
+  const current = await presentGroupSettingValues(tx, Object.values(before))
+  const data: Record<string, number> = {}
+  const replaced: (number | null)[] = []
+  const told: [GroupPermissionSettingName, number][] = []
+  for (const setting of GROUP_PERMISSION_SETTING_NAMES) {
+    const change = o.changes.find(([name]) => name === setting)?.[1]
+    if (!change || !checkGroupSettingChange(current.get(before[setting]) ?? before[setting], change)) continue
+    const stored = storedGroupSettingId(o.group, setting)
+    const id = await storeGroupSettingValue(tx, { realmId: ctx.realm.id, setting, config: GROUP_PERMISSION_SETTINGS[setting], value: change.new, currentGroupId: stored })
+    data[groupSettingColumn(setting)] = id
+    replaced.push(stored)
+    told.push([setting, id])
+  }
+  if (told.length === 0) return
+  await tx.userGroup.update({ where: { id: o.group.id }, data })
+  await dropReplacedAnonymousGroups(tx, replaced, Object.values({ ...before, ...Object.fromEntries(told) }))
+  const wire = await presentGroupSettingValues(tx, told.map(([, id]) => id))
+  for (const [setting, id] of told) emit(userGroupUpdateEvent(o.group.id, { [setting]: wire.get(id) ?? id }), o.recipients)
 }
 
 /**
@@ -140,7 +169,9 @@ export async function updateUserGroup(ctx: ActionContext, groupId: number, input
 export async function deactivateUserGroup(ctx: ActionContext, groupId: number): Promise<void> {
   await inTransaction(ctx, async (tx, emit) => {
     await lockGroupGraph(tx, ctx.realm.id)
-    const group = await accessUserGroupForWrite(ctx, tx, groupId)
+    const writable = await accessUserGroupForUpdate(ctx, tx, groupId)
+    requireGroupPermission(writable, 'can_manage_group')
+    const { group } = writable
     const objections = await getGroupObjections(tx, ctx.realm.id, group.id)
     if (objections.length > 0) throw cannotDeactivateGroupInUse(objections)
     await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } })

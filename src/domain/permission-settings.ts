@@ -59,9 +59,36 @@ export const STREAM_PERMISSION_SETTINGS: Record<string, GroupPermissionConfig> =
   can_remove_subscribers_group: common(G.administrators, false, true),
 }
 
-/** Group-level settings (the user-group work adds its own here). */
-export const GROUP_PERMISSION_SETTINGS: Record<string, GroupPermissionConfig> = {
+/** A group setting's default on a new group: an anonymous group of its creator (upstream's "group_creator"). */
+export const GROUP_CREATOR = 'group_creator'
+
+/** Group-level settings (NamedUserGroup.GROUP_PERMISSION_SETTINGS); every one defaults to role:nobody on system groups. */
+export const GROUP_PERMISSION_SETTINGS = {
+  can_add_members_group: common(GROUP_CREATOR, true, false, { defaultForSystemGroups: G.nobody }),
+  can_join_group: common(G.nobody, true, false, { defaultForSystemGroups: G.nobody }),
+  can_leave_group: common(G.everyone, true, true, { defaultForSystemGroups: G.nobody }),
+  can_manage_group: common(GROUP_CREATOR, true, false, { defaultForSystemGroups: G.nobody }),
   can_mention_group: common(G.everyone, true, true, { defaultForSystemGroups: G.nobody }),
+  can_remove_members_group: common(G.nobody, true, false, { defaultForSystemGroups: G.nobody }),
+} as const satisfies Record<string, GroupPermissionConfig>
+
+export type GroupPermissionSettingName = keyof typeof GROUP_PERMISSION_SETTINGS
+export const GROUP_PERMISSION_SETTING_NAMES = Object.keys(GROUP_PERMISSION_SETTINGS) as GroupPermissionSettingName[]
+
+/** The UserGroup column (Prisma field) holding a group setting: can_x_group → canXGroupId. */
+export function groupSettingColumn(name: GroupPermissionSettingName): `${string}GroupId` {
+  return `${name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}Id` as `${string}GroupId`
+}
+
+/**
+ * The system group standing for a setting a group does not store: the configured default
+ * (role:nobody on system groups; for a group-creator default, which only a new group can
+ * have, role:nobody).
+ */
+export function storedDefaultGroupName(name: GroupPermissionSettingName, isSystemGroup: boolean): string {
+  const config: GroupPermissionConfig = GROUP_PERMISSION_SETTINGS[name]
+  if (isSystemGroup && config.defaultForSystemGroups !== null) return config.defaultForSystemGroups
+  return config.defaultGroupName === GROUP_CREATOR ? G.nobody : config.defaultGroupName
 }
 
 /** Register's server_supported_permission_settings (level 221; fields as of level 326). */

@@ -170,7 +170,12 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
         is_system_group: g.isSystemGroup,
         date_created: toSeconds(g.dateCreated),
         creator: g.creatorId,
+        can_add_members_group: g.canAddMembersGroupId,
+        can_join_group: g.canJoinGroupId,
+        can_leave_group: g.canLeaveGroupId,
+        can_manage_group: g.canManageGroupId,
         can_mention_group: g.canMentionGroupId,
+        can_remove_members_group: g.canRemoveMembersGroupId,
         deactivated: g.deactivated,
       }))
     let membershipId = 0

@@ -5,7 +5,7 @@
 // Each table below names a setting's wire name and its column; a new group
 // setting is a new row.
 import type { Prisma, PrismaClient, Tx } from '../db/index.js'
-import { REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
+import { GROUP_PERMISSION_SETTING_NAMES, groupSettingColumn, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
 
 type Db = PrismaClient | Tx
 
@@ -21,8 +21,10 @@ export const REALM_GROUP_SETTINGS: readonly (readonly [string, RealmGroupColumn]
 /** Channel settings whose value is a user group. */
 export const STREAM_GROUP_SETTINGS: readonly (readonly [string, StreamGroupColumn])[] = [['can_remove_subscribers_group', 'canRemoveSubscribersGroupId']]
 
-/** User group settings whose value is a user group. */
-export const USER_GROUP_GROUP_SETTINGS: readonly (readonly [string, UserGroupGroupColumn])[] = [['can_mention_group', 'canMentionGroupId']]
+/** User group settings whose value is a user group (every one of domain/permission-settings.ts). */
+export const USER_GROUP_GROUP_SETTINGS: readonly (readonly [string, UserGroupGroupColumn])[] = GROUP_PERMISSION_SETTING_NAMES.map(
+  (name) => [name, groupSettingColumn(name) as UserGroupGroupColumn] as const,
+)
 
 export type GroupObjection =
   | { type: 'subgroup'; supergroup_ids: number[] }

@@ -1,23 +1,38 @@
 // Reads of user groups: the realm's list, a group's members and subgroups
 // (direct or through nested subgroups, by a recursive CTE).
 import { Prisma, type PrismaClient, type Tx, type UserGroup } from '../db/index.js'
-import { SYSTEM_GROUPS } from '../domain/system-groups.js'
+import type { GroupSettingValue } from '../domain/group-setting-value.js'
+import { GROUP_PERMISSION_SETTING_NAMES, groupSettingColumn, storedDefaultGroupName, type GroupPermissionSettingName } from '../domain/permission-settings.js'
 import { presentUserGroup, type UserGroupDict } from '../present/user-group.js'
+import { getSystemGroupIds, presentGroupSettingValues } from './group-setting-values.js'
 
 type Db = PrismaClient | Tx
 
-/** Upstream's default for can_mention_group: nobody for system groups, everyone for the others. */
-export async function defaultMentionGroupIds(db: Db, realmId: number): Promise<{ everyone: number; nobody: number }> {
-  const rows = await db.userGroup.findMany({
-    where: { realmId, name: { in: [SYSTEM_GROUPS.everyone, SYSTEM_GROUPS.nobody] }, isSystemGroup: true },
-    select: { id: true, name: true },
-  })
-  const idOf = (name: string) => rows.find((r) => r.name === name)?.id ?? 0
-  return { everyone: idOf(SYSTEM_GROUPS.everyone), nobody: idOf(SYSTEM_GROUPS.nobody) }
+/** The group ID a group's row stores for a setting (null: its default). */
+export function storedGroupSettingId(group: UserGroup, setting: GroupPermissionSettingName): number | null {
+  const value = (group as unknown as Record<string, unknown>)[groupSettingColumn(setting)]
+  return typeof value === 'number' ? value : null
 }
 
-export function mentionGroupOf(group: UserGroup, defaults: { everyone: number; nobody: number }): number {
-  return group.canMentionGroupId ?? (group.isSystemGroup ? defaults.nobody : defaults.everyone)
+/** Every setting's group ID, the default system group standing in for an empty column. */
+export function groupSettingIds(group: UserGroup, system: ReadonlyMap<string, number>): Record<GroupPermissionSettingName, number> {
+  const out = {} as Record<GroupPermissionSettingName, number>
+  for (const name of GROUP_PERMISSION_SETTING_NAMES) out[name] = storedGroupSettingId(group, name) ?? system.get(storedDefaultGroupName(name, group.isSystemGroup)) ?? 0
+  return out
+}
+
+/** The wire values of the settings of several groups (a handful of queries for all). */
+async function groupSettingValues(db: Db, realmId: number, groups: UserGroup[]): Promise<Map<number, Record<GroupPermissionSettingName, GroupSettingValue>>> {
+  const system = await getSystemGroupIds(db, realmId)
+  const ids = new Map(groups.map((g) => [g.id, groupSettingIds(g, system)]))
+  const wire = await presentGroupSettingValues(db, [...ids.values()].flatMap((r) => Object.values(r)))
+  const out = new Map<number, Record<GroupPermissionSettingName, GroupSettingValue>>()
+  for (const [groupId, record] of ids) {
+    const values = {} as Record<GroupPermissionSettingName, GroupSettingValue>
+    for (const name of GROUP_PERMISSION_SETTING_NAMES) values[name] = wire.get(record[name]) ?? record[name]
+    out.set(groupId, values)
+  }
+  return out
 }
 
 /**
@@ -26,31 +41,31 @@ export function mentionGroupOf(group: UserGroup, defaults: { everyone: number; n
  * members of no group (level 303): their rows stay, for a reactivation.
  */
 export async function getUserGroups(db: Db, realmId: number, options: { includeDeactivated?: boolean } = {}): Promise<UserGroupDict[]> {
-  const [groups, members, edges, defaults] = await Promise.all([
+  const [groups, members, edges] = await Promise.all([
     db.userGroup.findMany({ where: { realmId, isAnonymous: false, ...(options.includeDeactivated ? {} : { deactivated: false }) }, orderBy: { id: 'asc' } }),
-    db.userGroupMember.findMany({ where: { group: { realmId }, user: { isActive: true } }, select: { groupId: true, userId: true } }),
-    db.userGroupSubgroup.findMany({ where: { supergroup: { realmId } }, select: { supergroupId: true, subgroupId: true } }),
-    defaultMentionGroupIds(db, realmId),
+    db.userGroupMember.findMany({ where: { group: { realmId, isAnonymous: false }, user: { isActive: true } }, select: { groupId: true, userId: true } }),
+    db.userGroupSubgroup.findMany({ where: { supergroup: { realmId, isAnonymous: false } }, select: { supergroupId: true, subgroupId: true } }),
   ])
+  const settings = await groupSettingValues(db, realmId, groups)
   return groups.map((group) =>
     presentUserGroup(group, {
       memberIds: members.filter((m) => m.groupId === group.id).map((m) => m.userId),
       subgroupIds: edges.filter((e) => e.supergroupId === group.id).map((e) => e.subgroupId),
-      canMentionGroupId: mentionGroupOf(group, defaults),
+      settings: settings.get(group.id) as Record<GroupPermissionSettingName, GroupSettingValue>,
     }),
   )
 }
 
 export async function getUserGroupDict(db: Db, group: UserGroup): Promise<UserGroupDict> {
-  const [members, edges, defaults] = await Promise.all([
+  const [members, edges, settings] = await Promise.all([
     db.userGroupMember.findMany({ where: { groupId: group.id, user: { isActive: true } }, select: { userId: true } }),
     db.userGroupSubgroup.findMany({ where: { supergroupId: group.id }, select: { subgroupId: true } }),
-    defaultMentionGroupIds(db, group.realmId),
+    groupSettingValues(db, group.realmId, [group]),
   ])
   return presentUserGroup(group, {
     memberIds: members.map((m) => m.userId),
     subgroupIds: edges.map((e) => e.subgroupId),
-    canMentionGroupId: mentionGroupOf(group, defaults),
+    settings: settings.get(group.id) as Record<GroupPermissionSettingName, GroupSettingValue>,
   })
 }
 

@@ -73,6 +73,7 @@ const MEMBERS_UP: Role[] = ['owner', 'admin', 'moderator', 'member']
 const MODERATORS_UP: Role[] = ['owner', 'admin', 'moderator']
 const ADMINS: Role[] = ['owner', 'admin']
 const NOBODY: Role[] = []
+const OWNERS: Role[] = ['owner']
 
 const bad = (msg?: string): Expect => ({ status: 400, code: 'BAD_REQUEST', ...(msg !== undefined ? { msg } : {}) })
 const MUST_BE_ADMIN: Expect = { status: 400, code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' }
@@ -599,13 +600,14 @@ export const MATRIX: Record<string, Row[]> = {
     { target: 'own', request: async (w) => ({ path: (await uploadOf(w, w.actor)).replace(/^\/user_uploads/, '/user_uploads') }), allow: ALL },
   ],
 
-  // --- user groups ---
+  // --- user groups --- (changing a member's group: its can_manage_group or can_add_members_group, the creator's by default,
+  // or the realm's can_manage_all_groups, owners by default)
   'GET /user_groups': [{ target: 'none', request: () => ({ path: '/user_groups' }), allow: MEMBERS_UP, denyFor: MEMBERS_OR_ADMINS_ONLY }],
   'POST /user_groups/create': [
     { target: 'none', request: (w) => ({ path: '/user_groups/create', params: { name: `g ${fresh()}`, description: 'd', members: [w.actor.id] } }), allow: MEMBERS_UP, denyFor: MEMBERS_OR_ADMINS_ONLY },
   ],
   'PATCH /user_groups/:user_group_id': [
-    { target: 'own', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}`, params: { description: 'changed' } }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },
+    { target: 'own', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}`, params: { description: 'changed' } }), allow: OWNERS, denyFor: MEMBERS_OR_ADMINS_ONLY },
     {
       target: 'foreign',
       request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.foreign.users.member, w.foreign)}`, params: { description: 'changed' } }),
@@ -615,7 +617,7 @@ export const MATRIX: Record<string, Row[]> = {
     },
   ],
   'POST /user_groups/:user_group_id/deactivate': [
-    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/deactivate` }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },
+    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/deactivate` }), allow: OWNERS, denyFor: MEMBERS_OR_ADMINS_ONLY },
     {
       target: 'foreign',
       request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.foreign.users.member, w.foreign)}/deactivate` }),
@@ -625,7 +627,7 @@ export const MATRIX: Record<string, Row[]> = {
     },
   ],
   'POST /user_groups/:user_group_id/members': [
-    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/members`, params: { add: [w.fx.users.otherMember.id] } }), allow: ADMINS.concat('moderator'), denyFor: MEMBERS_OR_ADMINS_ONLY },
+    { target: 'other', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/members`, params: { add: [w.fx.users.otherMember.id] } }), allow: OWNERS, denyFor: MEMBERS_OR_ADMINS_ONLY },
     { target: 'foreign', request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.foreign.users.member, w.foreign)}/members`, params: { add: [w.actor.id] } }), allow: NOBODY, deny: bad('Invalid user group'), denyFor: MEMBERS_OR_ADMINS_ONLY },
   ],
   'GET /user_groups/:user_group_id/members': [
@@ -646,7 +648,7 @@ export const MATRIX: Record<string, Row[]> = {
     {
       target: 'other',
       request: async (w) => ({ path: `/user_groups/${await groupOf(w, w.fx.users.member)}/subgroups`, params: { add: [await groupOf(w, w.fx.users.member)] } }),
-      allow: ADMINS.concat('moderator'),
+      allow: OWNERS,
       denyFor: MEMBERS_OR_ADMINS_ONLY,
     },
   ],

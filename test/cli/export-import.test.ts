@@ -91,7 +91,10 @@ t.test('export and import', async (t) => {
     t.match((ann.messages as unknown[])[1], { subject: 'logo', flags: ['starred'], reactions: [{ name: 'thumbs_up', user: people[2]!.deliveryEmail }, { name: 'party_parrot', type: 'realm_emoji', code: 'party_parrot' }], edits: [{ user: people[1]!.deliveryEmail }] })
     t.match(ann, { settings: { twenty_four_hour_time: true, emojiset: 'text' }, muted_users: [people[3]!.deliveryEmail], user_topics: [{ stream: 'design', topic: 'colors', policy: 1 }] })
     t.match(before.realm, { realm_description: '<p>We <strong>export</strong> things.</p>', realm_mandatory_topics: true, realm_message_content_edit_limit_seconds: 1200 })
-    t.match(before.groups, [{ name: 'reviewers', members: [people[1]!.deliveryEmail, people[2]!.deliveryEmail] }])
+    t.match(before.groups, [
+      { name: 'leads', settings: { can_join_group: 'reviewers', can_leave_group: { members: [people[2]!.deliveryEmail], subgroups: ['reviewers'] }, can_manage_group: { members: [people[0]!.deliveryEmail] } } },
+      { name: 'reviewers', members: [people[1]!.deliveryEmail, people[2]!.deliveryEmail] },
+    ])
     t.match(before.users, [{}, { email: people[2]!.deliveryEmail, avatar: 'uploaded' }])
     t.match(before.emoji, [{ name: 'party_parrot', author: people[0]!.deliveryEmail }])
 

@@ -56,7 +56,9 @@ export async function buildFixtureOrganization(
   const uploadUrl = expectSuccess(t, upload).url as string
   expectSuccess(t, await sendMultipart(app, bob, 'POST', '/users/me/avatar', [{ name: 'file', fileName: 'me.png', contentType: 'image/png', data: TINY_PNG }]))
   expectSuccess(t, await sendMultipart(app, owner, 'POST', '/realm/emoji/party_parrot', [{ name: 'file', fileName: 'parrot.gif', contentType: 'image/gif', data: TINY_GIF }]))
-  expectSuccess(t, await api(owner).post('/user_groups/create', { name: 'reviewers', description: 'Code review', members: [ann.id, bob.id] }))
+  const reviewers = expectSuccess(t, await api(owner).post('/user_groups/create', { name: 'reviewers', description: 'Code review', members: [ann.id, bob.id] })).group_id as number
+  // Group settings naming a user and a group (the creator's anonymous defaults name the owner).
+  expectSuccess(t, await api(owner).post('/user_groups/create', { name: 'leads', description: 'Leads', members: [ann.id], can_join_group: reviewers, can_leave_group: { direct_members: [bob.id], direct_subgroups: [reviewers] } }))
 
   const send = async (p: Person, params: Record<string, unknown>): Promise<number> => expectSuccess(t, await api(p).post('/messages', params)).id as number
   const first = await send(ann, { type: 'stream', to: 'design', topic: 'logo', content: `Here are the [numbers](${uploadUrl}) for #123` })

@@ -27,7 +27,11 @@ export async function snapshot(t: Tap, app: FastifyInstance, owner: Viewer, peop
   const fieldName = new Map(fields.map((f) => [String(f.id), f.name as string]))
   const emojiList = Object.values(expectSuccess(t, await api(owner).get('/realm/emoji')).emoji as Record<string, Obj>)
   const emojiName = new Map(emojiList.map((e) => [String(e.id), e.name as string]))
-  const groupSetting = (v: unknown): unknown => (typeof v === 'number' ? groupName.get(v) : v)
+  const groupSetting = (v: unknown): unknown => {
+    if (typeof v === 'number') return groupName.get(v)
+    const anonymous = v as { direct_members: number[]; direct_subgroups: number[] }
+    return { members: anonymous.direct_members.map((id) => emailOf.get(id)).sort(), subgroups: anonymous.direct_subgroups.map((id) => groupName.get(id)).sort() }
+  }
   const uploads = new Map<string, string>()
   const fixUploads = async (html: string): Promise<string> => {
     const paths = [...html.matchAll(/\/user_uploads\/(\d+\/[^\s"')]+)/g)].map((m) => m[1] as string)
@@ -65,6 +69,7 @@ export async function snapshot(t: Tap, app: FastifyInstance, owner: Viewer, peop
       ...pick(g, ['name', 'description', 'is_system_group', 'deactivated']),
       members: ((g.members ?? []) as number[]).map((id) => emailOf.get(id)).sort(),
       subgroups: ((g.direct_subgroup_ids ?? []) as number[]).map((id) => groupName.get(id)).sort(),
+      settings: Object.fromEntries(Object.entries(g).filter(([k]) => k.startsWith('can_')).map(([k, v]) => [k, groupSetting(v)])),
     }) as Obj)
     .sort((a, b) => String(a.name).localeCompare(String(b.name)))
   out.fields = fields.map((f) => pick(f, ['name', 'hint', 'type', 'order', 'field_data', 'display_in_profile_summary', 'required']))

@@ -294,7 +294,9 @@ t.test('invitations', async (t) => {
     t.same(added.map((i) => i.event), [{ type: 'user_group', op: 'add_members', group_id: group, user_ids: [user.id] }])
     t.ok(added[0]?.userIds.includes(member.id))
 
-    const link = expectSuccess(t, await as(app, admin).post('/invites/multiuse', { group_ids: [group] })).invite_link as string
+    // Naming a group needs can_add_members_group (the creator's) or can_manage_all_groups (owners), not the administrator role.
+    expectError(t, await as(app, admin).post('/invites/multiuse', { group_ids: [group] }), { code: 'BAD_REQUEST', status: 400, msg: 'Insufficient permission' })
+    const link = expectSuccess(t, await as(app, owner).post('/invites/multiuse', { group_ids: [group] })).invite_link as string
     t.same((await services.prisma.multiuseInvite.findFirstOrThrow({ where: { key: keyOf(link) } })).groupIds, [group])
   })
 })

@@ -100,8 +100,10 @@ t.test('array parameters are resolved with set-based statements', async (t) => {
   async function makeGroups(n: number): Promise<number[]> {
     const batch = next()
     const nobody = await groupId(SYSTEM_GROUPS.nobody)
+    // Managed by the administrators, who make the requests below.
+    const admins = await groupId(SYSTEM_GROUPS.administrators)
     const groups = await prisma.userGroup.createManyAndReturn({
-      data: Array.from({ length: n }, (_, i) => ({ realmId, name: `bulk group ${batch}-${i}`, creatorId: owner.id, canMentionGroupId: nobody })),
+      data: Array.from({ length: n }, (_, i) => ({ realmId, name: `bulk group ${batch}-${i}`, creatorId: owner.id, canMentionGroupId: nobody, canManageGroupId: admins })),
       select: { id: true },
     })
     return groups.map((g) => g.id)

@@ -269,6 +269,17 @@ t.test('register state + events = fresh register', async (t) => {
     await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/members`, { delete_subgroups: [sub] }), {
       expectTypes: ['user_group/remove_subgroups'],
     })
+    // Group permission settings (levels 283–324): a named group, then anonymous values (one updated in place, one replaced).
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/user_groups/${groupId}`, { can_join_group: { new: sub }, can_leave_group: { new: { direct_members: [other.id], direct_subgroups: [sub] } } }), {
+      expectTypes: ['user_group/update'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/user_groups/${groupId}`, { can_manage_group: { new: { direct_members: [member.id, admin.id], direct_subgroups: [] } }, can_leave_group: { new: sub } }), {
+      expectTypes: ['user_group/update'],
+    })
+    // Joining oneself through can_join_group and leaving through can_leave_group.
+    expectSuccess(t, await as(app, admin).post(`/user_groups/${sub}/members`, { add: [other.id] }))
+    await checkStateAfter(t, app, other, () => as(app, other).post(`/user_groups/${groupId}/members`, { delete: [other.id] }), { expectTypes: ['user_group/remove_members'] })
+    await checkStateAfter(t, app, other, () => as(app, other).post(`/user_groups/${groupId}/members`, { add: [other.id] }), { expectTypes: ['user_group/add_members'] })
     // Deactivation (levels 290, 294): the modern client keeps the group as deactivated, the legacy one drops it.
     await checkStateAfter(t, app, other, () => as(app, admin).post(`/user_groups/${groupId}/deactivate`), {
       expectTypes: ['user_group/update'],

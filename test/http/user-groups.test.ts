@@ -31,7 +31,10 @@ t.test('user groups', async (t) => {
     const admins = groups.find((g) => g.name === SYSTEM_GROUPS.administrators)
     const owners = groups.find((g) => g.name === SYSTEM_GROUPS.owners)
     t.match(admins, { is_system_group: true, members: [admin.id], direct_subgroup_ids: [owners?.id], description: String })
-    t.equal(admins?.can_mention_group, await systemGroupId(SYSTEM_GROUPS.nobody))
+    const nobody = await systemGroupId(SYSTEM_GROUPS.nobody)
+    for (const setting of ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group']) {
+      t.equal(admins?.[setting], nobody, `${setting} of a system group is role:nobody`)
+    }
     t.ok(groups.some((g) => g.name === SYSTEM_GROUPS.everyone))
   })
 
@@ -49,6 +52,8 @@ t.test('user groups', async (t) => {
     const id = expectSuccess(t, result).group_id
     const group = (await groupsOf(member)).find((g) => g.id === id)
     const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
+    const nobody = await systemGroupId(SYSTEM_GROUPS.nobody)
+    const creator = { direct_members: [member.id], direct_subgroups: [] }
     t.type(group?.date_created, 'number')
     t.same(group, {
       id,
@@ -59,10 +64,18 @@ t.test('user groups', async (t) => {
       creator_id: member.id,
       date_created: group?.date_created,
       is_system_group: false,
+      can_add_members_group: creator,
+      can_join_group: nobody,
+      can_leave_group: everyone,
+      can_manage_group: creator,
       can_mention_group: everyone,
+      can_remove_members_group: nobody,
       deactivated: false,
     })
-    t.same(Object.keys(group ?? {}), ['id', 'name', 'description', 'members', 'direct_subgroup_ids', 'creator_id', 'date_created', 'is_system_group', 'can_mention_group', 'deactivated'])
+    t.same(Object.keys(group ?? {}), [
+      'id', 'name', 'description', 'members', 'direct_subgroup_ids', 'creator_id', 'date_created', 'is_system_group',
+      'can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group', 'deactivated',
+    ])
     t.equal(items.length, 1)
     t.same(items[0]?.event, { type: 'user_group', op: 'add', group })
     for (const user of [owner, member, guest]) t.ok(items[0]?.userIds.includes(user.id))
@@ -76,8 +89,8 @@ t.test('user groups', async (t) => {
     expectError(t, await post({ name: '@all' }), { code: 'BAD_REQUEST', msg: "User group name cannot start with '@'." })
     expectError(t, await post({ members: [member.id, 999_999] }), { code: 'BAD_REQUEST', msg: 'Invalid user ID: 999999' })
     expectError(t, await post({ subgroups: [999_999] }), { code: 'BAD_REQUEST', msg: 'Invalid user group ID: 999999' })
-    expectError(t, await post({ can_mention_group: await systemGroupId(SYSTEM_GROUPS.owners) }), {
-      code: 'BAD_REQUEST', msg: "'can_mention_group' setting cannot be set to 'role:owners' group.",
+    expectError(t, await post({ can_mention_group: await systemGroupId(SYSTEM_GROUPS.internet) }), {
+      code: 'BAD_REQUEST', msg: "'can_mention_group' setting cannot be set to 'role:internet' group.",
     })
     expectError(t, await post({ members: 'x' }), { code: 'BAD_REQUEST' })
     const name = uniqueName()
@@ -119,7 +132,8 @@ t.test('user groups', async (t) => {
     expectError(t, await as(app, member).patch(`/user_groups/${id}`, {}), { code: 'BAD_REQUEST', msg: 'No new data supplied' })
     expectError(t, await as(app, member).patch('/user_groups/999999', { name: 'x' }), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
     expectError(t, await as(app, otherMember).patch(`/user_groups/${id}`, { name: uniqueName() }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
-    expectSuccess(t, await as(app, moderator).patch(`/user_groups/${id}`, { description: 'moderated' }))
+    expectError(t, await as(app, moderator).patch(`/user_groups/${id}`, { description: 'moderated' }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectSuccess(t, await as(app, owner).patch(`/user_groups/${id}`, { description: 'owned' }))
     const admins = await systemGroupId(SYSTEM_GROUPS.administrators)
     expectError(t, await as(app, owner).patch(`/user_groups/${admins}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
     const other = await fx.newUser()
@@ -208,7 +222,8 @@ t.test('user groups', async (t) => {
     expectError(t, await as(app, member).post('/user_groups/999999/deactivate'), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
     const everyone = await systemGroupId(SYSTEM_GROUPS.everyone)
     expectError(t, await as(app, owner).post(`/user_groups/${everyone}/deactivate`), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
-    expectSuccess(t, await as(app, moderator).post(`/user_groups/${id}/deactivate`))
+    expectError(t, await as(app, moderator).post(`/user_groups/${id}/deactivate`), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectSuccess(t, await as(app, owner).post(`/user_groups/${id}/deactivate`))
   })
 
   t.test('a group in use cannot be deactivated (CANNOT_DEACTIVATE_GROUP_IN_USE, level 298)', async (t) => {

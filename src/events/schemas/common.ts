@@ -105,6 +105,12 @@ export const MessageDict = Type.Object({
 })
 export type MessageDict = Static<typeof MessageDict>
 
+/** A group-setting value: a named group's ID or an anonymous group. */
+export const GroupSettingValueSchema = Type.Union([
+  Type.Integer(),
+  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }, { additionalProperties: false }),
+])
+
 export const UserGroupDict = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -116,7 +122,13 @@ export const UserGroupDict = Type.Object({
   /** Level 292: UNIX seconds, null when unknown. */
   date_created: Nullable(Type.Integer()),
   is_system_group: Type.Boolean(),
-  can_mention_group: Type.Integer(),
+  /** Levels 283–324: the group's permission settings, group-setting values. */
+  can_add_members_group: GroupSettingValueSchema,
+  can_join_group: GroupSettingValueSchema,
+  can_leave_group: GroupSettingValueSchema,
+  can_manage_group: GroupSettingValueSchema,
+  can_mention_group: GroupSettingValueSchema,
+  can_remove_members_group: GroupSettingValueSchema,
   /** Level 290. */
   deactivated: Type.Boolean(),
 })

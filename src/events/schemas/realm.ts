@@ -2,14 +2,10 @@
 // channels, linkifiers (with the legacy empty realm_filters companion).
 import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
-import { eventObject, StreamDict } from './common.js'
+import { eventObject, GroupSettingValueSchema, StreamDict } from './common.js'
 
+export { GroupSettingValueSchema }
 const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])
-/** A group-setting value: a named group's ID or an anonymous group. */
-export const GroupSettingValueSchema = Type.Union([
-  Type.Integer(),
-  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }, { additionalProperties: false }),
-])
 
 export const RealmEventSchema = Type.Union([
   eventObject({ type: Type.Literal('realm'), op: Type.Literal('update'), property: Type.String(), value: SettingValue }),

@@ -4,7 +4,7 @@ import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StatusChange } from '../../domain/user-status.js'
 import { DEACTIVATED_GROUP_FIELD, INACCESSIBLE_USER_FIELD } from './internal.js'
-import { CustomProfileFieldDict, eventObject, Nullable, UserDict, UserGroupDict } from './common.js'
+import { CustomProfileFieldDict, eventObject, GroupSettingValueSchema, Nullable, UserDict, UserGroupDict } from './common.js'
 
 const person = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object({ user_id: Type.Integer(), ...properties }, { additionalProperties: false })
 
@@ -118,7 +118,12 @@ const GroupData = Type.Object(
   {
     name: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
-    can_mention_group: Type.Optional(Type.Integer()),
+    can_add_members_group: Type.Optional(GroupSettingValueSchema),
+    can_join_group: Type.Optional(GroupSettingValueSchema),
+    can_leave_group: Type.Optional(GroupSettingValueSchema),
+    can_manage_group: Type.Optional(GroupSettingValueSchema),
+    can_mention_group: Type.Optional(GroupSettingValueSchema),
+    can_remove_members_group: Type.Optional(GroupSettingValueSchema),
     deactivated: Type.Optional(Type.Literal(true)),
   },
   { additionalProperties: false },

@@ -3,15 +3,20 @@
 import { Type } from 'typebox'
 import { route } from '../route.js'
 import { json, optional } from '../params.js'
-import { createUserGroup, deactivateUserGroup, updateUserGroup } from '../../actions/user-groups.js'
+import { createUserGroup, deactivateUserGroup, updateUserGroup, type GroupSettingChanges, type GroupSettingInputs } from '../../actions/user-groups.js'
 import { updateUserGroupMembers, updateUserGroupSubgroups } from '../../actions/user-groups-membership.js'
 import { accessUserGroupForRead } from '../../actions/user-groups-access.js'
 import { requireMemberOrAdmin } from '../../access/member-or-admin.js'
 import { getGroupMemberIds, getSubgroupIds, getUserGroups } from '../../queries/user-groups.js'
 import { noSuchUser } from '../../errors.js'
 import { MAX_USERS_PER_REQUEST } from '../../domain/limits.js'
+import { parseGroupSettingChange, parseGroupSettingValue } from '../../domain/group-setting-value.js'
+import { GROUP_PERMISSION_SETTING_NAMES } from '../../domain/permission-settings.js'
 
 const ids = () => optional(json(Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST })))
+/** The group settings (levels 283–324), group-setting values decoded from JSON and parsed by the handler. */
+const settingParams = Object.fromEntries(GROUP_PERMISSION_SETTING_NAMES.map((name) => [name, optional(json(Type.Unknown()))]))
+const given = (input: Record<string, unknown>) => GROUP_PERMISSION_SETTING_NAMES.filter((name) => input[name] !== undefined).map((name) => [name, input[name]] as const)
 
 export const routes = [
   route({
@@ -31,16 +36,11 @@ export const routes = [
       description: Type.String(),
       members: json(Type.Array(Type.Integer(), { maxItems: MAX_USERS_PER_REQUEST })),
       subgroups: ids(),
-      can_mention_group: optional(json(Type.Integer())),
+      ...settingParams,
     },
     handler: async (input, ctx) => {
-      const groupId = await createUserGroup(ctx, {
-        name: input.name,
-        description: input.description,
-        members: input.members,
-        subgroups: input.subgroups,
-        canMentionGroup: input.can_mention_group,
-      })
+      const settings: GroupSettingInputs = Object.fromEntries(given(input).map(([name, raw]) => [name, parseGroupSettingValue(raw, name)]))
+      const groupId = await createUserGroup(ctx, { name: input.name, description: input.description, members: input.members, subgroups: input.subgroups, settings })
       return { group_id: groupId }
     },
   }),
@@ -51,10 +51,11 @@ export const routes = [
       user_group_id: Type.Integer(),
       name: optional(Type.String()),
       description: optional(Type.String()),
-      can_mention_group: optional(json(Type.Object({ new: Type.Integer(), old: Type.Optional(Type.Integer()) }, { additionalProperties: false }))),
+      ...settingParams,
     },
     handler: async (input, ctx) => {
-      await updateUserGroup(ctx, input.user_group_id, { name: input.name, description: input.description, canMentionGroup: input.can_mention_group })
+      const settings: GroupSettingChanges = Object.fromEntries(given(input).map(([name, raw]) => [name, parseGroupSettingChange(raw, name)]))
+      await updateUserGroup(ctx, input.user_group_id, { name: input.name, description: input.description, settings })
     },
   }),
   route({
