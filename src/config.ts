@@ -351,14 +351,15 @@ function webPushConfig(env: Env): Config['webPush'] {
   const privateKey = env.VAPID_PRIVATE_KEY?.trim()
   const subject = env.VAPID_SUBJECT?.trim()
   if (!publicKey && !privateKey && !subject) return undefined
-  if (!publicKey) throw new ConfigError('VAPID_PUBLIC_KEY must be set with VAPID_PRIVATE_KEY and VAPID_SUBJECT')
-  if (!privateKey) throw new ConfigError('VAPID_PRIVATE_KEY must be set with VAPID_PUBLIC_KEY and VAPID_SUBJECT')
-  if (!subject) throw new ConfigError('VAPID_SUBJECT must be set (a mailto: or https: URL) with the VAPID keys')
+  const problems: string[] = []
   const decoded = (v: string) => (BASE64URL.test(v) ? Buffer.from(v, 'base64url') : Buffer.alloc(0))
-  const pub = decoded(publicKey)
-  if (pub.length !== 65 || pub[0] !== 4) throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key (65 bytes)')
-  if (decoded(privateKey).length !== 32) throw new ConfigError('VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key (32 bytes)')
-  if (!/^(mailto:|https:\/\/)/.test(subject)) throw new ConfigError(`VAPID_SUBJECT must be a mailto: or https: URL, got '${subject}'`)
+  if (!publicKey) problems.push('VAPID_PUBLIC_KEY must be set with VAPID_PRIVATE_KEY and VAPID_SUBJECT')
+  else if (decoded(publicKey).length !== 65 || decoded(publicKey)[0] !== 4) problems.push('VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key (65 bytes)')
+  if (!privateKey) problems.push('VAPID_PRIVATE_KEY must be set with VAPID_PUBLIC_KEY and VAPID_SUBJECT')
+  else if (decoded(privateKey).length !== 32) problems.push('VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key (32 bytes)')
+  if (!subject) problems.push('VAPID_SUBJECT must be set (a mailto: or https: URL) with the VAPID keys')
+  else if (!/^(mailto:|https:\/\/)/.test(subject)) problems.push(`VAPID_SUBJECT must be a mailto: or https: URL, got '${subject}'`)
+  if (problems.length > 0 || !publicKey || !privateKey || !subject) throw new ConfigError(problems)
   return { publicKey, privateKey, subject }
 }
 
@@ -421,23 +422,40 @@ function apnsConfig(env: Env): ApnsConfig | undefined {
     if (env.APNS_TOPIC || env.APNS_ENDPOINT) throw new ConfigError('APNS_TOPIC and APNS_ENDPOINT need APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID')
     return undefined
   }
-  if (!file) throw new ConfigError('APNS_KEY_FILE must be set with APNS_KEY_ID and APNS_TEAM_ID')
-  if (!keyId || !/^[A-Z0-9]{10}$/.test(keyId)) throw new ConfigError(`APNS_KEY_ID must be the 10-character key ID, got '${keyId ?? ''}'`)
-  if (!teamId || !/^[A-Z0-9]{10}$/.test(teamId)) throw new ConfigError(`APNS_TEAM_ID must be the 10-character team ID, got '${teamId ?? ''}'`)
+  const problems: string[] = []
+  if (!keyId || !/^[A-Z0-9]{10}$/.test(keyId)) problems.push(`APNS_KEY_ID must be the 10-character key ID, got '${keyId ?? ''}'`)
+  if (!teamId || !/^[A-Z0-9]{10}$/.test(teamId)) problems.push(`APNS_TEAM_ID must be the 10-character team ID, got '${teamId ?? ''}'`)
+  let key: string | undefined
+  if (!file) problems.push('APNS_KEY_FILE must be set with APNS_KEY_ID and APNS_TEAM_ID')
+  else key = readApnsKey(file, problems)
+  let endpoint = 'https://api.push.apple.com'
+  try {
+    endpoint = (url(env, 'APNS_ENDPOINT', ['https:']) ?? endpoint).replace(/\/+$/, '')
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    problems.push(...error.problems)
+  }
+  if (problems.length > 0 || key === undefined || !keyId || !teamId) throw new ConfigError(problems)
+  return { key, keyId, teamId, topic: env.APNS_TOPIC?.trim() || undefined, endpoint }
+}
+
+/** The .p8 key at `file`, or undefined with the reason added to `problems`. */
+function readApnsKey(file: string, problems: string[]): string | undefined {
   let key: string
   try {
     key = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new ConfigError(`APNS_KEY_FILE: cannot read '${file}' (${error instanceof Error ? error.message : String(error)})`)
+    problems.push(`APNS_KEY_FILE: cannot read '${file}' (${error instanceof Error ? error.message : String(error)})`)
+    return undefined
   }
   try {
     const parsed = createPrivateKey(key)
     if (parsed.asymmetricKeyType !== 'ec' || parsed.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not P-256')
   } catch {
-    throw new ConfigError(`APNS_KEY_FILE: '${file}' is not a P-256 private key in PEM (.p8)`)
+    problems.push(`APNS_KEY_FILE: '${file}' is not a P-256 private key in PEM (.p8)`)
+    return undefined
   }
-  const endpoint = (url(env, 'APNS_ENDPOINT', ['https:']) ?? 'https://api.push.apple.com').replace(/\/+$/, '')
-  return { key, keyId, teamId, topic: env.APNS_TOPIC?.trim() || undefined, endpoint }
+  return key
 }
 
 export interface PushBouncerConfig {
@@ -456,11 +474,13 @@ function pushBouncerConfig(env: Env, direct: { fcm: boolean; apns: boolean }): P
   const orgId = env.PUSH_BOUNCER_ORG_ID?.trim()
   const orgKey = env.PUSH_BOUNCER_ORG_KEY?.trim()
   if (!bouncerUrl && !orgId && !orgKey) return undefined
-  if (!bouncerUrl) throw new ConfigError('PUSH_BOUNCER_URL must be set with PUSH_BOUNCER_ORG_ID and PUSH_BOUNCER_ORG_KEY')
-  if (!orgId || !UUID_PATTERN.test(orgId)) throw new ConfigError(`PUSH_BOUNCER_ORG_ID must be the server's registration UUID at the bouncer, got '${orgId ?? ''}'`)
-  if (!orgKey || !/^[\x21-\x7e]{16,}$/.test(orgKey)) throw new ConfigError('PUSH_BOUNCER_ORG_KEY must be the server\'s API key at the bouncer (at least 16 printable characters, no spaces)')
-  if (direct.fcm) throw new ConfigError('PUSH_BOUNCER_URL and FCM_SERVICE_ACCOUNT_FILE are alternatives: the bouncer sends to Android devices')
-  if (direct.apns) throw new ConfigError('PUSH_BOUNCER_URL and APNS_KEY_FILE are alternatives: the bouncer sends to Apple devices')
+  const problems: string[] = []
+  if (!bouncerUrl) problems.push('PUSH_BOUNCER_URL must be set with PUSH_BOUNCER_ORG_ID and PUSH_BOUNCER_ORG_KEY')
+  if (!orgId || !UUID_PATTERN.test(orgId)) problems.push(`PUSH_BOUNCER_ORG_ID must be the server's registration UUID at the bouncer, got '${orgId ?? ''}'`)
+  if (!orgKey || !/^[\x21-\x7e]{16,}$/.test(orgKey)) problems.push('PUSH_BOUNCER_ORG_KEY must be the server\'s API key at the bouncer (at least 16 printable characters, no spaces)')
+  if (direct.fcm) problems.push('PUSH_BOUNCER_URL and FCM_SERVICE_ACCOUNT_FILE are alternatives: the bouncer sends to Android devices')
+  if (direct.apns) problems.push('PUSH_BOUNCER_URL and APNS_KEY_FILE are alternatives: the bouncer sends to Apple devices')
+  if (problems.length > 0 || !bouncerUrl || !orgId || !orgKey) throw new ConfigError(problems)
   return { url: bouncerUrl.replace(/\/+$/, ''), orgId: orgId.toLowerCase(), orgKey }
 }
 
@@ -481,7 +501,19 @@ function sessionLifetimes(env: Env): Pick<Config, 'sessionIdleTimeoutSeconds' | 
   return { sessionIdleTimeoutSeconds, sessionMaxAgeSeconds }
 }
 
+/** Reads the configuration and throws a ConfigError listing every problem (the server and the admin commands). */
 export function loadConfig(env: Env = process.env): Config {
+  const { config, problems } = readConfigAll(env)
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}
+
+/**
+ * The configuration and every problem in it, without throwing: a variable
+ * with a problem reads as its default (or unset), so a checker (`roost
+ * check`) can still test what the rest of the configuration names.
+ */
+export function readConfigAll(env: Env = process.env): { config: Config; problems: string[] } {
   const problems: string[] = []
   const read = collecting(problems)
   const fcm = read(() => fcmConfig(env), undefined)
@@ -522,6 +554,5 @@ export function loadConfig(env: Env = process.env): Config {
     admission: read(() => admission(env), DEFAULT_ADMISSION),
     buildCommit: read(() => buildCommit(env), undefined),
   }
-  if (problems.length > 0) throw new ConfigError(problems)
-  return config
+  return { config, problems }
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, DEFAULT_ADMISSION, DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig } from '../src/config.js'
+import { ConfigError, DEFAULT_ADMISSION, DEFAULT_EVENT_QUEUE_MAX_BYTES, DEFAULT_EVENT_QUEUE_MAX_EVENTS, DEFAULT_LISTEN_BACKLOG, loadConfig, readConfigAll } from '../src/config.js'
 
 t.test('defaults follow the startup contract', async (t) => {
   const c = loadConfig({})
@@ -77,8 +77,8 @@ const BAD: [Record<string, string>, RegExp][] = [
   [{ MAX_FILE_UPLOAD_SIZE: 'big' }, /^MAX_FILE_UPLOAD_SIZE must be an integer/],
   [{ INVITATION_LINK_VALIDITY_MINUTES: '1.5' }, /^INVITATION_LINK_VALIDITY_MINUTES must be an integer/],
   [{ SMTP_URL: 'mailto:x' }, /^SMTP_URL must use one of smtp:, smtps:/],
-  [{ VAPID_PRIVATE_KEY: 'x', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be set/],
-  [{ VAPID_PUBLIC_KEY: 'BAAA', VAPID_PRIVATE_KEY: 'x', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key/],
+  [{ VAPID_PRIVATE_KEY: 'A'.repeat(43), VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be set/],
+  [{ VAPID_PUBLIC_KEY: 'BAAA', VAPID_PRIVATE_KEY: 'A'.repeat(43), VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key/],
   [{ VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, VAPID_PRIVATE_KEY: 'short', VAPID_SUBJECT: 'mailto:a@b.c' }, /^VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key/],
   [{ VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`, VAPID_PRIVATE_KEY: 'A'.repeat(43), VAPID_SUBJECT: 'admin@example.com' }, /^VAPID_SUBJECT must be a mailto: or https: URL/],
   [{ S3_BUCKET: 'b' }, /S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY must be set/],
@@ -175,6 +175,34 @@ t.test('every wrong variable is reported at once, in one error', async (t) => {
     "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'",
   ])
   t.equal(error.message, `4 problems:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`)
+})
+
+t.test('within one part too, every problem is reported: the VAPID keys, the push bouncer', async (t) => {
+  t.throws(() => loadConfig({ VAPID_PUBLIC_KEY: 'BAAA', VAPID_PRIVATE_KEY: 'short', VAPID_SUBJECT: 'admin@example.com' }), {
+    name: 'ConfigError',
+    problems: [
+      'VAPID_PUBLIC_KEY must be a base64url-encoded uncompressed P-256 public key (65 bytes)',
+      'VAPID_PRIVATE_KEY must be a base64url-encoded P-256 private key (32 bytes)',
+      "VAPID_SUBJECT must be a mailto: or https: URL, got 'admin@example.com'",
+    ],
+  })
+  t.throws(() => loadConfig({ PUSH_BOUNCER_ORG_ID: 'nope' }), {
+    name: 'ConfigError',
+    problems: [
+      'PUSH_BOUNCER_URL must be set with PUSH_BOUNCER_ORG_ID and PUSH_BOUNCER_ORG_KEY',
+      "PUSH_BOUNCER_ORG_ID must be the server's registration UUID at the bouncer, got 'nope'",
+      "PUSH_BOUNCER_ORG_KEY must be the server's API key at the bouncer (at least 16 printable characters, no spaces)",
+    ],
+  })
+})
+
+t.test('readConfigAll returns the problems beside a configuration that reads each wrong variable as unset', async (t) => {
+  const { config, problems } = readConfigAll({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'redis://r:6379' })
+  t.same(problems, ["PORT must be an integer between 0 and 65535, got 'eighty'", "DATABASE_URL must use one of postgresql:, postgres:, got 'mysql:'"])
+  t.equal(config.port, 9991)
+  t.equal(config.databaseUrl, undefined)
+  t.equal(config.redisUrl, 'redis://r:6379', 'the rest is read')
+  t.same(readConfigAll({}).problems, [])
 })
 
 t.test('a single wrong variable is the whole message', async (t) => {

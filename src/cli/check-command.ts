@@ -1,7 +1,11 @@
-// `roost check`: connects to everything the configuration names — the
-// database (PostgreSQL, or the embedded one in DATA_DIR) and its migrations,
-// Redis, the SMTP server, the upload storage (S3 or DATA_DIR/uploads) — all
-// at once, each within a time limit, and reports every problem in one run.
+// `roost check`: reads the whole configuration and reports every problem in
+// it, then connects to everything the configuration names — the database
+// (PostgreSQL, or the embedded one in DATA_DIR) and its migrations, Redis,
+// the SMTP server, the upload storage (S3 or DATA_DIR/uploads) — all at once,
+// each within a time limit, and reports every problem in one run. A part
+// whose variables have a problem is not connected to (it is named as
+// skipped); push notification settings, whose key files the configuration
+// reading already opened and parsed, are summed up without a connection.
 // Exit code 1 when any check failed. Nothing is changed, except one small
 // object written to the upload storage and deleted again (to prove writes
 // are allowed).
@@ -11,7 +15,7 @@ import path from 'node:path'
 import nodemailer from 'nodemailer'
 import pg from 'pg'
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import type { Config } from '../config.js'
+import { readConfigAll, type Config } from '../config.js'
 import { DataDirBusyError, lockDataDir } from '../db/data-dir-lock.js'
 import { openDatabase, redact } from '../db/client.js'
 import { migrationStatus, migrationStatusOver, type MigrationStatus } from '../db/migrate.js'
@@ -21,7 +25,7 @@ import { maskSecrets } from './mask.js'
 import { CliError, jsonOption, type CliKit } from './kit.js'
 
 export interface CheckResult {
-  check: 'database' | 'redis' | 'mail' | 'uploads'
+  check: 'config' | 'database' | 'redis' | 'mail' | 'uploads' | 'push'
   /** ok: works; problem: fix it; skipped: not configured (or not openable now), with the consequence. */
   status: 'ok' | 'problem' | 'skipped'
   detail: string
@@ -140,14 +144,46 @@ async function checkUploads(config: Config): Promise<Omit<CheckResult, 'check'>>
   return { status: 'ok', detail: `${where}: a test file written and deleted` }
 }
 
-/** Every check, run side by side; each one's failure is its own result. */
-export async function runChecks(config: Config, timeoutMs: number): Promise<CheckResult[]> {
-  return Promise.all([
-    probe('database', timeoutMs, () => (config.databaseUrl ? checkPostgres(config.databaseUrl, timeoutMs) : checkEmbedded(config.dataDir))),
-    probe('redis', timeoutMs, () => checkRedis(config)),
-    probe('mail', timeoutMs, () => checkSmtp(config, timeoutMs)),
-    probe('uploads', timeoutMs, () => checkUploads(config)),
-  ])
+/** The variables of each connection check: a configuration problem naming one of them skips the check. */
+const CHECK_VARIABLES: Record<Exclude<CheckResult['check'], 'config'>, RegExp> = {
+  database: /\bDATABASE_URL\b/,
+  redis: /\bREDIS_[A-Z_]+/,
+  mail: /\bSMTP_URL\b/,
+  uploads: /\bS3_[A-Z_]+/,
+  push: /\b(VAPID|FCM|APNS|PUSH_BOUNCER)_[A-Z_]+/,
+}
+
+/** What push notifications are configured to use; the key files were read and parsed with the configuration. */
+function checkPush(config: Config): Omit<CheckResult, 'check'> {
+  const parts: string[] = []
+  if (config.webPush) parts.push(`web push: VAPID keys valid (subject ${config.webPush.subject})`)
+  if (config.fcm) parts.push(`FCM: service account ${config.fcm.clientEmail} of project ${config.fcm.projectId}, key parsed`)
+  if (config.apns) parts.push(`APNs: key ${config.apns.keyId} of team ${config.apns.teamId}, key parsed (${config.apns.endpoint})`)
+  if (config.pushBouncer) parts.push(`push bouncer at ${config.pushBouncer.url} (server ${config.pushBouncer.orgId})`)
+  if (parts.length === 0) return { status: 'skipped', detail: 'not configured (VAPID_*, FCM_*, APNS_*, PUSH_BOUNCER_*): no push notifications' }
+  return { status: 'ok', detail: `${parts.join('; ')}; no connection made` }
+}
+
+/** Every check, run side by side; each one's failure is its own result. Checks named by a configuration problem are skipped. */
+export async function runChecks(config: Config, timeoutMs: number, problems: string[] = []): Promise<CheckResult[]> {
+  const blocked = (check: keyof typeof CHECK_VARIABLES): CheckResult | undefined => {
+    const names = [...new Set(problems.flatMap((p) => p.match(new RegExp(CHECK_VARIABLES[check].source, 'g')) ?? []))]
+    return names.length === 0 ? undefined : { check, status: 'skipped', detail: `not checked: ${names.join(', ')} ${names.length === 1 ? 'has' : 'have'} a problem (above)` }
+  }
+  const guarded = (check: keyof typeof CHECK_VARIABLES, run: () => Promise<CheckResult>): Promise<CheckResult> => {
+    const skip = blocked(check)
+    return skip ? Promise.resolve(skip) : run()
+  }
+  return [
+    ...problems.map((detail): CheckResult => ({ check: 'config', status: 'problem', detail })),
+    ...(await Promise.all([
+      guarded('database', () => probe('database', timeoutMs, () => (config.databaseUrl ? checkPostgres(config.databaseUrl, timeoutMs) : checkEmbedded(config.dataDir)))),
+      guarded('redis', () => probe('redis', timeoutMs, () => checkRedis(config))),
+      guarded('mail', () => probe('mail', timeoutMs, () => checkSmtp(config, timeoutMs))),
+      guarded('uploads', () => probe('uploads', timeoutMs, () => checkUploads(config))),
+      guarded('push', async () => ({ check: 'push', ...checkPush(config) })),
+    ])),
+  ]
 }
 
 const MARK: Record<CheckResult['status'], string> = { ok: 'ok', problem: 'PROBLEM', skipped: '-' }
@@ -155,12 +191,13 @@ const MARK: Record<CheckResult['status'], string> = { ok: 'ok', problem: 'PROBLE
 export function registerCheckCommand(program: Command, kit: CliKit): void {
   program
     .command('check')
-    .description('connect to the database, Redis, the SMTP server and the upload storage as configured; report every problem (exit code 1 if any)')
+    .description('read the whole configuration, connect to the database, Redis, the SMTP server and the upload storage as configured, check the push settings; report every problem (exit code 1 if any)')
     .addOption(new Option('--timeout <seconds>', 'how long each check may take').argParser(parseSeconds).default(DEFAULT_TIMEOUT_SECONDS))
     .addOption(jsonOption())
     .exitOverride()
     .action(async (opts: { timeout: number; json?: boolean }) => {
-      const results = await runChecks(kit.config(), opts.timeout * 1000)
+      const { config, problems: configProblems } = readConfigAll(kit.io.env)
+      const results = await runChecks(config, opts.timeout * 1000, configProblems)
       if (opts.json) kit.out(JSON.stringify(results, null, 2))
       else for (const r of results) kit.out(`${MARK[r.status].padEnd(8)}${r.check.padEnd(10)}${r.detail}`)
       const problems = results.filter((r) => r.status === 'problem').length

@@ -1,9 +1,12 @@
 // `roost check` against real services: a throwaway PostgreSQL database,
 // Redis, an SMTP server this test starts (smtp-server) and the test S3 server
-// (s3rver); then against closed ports, a missing bucket, refused credentials
-// and an embedded DATA_DIR (with `migrate status` there). Every problem is
-// reported in the one run; the exit code says whether there was any.
+// (s3rver); then against closed ports, a missing bucket, refused credentials,
+// configuration problems (all listed, the parts they name skipped, the rest
+// checked), push settings and an embedded DATA_DIR (with `migrate status`
+// there). Every problem is reported in the one run; the exit code says
+// whether there was any.
 import { createServer, type AddressInfo } from 'node:net'
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -69,12 +72,66 @@ t.test('roost check', async (t) => {
       { check: 'mail', status: 'ok', detail: `SMTP server at ${smtp.url}: connection accepted` },
       { check: 'uploads', status: 'ok', detail: `S3 bucket '${bucket.bucket}' at ${bucket.endpoint}: a test file written and deleted` },
     ])
-    t.equal(res.results.length, 4)
+    t.same(res.results[4], { check: 'push', status: 'skipped', detail: 'not configured (VAPID_*, FCM_*, APNS_*, PUSH_BOUNCER_*): no push notifications' })
+    t.equal(res.results.length, 5)
     t.equal(smtp.received.length, 0, 'no mail is sent')
     // The real binary, as an operator runs it: one line per check.
     const spawned = await spawnCli(['check'], good)
     t.equal(spawned.code, 0, spawned.stderr)
-    t.match(spawned.stdout, /^ok {6}database {2}PostgreSQL .*\nok {6}redis {5}.*\nok {6}mail {6}.*\nok {6}uploads {3}S3 bucket .*\n$/)
+    t.match(spawned.stdout, /^ok {6}database {2}PostgreSQL .*\nok {6}redis {5}.*\nok {6}mail {6}.*\nok {6}uploads {3}S3 bucket .*\n- {7}push {6}not configured .*\n$/)
+  })
+
+  t.test('every configuration problem is reported at once, and what the rest names is still checked', async (t) => {
+    const { S3_ENDPOINT: _e, S3_REGION: _r, S3_ACCESS_KEY_ID: _a, S3_SECRET_ACCESS_KEY: _s, ...noS3 } = good
+    const env = { ...noS3, S3_BUCKET: 'only-a-bucket', PORT: 'eighty', APNS_KEY_ID: 'ABC123DEFG' }
+    const res = await check(env)
+    t.equal(res.code, 1)
+    t.same(
+      res.results.filter((r) => r.check === 'config'),
+      [
+        "APNS_TEAM_ID must be the 10-character team ID, got ''",
+        'APNS_KEY_FILE must be set with APNS_KEY_ID and APNS_TEAM_ID',
+        "PORT must be an integer between 0 and 65535, got 'eighty'",
+        'S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY must be set when S3_BUCKET is set',
+      ].map((detail) => ({ check: 'config', status: 'problem', detail })),
+    )
+    t.match(res.results.slice(4), [
+      { check: 'database', status: 'ok' },
+      { check: 'redis', status: 'ok' },
+      { check: 'mail', status: 'ok' },
+      { check: 'uploads', status: 'skipped', detail: 'not checked: S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_BUCKET have a problem (above)' },
+      { check: 'push', status: 'skipped', detail: 'not checked: APNS_TEAM_ID, APNS_KEY_FILE, APNS_KEY_ID have a problem (above)' },
+    ])
+    t.equal(res.results.length, 9)
+    t.equal(res.stderr, 'roost: 4 problems found\n')
+    const table = await runCli(['check'], env)
+    t.equal(table.code, 1)
+    t.match(table.stdout, /^PROBLEM config {4}APNS_TEAM_ID must be .*\nPROBLEM config {4}APNS_KEY_FILE must be .*\nPROBLEM config {4}PORT must be .*\nPROBLEM config {4}S3_ENDPOINT, .*\nok {6}database {2}/)
+  })
+
+  t.test('push settings, when set, are read and their key files parsed', async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'roost-check-push-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const vapid = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })
+    const publicKey = Buffer.concat([Buffer.from([4]), Buffer.from(vapid.x as string, 'base64url'), Buffer.from(vapid.y as string, 'base64url')]).toString('base64url')
+    const account = path.join(dir, 'service-account.json')
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+    writeFileSync(account, JSON.stringify({ type: 'service_account', project_id: 'roost-push', client_email: 'sender@roost-push.iam.gserviceaccount.com', private_key: rsa }))
+    const push = { VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: vapid.d as string, VAPID_SUBJECT: 'mailto:ops@example.com', FCM_SERVICE_ACCOUNT_FILE: account }
+    const res = await check({ ...good, ...push })
+    t.equal(res.code, 0, res.stderr)
+    t.same(res.results.at(-1), {
+      check: 'push',
+      status: 'ok',
+      detail: 'web push: VAPID keys valid (subject mailto:ops@example.com); FCM: service account sender@roost-push.iam.gserviceaccount.com of project roost-push, key parsed; no connection made',
+    })
+    // A key file that is not one: a configuration problem, and push is not checked.
+    writeFileSync(account, 'not json')
+    const broken = await check({ ...good, ...push })
+    t.equal(broken.code, 1)
+    t.match(broken.results[0], { check: 'config', status: 'problem', detail: new RegExp(`^FCM_SERVICE_ACCOUNT_FILE: cannot read a JSON service-account key from '${account}'`) })
+    t.same(broken.results.at(-1), { check: 'push', status: 'skipped', detail: 'not checked: FCM_SERVICE_ACCOUNT_FILE has a problem (above)' })
+    t.equal(broken.stderr, 'roost: 1 problem found\n')
   })
 
   t.test('every problem is reported at once', async (t) => {

@@ -24,8 +24,16 @@ t.test('the APNS_* variables are checked at startup', async (t) => {
   const base = { APNS_KEY_ID: 'ABC123DEFG', APNS_TEAM_ID: 'TEAM123456' }
   t.throws(() => loadConfig({ ...base, APNS_KEY_FILE: path.join(dir, 'missing.p8') }), { name: 'ConfigError', message: /^APNS_KEY_FILE: cannot read/ })
   t.throws(() => loadConfig({ ...base, APNS_KEY_FILE: path.join(dir, 'bad.p8') }), { message: /^APNS_KEY_FILE: .* is not a P-256 private key/ })
-  t.throws(() => loadConfig({ ...base, APNS_KEY_ID: 'short', APNS_KEY_FILE: path.join(dir, 'bad.p8') }), { message: /^APNS_KEY_ID must be the 10-character key ID/ })
-  t.throws(() => loadConfig({ APNS_KEY_ID: 'ABC123DEFG' }), { message: /^APNS_KEY_FILE must be set/ })
+  // Every problem of the part at once.
+  t.throws(() => loadConfig({ ...base, APNS_KEY_ID: 'short', APNS_KEY_FILE: path.join(dir, 'bad.p8') }), {
+    name: 'ConfigError',
+    problems: ["APNS_KEY_ID must be the 10-character key ID, got 'short'", `APNS_KEY_FILE: '${path.join(dir, 'bad.p8')}' is not a P-256 private key in PEM (.p8)`],
+  })
+  t.throws(() => loadConfig({ APNS_KEY_ID: 'ABC123DEFG' }), { name: 'ConfigError', problems: ["APNS_TEAM_ID must be the 10-character team ID, got ''", 'APNS_KEY_FILE must be set with APNS_KEY_ID and APNS_TEAM_ID'] })
+  t.throws(() => loadConfig({ ...base, APNS_KEY_FILE: path.join(dir, 'missing.p8'), APNS_ENDPOINT: 'http://insecure' }), {
+    name: 'ConfigError',
+    problems: [/^APNS_KEY_FILE: cannot read/, "APNS_ENDPOINT must use one of https:, got 'http:'"],
+  })
 })
 
 t.test('APNs push notifications', async (t) => {
