@@ -8,6 +8,7 @@ import { loggerOptions } from './http/observability.js'
 import { RedisStartupError } from './backends/index.js'
 import { bootstrapRealm } from './actions/bootstrap-realm.js'
 import { startScheduledDelivery } from './scheduler/delivery.js'
+import { startStreamActivityChecks } from './scheduler/stream-activity.js'
 import { startMissedMessageEmails } from './notifications/delivery.js'
 import { startPushNotifications } from './notifications/push-delivery.js'
 import { DataDirBusyError, lockDataDir } from './db/data-dir-lock.js'
@@ -54,6 +55,7 @@ async function main(tracing: Tracing | undefined): Promise<void> {
   const delivery = startScheduledDelivery(services, { log: app.log })
   const missedMessageEmails = startMissedMessageEmails(services, { log: app.log })
   const pushNotifications = startPushNotifications(services, { log: app.log })
+  const streamActivity = startStreamActivityChecks(services, { log: app.log })
   process.stdout.write(`roost: serving ${config.externalUrl}/api/v1 on http://${config.host}:${config.port}\n`)
 
   let closing = false
@@ -73,6 +75,7 @@ async function main(tracing: Tracing | undefined): Promise<void> {
       await delivery.stop()
       await missedMessageEmails.stop()
       await pushNotifications?.stop()
+      await streamActivity.stop()
       await app.close()
       await services.close()
       // The spans of the last requests are exported before the process exits.

@@ -6,6 +6,7 @@
 import type { ActionContext } from './context.js'
 import { inTransaction } from './context.js'
 import { emitFirstMessageIdChange } from './first-message-id.js'
+import { reviveAfterMove } from './stream-activity.js'
 import type { Stream, Tx } from '../db/index.js'
 import { Prisma } from '../db/index.js'
 import { accessMessageById } from '../access/message.js'
@@ -187,6 +188,8 @@ export async function editMessage(ctx: ActionContext, input: EditMessageInput): 
       )
     }
     for (const { stream: changed, value } of applied.firstMessageIds) await emitFirstMessageIdChange(tx, emit, ctx.realm.id, changed, value)
+    // Recent messages moved into a channel not recently active make it active (level 323).
+    if (newStream && !newStream.isRecentlyActive) await reviveAfterMove(tx, emit, ctx.realm.id, newStream.id, now)
   })
 
   // Upstream notifies those an edit newly mentions in a channel message (never for direct messages, already notified).

@@ -18,6 +18,7 @@ import { presentMessage } from '../present/message.js'
 import { loadRenderContext, membersByGroup } from './message-render.js'
 import { messageEvent } from '../events/schemas/index.js'
 import { firstMessageEmissions } from './first-message-id.js'
+import { streamActivityEmissions } from './stream-activity.js'
 
 export type BotMessage =
   | { kind: 'private'; recipient: Pick<User, 'id' | 'email' | 'fullName'>; content: string }
@@ -101,7 +102,7 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
     return { message, recipients }
   })
 
-  const { messages: stored, xid, firstInStreams } = await insertMessages(ctx.prisma, items)
+  const { messages: stored, xid, firstInStreams, revivedStreams } = await insertMessages(ctx.prisma, items)
   await announceRecipients(ctx, items.flatMap((item) => item.recipients.userIds))
   const emissions: Emission[] = stored.map((message, i) => {
     const m = messages[i] as BotMessage
@@ -137,7 +138,16 @@ export async function sendBotMessages(ctx: ActionContext, messages: readonly Bot
     if (message.streamId !== null && firstInStreams.includes(message.streamId) && !firstIds.has(message.streamId)) firstIds.set(message.streamId, message.id)
   }
   const first = firstIds.size === 0 ? [] : await firstMessageEmissions(ctx.prisma, ctx.realm.id, [...streams.values()], firstIds)
-  await publishAll(ctx, [...emissions, ...first], xid)
+  // Channels not recently active are again (level 323; actions/stream-activity.ts).
+  const revived = await streamActivityEmissions(
+    ctx.prisma,
+    ctx.realm.id,
+    revivedStreams.flatMap((id) => {
+      const stream = streams.get(id)
+      return stream ? [{ ...stream, isRecentlyActive: true }] : []
+    }),
+  )
+  await publishAll(ctx, [...emissions, ...first, ...revived], xid)
   const streamCount = messages.filter((m) => m.kind === 'stream').length
   if (streamCount > 0) ctx.metrics.messageSent('stream', streamCount)
   if (messages.length > streamCount) ctx.metrics.messageSent('direct', messages.length - streamCount)

@@ -37,6 +37,7 @@ import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendin
 import { messageEvent } from '../events/schemas/index.js'
 import { enqueueMissedMessageEmails } from '../notifications/enqueue.js'
 import { firstMessageEmissions } from './first-message-id.js'
+import { streamActivityEmissions } from './stream-activity.js'
 import { attachmentUpdateEvents } from './message-attachments.js'
 
 export interface SendMessageInput {
@@ -194,7 +195,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
   )
 
   // One statement, hence one transaction: the events go out after it returns.
-  const { message, xid, firstInStream } = await insertMessage(
+  const { message, xid, firstInStream, revivedStream } = await insertMessage(
     ctx.prisma,
     {
       realmId: ctx.realm.id,
@@ -266,9 +267,11 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
         ]
   // The channel's first message: clients that list the channel learn its first_message_id (actions/first-message-id.ts).
   const first = target.kind === 'stream' && firstInStream ? await firstMessageEmissions(ctx.prisma, ctx.realm.id, [target.stream], new Map([[target.stream.id, message.id]])) : []
+  // A channel not recently active is again (level 323; actions/stream-activity.ts).
+  const revived = target.kind === 'stream' && revivedStream ? await streamActivityEmissions(ctx.prisma, ctx.realm.id, [{ ...target.stream, isRecentlyActive: true }]) : []
   // The sender's uploads the message links: their owner's lists gain it (upstream's notify_attachment_update).
   const linkedUploads = rendered.linkedUploadPaths.length === 0 ? [] : await linkedUploadEmissions(ctx, sender.id, message.id)
-  await publishAll(ctx, [emission, ...hidden, ...first, ...linkedUploads], xid)
+  await publishAll(ctx, [emission, ...hidden, ...first, ...revived, ...linkedUploads], xid)
   ctx.metrics.messageSent(target.kind === 'stream' ? 'stream' : 'direct')
   // After the commit, like upstream's notification queueing after the send; a failure here is logged, the message stays sent.
   await enqueueMissedMessageEmails(ctx, {

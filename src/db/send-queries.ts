@@ -202,9 +202,14 @@ export async function notifyUserDataChanged(db: Db, userIds: readonly number[]):
  * first_message_id when it has none yet, in one statement — hence one
  * transaction even outside an explicit one. Returns the message, the ID of
  * the transaction that wrote it and whether it became its channel's first
- * message (first_message_id set by this statement).
+ * message (first_message_id set by this statement). The channel becomes
+ * recently active (upstream level 323); `revivedStream` says whether it was not.
  */
-export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRows): Promise<{ message: Message; xid: string; firstInStream: boolean }> {
+export async function insertMessage(
+  db: Db,
+  m: NewMessage,
+  r: MessageRecipientRows,
+): Promise<{ message: Message; xid: string; firstInStream: boolean; revivedStream: boolean }> {
   const rows = await fastQuery<Record<string, unknown>>(db, Prisma.sql`
     WITH m AS (
       INSERT INTO message (realm_id, sender_id, stream_id, topic, dm_user_ids, content, rendered_content, date_sent, client, has_link, has_image, has_attachment)
@@ -220,15 +225,19 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
       SELECT a.id, m.id FROM m JOIN attachment a ON a.realm_id = m.realm_id AND a.owner_id = m.sender_id
       WHERE a.path_id = ANY(${[...r.uploadPaths]}::text[])
       ON CONFLICT DO NOTHING
+    ), before AS (
+      SELECT s.id, NOT s.is_recently_active AS inactive FROM stream s JOIN m ON s.id = m.stream_id
     ), first AS (
-      UPDATE stream SET first_message_id = m.id FROM m WHERE stream.id = m.stream_id AND stream.first_message_id IS NULL
-      RETURNING stream.id
+      UPDATE stream SET first_message_id = COALESCE(stream.first_message_id, m.id), is_recently_active = true
+      FROM m, before WHERE stream.id = m.stream_id AND before.id = stream.id AND (stream.first_message_id IS NULL OR before.inactive)
+      RETURNING stream.id, stream.first_message_id = m.id AS became_first, before.inactive AS revived
     )
-    SELECT m.*, pg_current_xact_id()::text AS "$xid", EXISTS (SELECT 1 FROM first) AS "$first" FROM m`, 'send_insert_message')
+    SELECT m.*, pg_current_xact_id()::text AS "$xid", EXISTS (SELECT 1 FROM first WHERE became_first) AS "$first",
+      EXISTS (SELECT 1 FROM first WHERE revived) AS "$revived" FROM m`, 'send_insert_message')
   const row = rows[0]
   if (!row) throw new Error('INSERT … RETURNING returned no row')
-  const { $xid, $first, ...columns } = row
-  return { message: toModel<Message>(columns), xid: String($xid), firstInStream: $first === true }
+  const { $xid, $first, $revived, ...columns } = row
+  return { message: toModel<Message>(columns), xid: String($xid), firstInStream: $first === true, revivedStream: $revived === true }
 }
 
 /**
@@ -236,14 +245,14 @@ export async function insertMessage(db: Db, m: NewMessage, r: MessageRecipientRo
  * first_message_id, as insertMessage writes one: two statements whatever
  * their number (their IDs, taken in the given order, then one insert), the
  * second one transaction. Returns the messages in the given order, the ID
- * of the transaction that wrote them and the channels whose first_message_id
- * they set.
+ * of the transaction that wrote them, the channels whose first_message_id
+ * they set and those they made recently active again.
  */
 export async function insertMessages(
   db: Db,
   items: readonly { message: NewMessage; recipients: MessageRecipientRows }[],
-): Promise<{ messages: Message[]; xid: string; firstInStreams: number[] }> {
-  if (items.length === 0) return { messages: [], xid: '', firstInStreams: [] }
+): Promise<{ messages: Message[]; xid: string; firstInStreams: number[]; revivedStreams: number[] }> {
+  if (items.length === 0) return { messages: [], xid: '', firstInStreams: [], revivedStreams: [] }
   const [allocated] = await db.$queryRaw<{ ids: number[] }[]>(Prisma.sql`
     SELECT ARRAY(SELECT nextval(pg_get_serial_sequence('message', 'id'))::int FROM generate_series(1, ${items.length}::int)) AS ids`)
   const ids = [...(allocated?.ids ?? [])].sort((a, b) => a - b)
@@ -277,20 +286,27 @@ export async function insertMessages(
       JOIN m ON m.id = p.message_id
       JOIN attachment a ON a.realm_id = m.realm_id AND a.owner_id = m.sender_id AND a.path_id = p.path_id
       ON CONFLICT DO NOTHING
+    ), f AS (
+      SELECT stream_id, min(id) AS id FROM m WHERE stream_id IS NOT NULL GROUP BY stream_id
+    ), before AS (
+      SELECT s.id, NOT s.is_recently_active AS inactive FROM stream s JOIN f ON s.id = f.stream_id
     ), first AS (
-      UPDATE stream SET first_message_id = f.id
-      FROM (SELECT stream_id, min(id) AS id FROM m WHERE stream_id IS NOT NULL GROUP BY stream_id) f
-      WHERE stream.id = f.stream_id AND stream.first_message_id IS NULL
-      RETURNING stream.id
+      UPDATE stream SET first_message_id = COALESCE(stream.first_message_id, f.id), is_recently_active = true
+      FROM f JOIN before ON before.id = f.stream_id
+      WHERE stream.id = f.stream_id AND (stream.first_message_id IS NULL OR before.inactive)
+      RETURNING stream.id, stream.first_message_id = f.id AS became_first, before.inactive AS revived
     )
-    SELECT m.*, pg_current_xact_id()::text AS "$xid", ARRAY(SELECT id FROM first) AS "$first" FROM m ORDER BY m.id`)
+    SELECT m.*, pg_current_xact_id()::text AS "$xid", ARRAY(SELECT id FROM first WHERE became_first) AS "$first",
+      ARRAY(SELECT id FROM first WHERE revived) AS "$revived" FROM m ORDER BY m.id`)
   let xid = ''
   let firstInStreams: number[] = []
+  let revivedStreams: number[] = []
   const messages = rows.map((row) => {
-    const { $xid, $first, ...columns } = row
+    const { $xid, $first, $revived, ...columns } = row
     xid = String($xid)
     firstInStreams = (($first as number[] | null) ?? []).map(Number)
+    revivedStreams = (($revived as number[] | null) ?? []).map(Number)
     return toModel<Message>(columns)
   })
-  return { messages, xid, firstInStreams }
+  return { messages, xid, firstInStreams, revivedStreams }
 }

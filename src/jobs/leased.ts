@@ -2,7 +2,8 @@
 // missed-message emails (notifications/delivery.ts), push notifications
 // (notifications/push-delivery.ts) and scheduled messages
 // (scheduler/delivery.ts) are rows of a table, and every node runs the same
-// steps on them.
+// steps on them; so is the daily recheck of channels' is_recently_active
+// (scheduler/stream-activity.ts), one row per realm.
 //
 // - Probe (`anyDue`): one prepared statement outside any transaction says
 //   whether a row is due; only then does a node open a claim transaction, so
@@ -45,11 +46,13 @@ const DUE = {
   scheduled_message: ((now) => Prisma.sql`NOT delivered AND NOT failed AND scheduled_timestamp <= ${now}`) as DueCondition,
   missed_message_email: dueAndNotLeased,
   missed_push_notification: dueAndNotLeased,
+  // One row per realm, locked while its channels are rechecked (scheduler/stream-activity.ts).
+  stream_activity_check: ((now) => Prisma.sql`due_at <= ${now}`) as DueCondition,
 } as const
 
 export type JobTable = keyof typeof DUE
 /** The tables whose rows are leased (claimed_by, claim_expires_at, attempts, last_error, due_at). */
-export type LeasedTable = Exclude<JobTable, 'scheduled_message'>
+export type LeasedTable = Exclude<JobTable, 'scheduled_message' | 'stream_activity_check'>
 
 const PROBE_NOW = Prisma.raw('$1::timestamptz')
 

@@ -40,6 +40,8 @@ export function presentStream(stream: Stream, options: PresentStreamOptions = {}
     can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,
     // Level 315.
     is_archived: stream.deactivated,
+    // Level 323.
+    is_recently_active: stream.isRecentlyActive,
     stream_weekly_traffic: options.weeklyTraffic ?? null,
   }
   if (options.subscribers !== undefined) out.subscribers = [...options.subscribers]

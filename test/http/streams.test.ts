@@ -18,12 +18,12 @@ t.test('GET /streams', async (t) => {
     const design = (expectSuccess(t, await as(app, member).get('/streams')).streams as Body[])[0] as Body
     t.same(Object.keys(design).sort(), [
       'can_remove_subscribers_group', 'creator_id', 'date_created', 'description', 'first_message_id', 'history_public_to_subscribers',
-      'invite_only', 'is_announcement_only', 'is_archived', 'is_web_public', 'message_retention_days', 'name', 'rendered_description', 'stream_id',
+      'invite_only', 'is_announcement_only', 'is_archived', 'is_recently_active', 'is_web_public', 'message_retention_days', 'name', 'rendered_description', 'stream_id',
       'stream_post_policy', 'stream_weekly_traffic',
     ])
     t.match(design, {
       stream_id: fx.streams.design.id, description: 'Design talk', rendered_description: '<p>Design talk</p>', creator_id: owner.id,
-      date_created: Math.floor(fx.streams.design.dateCreated.getTime() / 1000), stream_weekly_traffic: null, is_archived: false,
+      date_created: Math.floor(fx.streams.design.dateCreated.getTime() / 1000), stream_weekly_traffic: null, is_archived: false, is_recently_active: true,
     })
   })
 

@@ -30,6 +30,7 @@ export const StreamDict = Type.Object({
   first_message_id: Nullable(Type.Integer()),
   can_remove_subscribers_group: Type.Integer(),
   is_archived: Type.Boolean(),
+  is_recently_active: Type.Boolean(),
   stream_weekly_traffic: Nullable(Type.Integer()),
   subscribers: Type.Optional(Type.Array(Type.Integer())),
   is_default: Type.Optional(Type.Boolean()),
