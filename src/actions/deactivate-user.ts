@@ -9,8 +9,10 @@
 // do_reactivate_user), as deactivation dropped it from every subscriber list.
 // A deactivated account is a member of no user group (upstream level 303):
 // its rows stay; clients that receive the is_active update drop it from every
-// group themselves, those who cannot access it get user_group remove_members,
-// and a reactivation tells everyone add_members for each of its direct groups.
+// group and group-setting value themselves, those who cannot access it get
+// user_group remove_members and the setting values it leaves
+// (anonymous-setting-events.ts), and a reactivation tells everyone
+// add_members for each of its direct groups and those setting values again.
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import type { Tx, User } from '../db/index.js'
@@ -34,6 +36,7 @@ import { invitesChangedEvent, realmUserUpdateEvent, userGroupMembersEvent } from
 import { activeUserIds } from '../queries/user-groups.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { peerEvents } from './subscription-events.js'
+import { directGroupsOf, emitAnonymousSettingUpdates } from './anonymous-setting-events.js'
 import { revokeWebSessions } from './web-sessions.js'
 
 const INVITE_PENDING = 0
@@ -68,12 +71,14 @@ async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: Us
   await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
   await revokeWebSessions(tx, ids)
   const everyone = await activeUserIds(tx, ctx.realm.id)
-  const groupsOf = await directGroupIds(tx, ids)
+  const groupsOf = await directGroupsOf(tx, ids)
   for (const id of ids) {
     const audience = await usersWhoCanAccess(tx, ctx.realm, id)
     emit(realmUserUpdateEvent({ user_id: id, is_active: false }), audience)
     const others = everyone.filter((u) => !audience.includes(u) && !ids.includes(u))
-    if (others.length > 0) for (const groupId of groupsOf.get(id) ?? []) emit(userGroupMembersEvent('remove_members', groupId, [id]), others)
+    if (others.length === 0) continue
+    for (const groupId of groupsOf.get(id)?.named ?? []) emit(userGroupMembersEvent('remove_members', groupId, [id]), others)
+    await emitAnonymousSettingUpdates(tx, emit, ctx.realm.id, groupsOf.get(id)?.anonymous ?? [], others)
   }
   const invites = await tx.invitation.updateMany({ where: { invitedById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
   const links = await tx.multiuseInvite.updateMany({ where: { referredById: { in: ids }, status: INVITE_PENDING }, data: { status: INVITE_REVOKED } })
@@ -96,7 +101,9 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
     emit(realmUserUpdateEvent({ user_id: target.id, is_active: true }), await usersWhoCanAccess(tx, ctx.realm, target.id))
     await emitSubscriberReturns(tx, ctx, emit, target.id)
     const everyone = await activeUserIds(tx, ctx.realm.id)
-    for (const groupId of (await directGroupIds(tx, [target.id])).get(target.id) ?? []) emit(userGroupMembersEvent('add_members', groupId, [target.id]), everyone)
+    const groups = (await directGroupsOf(tx, [target.id])).get(target.id)
+    for (const groupId of groups?.named ?? []) emit(userGroupMembersEvent('add_members', groupId, [target.id]), everyone)
+    await emitAnonymousSettingUpdates(tx, emit, ctx.realm.id, groups?.anonymous ?? [], everyone)
   })
 }
 
@@ -114,14 +121,6 @@ async function checkMayCreateBot(ctx: ActionContext, botType: number | null): Pr
   if (holds('can_create_bots_group')) return
   if (botType === INCOMING_WEBHOOK_BOT && holds('can_create_write_only_bots_group')) return
   throw insufficientPermission()
-}
-
-/** Each user's direct groups, in ID order. */
-async function directGroupIds(tx: Tx, userIds: number[]): Promise<Map<number, number[]>> {
-  const rows = await tx.userGroupMember.findMany({ where: { userId: { in: userIds } }, select: { userId: true, groupId: true }, orderBy: { groupId: 'asc' } })
-  const out = new Map<number, number[]>()
-  for (const row of rows) out.set(row.userId, [...(out.get(row.userId) ?? []), row.groupId])
-  return out
 }
 
 /** peer_add for each active channel the reactivated user is still subscribed to. */

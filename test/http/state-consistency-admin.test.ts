@@ -178,5 +178,14 @@ t.test('register state + events = fresh register, administration', async (t) => 
       expectTypes: ['reaction/add'],
     })
     t.equal(reacted.find((e) => e.type === 'reaction')?.user?.full_name, 'Unknown user', "the stranger's reaction likewise")
+    // The stranger's deactivation: the guest, who cannot access it, is told the groups and group-setting values it leaves.
+    const group = expectSuccess(t, await as(app, admin).post('/user_groups/create', {
+      name: 'stranger-crew', description: '', members: [stranger.id], can_leave_group: { direct_members: [stranger.id, admin.id], direct_subgroups: [] },
+    })).group_id as number
+    expectSuccess(t, await as(app, owner).patch('/realm', { can_add_custom_emoji_group: { new: { direct_members: [stranger.id], direct_subgroups: [members.id] } } }))
+    const left = await checkStateAfter(t, app, guest, () => as(app, admin).delete(`/users/${stranger.id}`), {
+      expectTypes: ['user_group/remove_members', 'user_group/update', 'realm/update_dict'],
+    })
+    t.match(left.filter((e) => e.type === 'user_group' && e.op === 'update'), [{ group_id: group, data: { can_leave_group: { direct_members: [admin.id], direct_subgroups: [] } } }])
   })
 })

@@ -312,9 +312,15 @@ t.test('register state + events = fresh register', async (t) => {
       expectTypes: ['realm_user/update'],
     })
     await checkStateAfter(t, app, target, () => as(app, admin).patch(`/users/${target.id}`, { role: ROLE.MEMBER }))
+    // In a group's setting value and the organization's too (anonymous values list active users only).
+    expectSuccess(t, await as(app, admin).post('/user_groups/create', { name: 'target-crew', description: '', members: [], can_join_group: { direct_members: [target.id, admin.id], direct_subgroups: [] } }))
+    expectSuccess(t, await as(app, owner).patch('/realm', { can_add_custom_emoji_group: { new: { direct_members: [target.id, admin.id], direct_subgroups: [] } } }))
     await checkStateAfter(t, app, other, () => as(app, admin).delete(`/users/${target.id}`))
-    // Level 303: the deactivated user leaves every group (the is_active update says so) and comes back with add_members.
-    await checkStateAfter(t, app, other, () => as(app, admin).post(`/users/${target.id}/reactivate`), { expectTypes: ['realm_user/update', 'user_group/add_members'] })
+    // Level 303: the deactivated user leaves every group and setting value (the is_active update says so) and comes back with
+    // add_members and the setting values again.
+    await checkStateAfter(t, app, other, () => as(app, admin).post(`/users/${target.id}/reactivate`), {
+      expectTypes: ['realm_user/update', 'user_group/add_members', 'user_group/update', 'realm/update_dict'],
+    })
   })
 
   t.test('invitations', async (t) => {

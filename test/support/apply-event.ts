@@ -498,8 +498,16 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
       }
       if (typeof update.new_email === 'string') row.email = update.new_email
       if (update.is_active === false) {
-        // Upstream's apply_event (level 303): a deactivated user is a member of no group.
-        for (const group of list<Obj & { members: number[] }>(state, 'realm_user_groups')) group.members = group.members.filter((id) => id !== userId)
+        // Upstream's apply_event (level 303): a deactivated user is a member of no group, nor of any group-setting value.
+        const dropFrom = (holder: Obj, key: string) => {
+          const value = holder[key] as { direct_members?: number[] } | undefined
+          if (value && typeof value === 'object' && Array.isArray(value.direct_members)) value.direct_members = value.direct_members.filter((id) => id !== userId)
+        }
+        for (const group of list<Obj & { members: number[] }>(state, 'realm_user_groups')) {
+          group.members = group.members.filter((id) => id !== userId)
+          for (const key of Object.keys(group)) if (key.startsWith('can_') && key.endsWith('_group')) dropFrom(group, key)
+        }
+        for (const key of Object.keys(state)) if (key.startsWith('realm_') && key.endsWith('_group')) dropFrom(state, key)
       }
       if (update.is_active === false && options.includeSubscribers) {
         // Upstream's apply_event clears only `subscriptions`; its clients (and Roost's register) drop the user from every list.
