@@ -1,7 +1,8 @@
 // DELETE /streams/{stream_id}: archive a channel as upstream's
 // do_deactivate_stream does since 10.0 (levels 315, 362, 378). The channel
 // keeps its name, its subscribers and who may see it; it leaves the default
-// channels, takes no more messages (send-message.ts) and its messages can no
+// channels and the organization's announcement and moderation-request
+// channels (realm update_dict, each set to -1), takes no more messages (send-message.ts) and its messages can no
 // longer be edited, deleted or reacted to (access/message.ts), while its
 // history stays readable. Everyone who could see it is told twice, and each
 // queue keeps one of the two (events/queues/filter.ts): stream update
@@ -13,10 +14,17 @@ import { inTransaction } from './context.js'
 import { accessStreamForUpdate, streamAudience, type AudienceUser } from '../access/stream-admin.js'
 import { streamAlreadyDeactivated } from '../errors.js'
 import { presentStream } from '../present/stream.js'
-import { streamDeleteEvent, streamUpdateEvent } from '../events/schemas/index.js'
+import { realmUpdateDictEvent, streamDeleteEvent, streamUpdateEvent } from '../events/schemas/index.js'
 import { emitDefaultStreams, setDefaultStream } from './default-streams.js'
 import { sendNotificationBotMessage } from './notification-bot.js'
 import { CHANNEL_EVENTS_TOPIC } from './subscription-notifications.js'
+
+/** The organization's settings that name a channel, by wire name and column. */
+const REALM_CHANNELS = [
+  ['moderation_request_channel_id', 'moderationRequestChannelId'],
+  ['new_stream_announcements_stream_id', 'newStreamAnnouncementsStreamId'],
+  ['signup_announcements_stream_id', 'signupAnnouncementsStreamId'],
+] as const
 
 export async function deactivateStream(ctx: ActionContext, streamId: number): Promise<void> {
   const stream = await inTransaction(ctx, async (tx, emit) => {
@@ -30,6 +38,13 @@ export async function deactivateStream(ctx: ActionContext, streamId: number): Pr
 
     const archived = await tx.stream.update({ where: { id: stream.id }, data: { deactivated: true } })
     if (await setDefaultStream(tx, ctx.realm, stream, false)) await emitDefaultStreams(tx, emit, ctx.realm)
+    // Upstream's maybe_set_moderation_or_announcement_channels_none.
+    const realm = await tx.realm.findUniqueOrThrow({ where: { id: ctx.realm.id } })
+    const cleared = REALM_CHANNELS.filter(([, column]) => realm[column] === stream.id)
+    if (cleared.length > 0) {
+      await tx.realm.update({ where: { id: realm.id }, data: Object.fromEntries(cleared.map(([, column]) => [column, null])) })
+      emit(realmUpdateDictEvent(Object.fromEntries(cleared.map(([name]) => [name, -1]))), users.map((u) => u.id))
+    }
     emit(streamUpdateEvent(archived, 'is_archived', true), audience)
     emit(streamDeleteEvent([presentStream(archived)], { forArchiving: true }), audience)
     return archived

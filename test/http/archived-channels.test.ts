@@ -45,19 +45,23 @@ t.test('archiving a channel', async (t) => {
   t.test('tells each client in the form it understands', async (t) => {
     const { modern, legacy } = await bothQueues(app, member, () => as(app, admin).delete(`/streams/${general.id}`))
     const notice = { type: 'message', message: { display_recipient: 'general', subject: 'channel events', content: /has been archived/ }, flags: ['read'] }
+    // general is also the organization's announcements channel: that setting goes back to none.
+    const announcements = { type: 'realm', op: 'update_dict', property: 'default', data: { new_stream_announcements_stream_id: -1, signup_announcements_stream_id: -1 } }
     t.match(modern, [
       { type: 'default_streams', default_streams: [] },
+      announcements,
       { type: 'stream', op: 'update', stream_id: general.id, name: 'general', property: 'is_archived', value: true },
       notice,
     ])
-    t.equal(modern.length, 3, 'no stream delete for a client that keeps archived channels')
+    t.equal(modern.length, 4, 'no stream delete for a client that keeps archived channels')
     t.match(legacy, [
       { type: 'default_streams', default_streams: [] },
+      announcements,
       { type: 'stream', op: 'delete', streams: [{ stream_id: general.id, name: 'general', is_archived: true }], stream_ids: [general.id] },
       notice,
     ])
-    t.equal(legacy.length, 3, 'no is_archived update for a client that drops the channel')
-    t.notOk('__for_archiving' in (legacy[1] ?? {}), 'the internal marker is not delivered')
+    t.equal(legacy.length, 4, 'no is_archived update for a client that drops the channel')
+    t.notOk('__for_archiving' in (legacy[2] ?? {}), 'the internal marker is not delivered')
   })
 
   t.test('keeps the name, the privacy and every subscription; leaves the default channels', async (t) => {
@@ -152,8 +156,16 @@ t.test('archiving a channel', async (t) => {
   })
 
   t.test('under the state check: a subscriber and a bystander, with and without the capability', async (t) => {
-    await checkStateAfter(t, app, member, () => as(app, admin).delete(`/streams/${design.id}`), { expectTypes: ['stream/update', 'message'] })
-    await checkStateAfter(t, app, admin, () => as(app, owner).delete(`/streams/${secret.id}`), { expectTypes: ['stream/update'] })
+    // The organization's settings naming an archived channel go back to none (upstream maybe_set_moderation_or_announcement_channels_none).
+    expectSuccess(t, await as(app, owner).patch('/realm', { new_stream_announcements_stream_id: design.id, signup_announcements_stream_id: design.id, moderation_request_channel_id: secret.id }))
+    const archiving = await checkStateAfter(t, app, member, () => as(app, admin).delete(`/streams/${design.id}`), { expectTypes: ['stream/update', 'message', 'realm/update_dict'] })
+    t.match(archiving.filter((e) => e.type === 'realm'), [{ op: 'update_dict', property: 'default', data: { new_stream_announcements_stream_id: -1, signup_announcements_stream_id: -1 } }])
+    await checkStateAfter(t, app, admin, () => as(app, owner).delete(`/streams/${secret.id}`), { expectTypes: ['stream/update', 'realm/update_dict'] })
+    t.match(await services.prisma.realm.findUniqueOrThrow({ where: { id: fx.realm.id } }), {
+      newStreamAnnouncementsStreamId: null,
+      signupAnnouncementsStreamId: null,
+      moderationRequestChannelId: null,
+    })
     const events = await checkStateAfter(t, app, otherMember, () => as(app, owner).post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]), principals: JSON.stringify([otherMember.id]) }), {
       expectTypes: ['subscription/add'],
     })
