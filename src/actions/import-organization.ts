@@ -31,6 +31,7 @@ import { renderMarkdown, type RenderContext } from '../domain/markdown.js'
 import { RECIPIENT, REALM_FIELD_NAMES, REALM_SPECIAL_FIELDS, USER_SETTINGS_SPECIAL_FIELDS, snakeCase, type Row } from '../export/zulip-format.js'
 import type { ZulipBundle } from '../import/zulip-bundle.js'
 import { IdMap, ImportDataError, bool, date, int, optDate, optInt, rewriteRendered, rewriteUploadPaths, rowIds, str } from '../import/rows.js'
+import { checkImportedRealmSettings, checkImportedUserSettings } from '../import/settings-check.js'
 
 export interface ImportOptions {
   /** The new organization's subdomain (default: the export's). */
@@ -92,6 +93,16 @@ function settingsFrom(row: Row, defaults: Record<string, unknown>, skip: Set<str
     if (value === null ? nullable.has(field) || fallback === null : fallback === null || typeof value === typeof fallback) out[field] = value
   }
   return out
+}
+
+/** The realm's moderation request channel, mapped to its new ID: a private channel of the export, as PATCH /realm requires. */
+function moderationChannel(realmRow: Row, streamRows: Row[], streams: IdMap): number | null {
+  if (realmRow.moderation_request_channel == null) return null
+  const old = int('zerver_realm', realmRow, 'moderation_request_channel')
+  const row = streamRows.find((r) => r.id === old)
+  if (!row) throw new ImportDataError(`zerver_realm: the setting 'moderation_request_channel' names the channel ${old}, which is not in zerver_stream`)
+  if (!bool('zerver_stream', row, 'invite_only', false)) throw new ImportDataError(`zerver_realm: the setting 'moderation_request_channel' names the channel ${old}, which is not private (a moderation request channel must be)`)
+  return streams.lookup(old) ?? null
 }
 
 interface PlannedFile {
@@ -204,6 +215,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
     data: { id: realmId, stringId: w.subdomain, name: w.realmName, description, renderedDescription: renderPlainDescription(description), dateCreated: date('zerver_realm', realmRow, 'date_created', now) },
   })
   const realmSettings = settingsFrom(realmRow, realm0 as unknown as Record<string, unknown>, new Set([...REALM_SPECIAL_FIELDS, ...REALM_PERMISSION_SETTING_NAMES.map(realmSettingColumn)]), REALM_FIELD_NAMES, NULLABLE_REALM_FIELDS)
+  checkImportedRealmSettings(realmSettings)
   if (Object.keys(realmSettings).length > 0) await tx.realm.update({ where: { id: realmId }, data: realmSettings as Prisma.RealmUpdateInput })
 
   // People and bots (and one Notification Bot for the export's system bots).
@@ -264,7 +276,11 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   await tx.user.createMany({ data: userData })
   const settingDefaults = (await tx.userSettings.findUniqueOrThrow({ where: { userId: botId as number } })) as unknown as Record<string, unknown>
   await tx.userSettings.createMany({
-    data: userRows.map((row, i) => ({ ...settingsFrom(row, settingDefaults, USER_SETTINGS_SPECIAL_FIELDS), userId: newUserIds[i] as number }) as Prisma.UserSettingsCreateManyInput),
+    data: userRows.map((row, i) => {
+      const settings = settingsFrom(row, settingDefaults, USER_SETTINGS_SPECIAL_FIELDS)
+      checkImportedUserSettings(`zerver_userprofile row id ${String(row.id)}`, settings)
+      return { ...settings, userId: newUserIds[i] as number } as Prisma.UserSettingsCreateManyInput
+    }),
   })
 
   // Groups: the export's, named or anonymous; system groups the export lacks are made as a new realm has them.
@@ -422,6 +438,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
     notificationBotId: botId as number,
     newStreamAnnouncementsStreamId: realmRow.new_stream_announcements_stream == null ? null : (streams.lookup(int('zerver_realm', realmRow, 'new_stream_announcements_stream')) ?? null),
     signupAnnouncementsStreamId: realmRow.signup_announcements_stream == null ? null : (streams.lookup(int('zerver_realm', realmRow, 'signup_announcements_stream')) ?? null),
+    moderationRequestChannelId: moderationChannel(realmRow, streamRows, streams),
   }
   for (const name of REALM_PERMISSION_SETTING_NAMES) {
     const exported = typeof realmRow[name] === 'number' ? groups.lookup(realmRow[name] as number) : undefined

@@ -12,9 +12,9 @@ import { checkFullName } from '../domain/user-rules.js'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../domain/credentials.js'
 import { checkNotStandIn, checkPasswordThrottled, isValidEmail } from '../access/user.js'
 import { isAdmin } from '../domain/roles.js'
-import { isLanguageCode, languageName } from '../domain/languages.js'
+import { languageName } from '../domain/languages.js'
 import { isValidTimezone } from '../domain/timezones.js'
-import { MAX_EMAIL_BATCHING_PERIOD_SECONDS, SETTINGS_BY_NAME, USER_SETTINGS } from '../domain/settings.js'
+import { SETTINGS_BY_NAME, USER_SETTINGS, checkUserSettingValue } from '../domain/settings.js'
 import { userSettingsEvent, type SettingValue } from '../events/schemas/personal.js'
 import {
   botRequestsNotAccepted,
@@ -22,8 +22,6 @@ import {
   emailInUse,
   incompatibleDenseMode,
   invalidEmailAddress,
-  invalidEmailBatchingPeriod,
-  invalidNotificationSound,
   invalidSettingValue,
   newPasswordTooLong,
   newPasswordTooWeak,
@@ -64,29 +62,13 @@ const EMAIL_CHANGE_VALID_MS = 24 * 3600 * 1000
 const DENSE_FONT_SIZE = 14
 const DENSE_LINE_HEIGHT = 122
 
-function checkSettingValue(name: string, value: SettingValue): void {
-  const spec = SETTINGS_BY_NAME.get(name)
-  if (!spec) return
-  if (name === 'notification_sound') {
-    if (!spec.values?.includes(value as string)) throw invalidNotificationSound(String(value))
-    return
-  }
-  if (spec.values && !spec.values.includes(value as never)) throw invalidSettingValue(name)
-  if (name === 'default_language' && !isLanguageCode(String(value))) throw invalidSettingValue(name)
-  if (name === 'email_notifications_batching_period_seconds') {
-    const n = Number(value)
-    if (n <= 0 || n > MAX_EMAIL_BATCHING_PERIOD_SECONDS) throw invalidEmailBatchingPeriod(n)
-  }
-  if ((name === 'web_font_size_px' || name === 'web_line_height_percent') && Number(value) <= 0) throw invalidSettingValue(name)
-}
-
 export async function updateSettings(ctx: ActionContext, input: UpdateSettingsInput): Promise<UpdateSettingsResult> {
   const user = ctx.user
   if (user.isBot) throw botRequestsNotAccepted()
 
   // 1. Validate everything before changing anything.
   const requested = Object.entries(input.settings).filter((e): e is [string, SettingValue] => e[1] !== undefined)
-  for (const [name, value] of requested) checkSettingValue(name, value)
+  for (const [name, value] of requested) checkUserSettingValue(name, value)
   const { dense_mode: dense, web_font_size_px: font, web_line_height_percent: height } = input.settings
   if (dense === true && ((font !== undefined && font !== DENSE_FONT_SIZE) || (height !== undefined && height !== DENSE_LINE_HEIGHT))) {
     throw incompatibleDenseMode()

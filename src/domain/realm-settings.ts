@@ -95,7 +95,13 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
   },
   mandatory_topics: bool('mandatoryTopics'),
   message_retention_days: { column: 'messageRetentionDays', ownerOnly: true, parse: retentionDays },
-  waiting_period_threshold: { column: 'waitingPeriodThreshold' },
+  waiting_period_threshold: {
+    column: 'waitingPeriodThreshold',
+    parse: (value, name) => {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2_147_483_647) throw badValueFor(name, value)
+      return value
+    },
+  },
   invite_required: bool('inviteRequired', { ownerOnly: true }),
   emails_restricted_to_domains: bool('emailsRestrictedToDomains', { ownerOnly: true }),
   disallow_disposable_email_addresses: bool('disallowDisposableEmailAddresses', { ownerOnly: true }),
@@ -134,4 +140,33 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSetting>> = {
       return value
     },
   },
+}
+
+/** The setting that owns each column (the first to name it: allow_edit_history shares message_edit_history_visibility_policy's). */
+export const REALM_SETTING_BY_COLUMN: ReadonlyMap<RealmColumn, string> = new Map(
+  Object.entries(REALM_SETTINGS)
+    .reverse()
+    .map(([name, setting]) => [setting.column, name]),
+)
+
+/**
+ * Checks a stored value (a column's, as an import brings it) with the API's
+ * own validator: one of its wire forms (the presented value, or "unlimited"
+ * for the no-limit null and the keep-forever -1) must parse back to it.
+ * Throws the API's error for the value, naming the setting.
+ */
+export function checkStoredRealmSetting(name: string, stored: SettingValue): void {
+  const setting = REALM_SETTINGS[name]
+  if (!setting?.parse) return
+  const wire = setting.present ? setting.present(stored) : stored
+  for (const candidate of [wire, 'unlimited']) {
+    try {
+      if (setting.parse(candidate, name) === stored) return
+    } catch {
+      // Not this wire form.
+    }
+  }
+  setting.parse(wire, name)
+  // The wire form parsed, to another value: the stored one has no wire form (a policy number the API never stores).
+  throw badValueFor(name, stored)
 }

@@ -3,6 +3,8 @@
 // value type, allowed values and the legacy event family it belonged to
 // before user_settings events existed (feature level 89). Pure data and checks.
 import type { UserSettings } from '../db/index.js'
+import { invalidEmailBatchingPeriod, invalidNotificationSound, invalidSettingValue } from '../errors.js'
+import { isLanguageCode } from './languages.js'
 
 export type SettingKind = 'boolean' | 'integer' | 'string'
 export type LegacyFamily = 'display' | 'notification' | null
@@ -118,4 +120,21 @@ export const SETTINGS_BY_NAME: ReadonlyMap<string, SettingSpec> = new Map(USER_S
 export function legacyFamilyOf(name: string): LegacyFamily {
   if (name === 'timezone') return 'display'
   return SETTINGS_BY_NAME.get(name)?.legacy ?? null
+}
+
+/** A value of a setting, checked as PATCH /settings checks it (its type already checked); throws the API's error naming the setting. */
+export function checkUserSettingValue(name: string, value: boolean | number | string): void {
+  const spec = SETTINGS_BY_NAME.get(name)
+  if (!spec) return
+  if (name === 'notification_sound') {
+    if (!spec.values?.includes(value as string)) throw invalidNotificationSound(String(value))
+    return
+  }
+  if (spec.values && !spec.values.includes(value as never)) throw invalidSettingValue(name)
+  if (name === 'default_language' && !isLanguageCode(String(value))) throw invalidSettingValue(name)
+  if (name === 'email_notifications_batching_period_seconds') {
+    const n = Number(value)
+    if (n <= 0 || n > MAX_EMAIL_BATCHING_PERIOD_SECONDS) throw invalidEmailBatchingPeriod(n)
+  }
+  if ((name === 'web_font_size_px' || name === 'web_line_height_percent') && Number(value) <= 0) throw invalidSettingValue(name)
 }

@@ -77,6 +77,7 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
       deactivated: realm.deactivated,
       new_stream_announcements_stream: realm.newStreamAnnouncementsStreamId,
       signup_announcements_stream: realm.signupAnnouncementsStreamId,
+      moderation_request_channel: realm.moderationRequestChannelId,
     }
     for (const [field, value] of Object.entries(realm)) {
       if (REALM_SPECIAL_FIELDS.has(field) || /GroupId$|GroupsId$/.test(field)) continue

@@ -44,6 +44,7 @@ export const REALM_SPECIAL_FIELDS = new Set([
   'iconUrl',
   'newStreamAnnouncementsStreamId',
   'signupAnnouncementsStreamId',
+  'moderationRequestChannelId',
   'notificationBotId',
 ])
 

@@ -53,11 +53,11 @@ function rawTar(entries: TarEntry[]): Buffer {
 const UPLOAD = Buffer.from('minutes of the meeting\n')
 
 /** An export as upstream's export.py writes it: IDs of its own, cross-realm bots, clients by ID. */
-function upstreamExport(overrides: { messages?: Record<string, unknown>[]; dropTable?: string } = {}): Record<string, unknown> {
+function upstreamExport(overrides: { messages?: Record<string, unknown>[]; dropTable?: string; realm?: Record<string, unknown>; owner?: Record<string, unknown> } = {}): Record<string, unknown> {
   const realm = {
-    zerver_realm: [{ id: 7, string_id: 'upco', name: 'Upstream Co', description: 'Imported from **upstream**', date_created: 1700000000.5, deactivated: false, mandatory_topics: false, default_language: 'en', waiting_period_threshold: 3, some_future_setting: 'ignored' }],
+    zerver_realm: [{ id: 7, string_id: 'upco', name: 'Upstream Co', description: 'Imported from **upstream**', date_created: 1700000000.5, deactivated: false, mandatory_topics: false, default_language: 'en', waiting_period_threshold: 3, some_future_setting: 'ignored', ...overrides.realm }],
     zerver_userprofile: [
-      { id: 101, realm: 7, email: 'iris@upco.example.com', delivery_email: 'iris@upco.example.com', full_name: 'Iris Owner', role: 100, is_active: true, is_bot: false, bot_type: null, bot_owner: null, date_joined: 1700000100, timezone: 'Europe/Paris', avatar_source: 'G', is_mirror_dummy: false, twenty_four_hour_time: true, password: 'argon2$upstream-hash', api_key: 'upstreamkey' },
+      { id: 101, realm: 7, email: 'iris@upco.example.com', delivery_email: 'iris@upco.example.com', full_name: 'Iris Owner', role: 100, is_active: true, is_bot: false, bot_type: null, bot_owner: null, date_joined: 1700000100, timezone: 'Europe/Paris', avatar_source: 'G', is_mirror_dummy: false, twenty_four_hour_time: true, password: 'argon2$upstream-hash', api_key: 'upstreamkey', ...overrides.owner },
       { id: 102, realm: 7, email: 'jon@upco.example.com', delivery_email: 'jon@upco.example.com', full_name: 'Jon Member', role: 400, is_active: true, is_bot: false, date_joined: 1700000200, timezone: '', avatar_source: 'G', is_mirror_dummy: false },
       { id: 103, realm: 7, email: 'kim@upco.example.com', delivery_email: 'kim@upco.example.com', full_name: 'Kim Member', role: 400, is_active: true, is_bot: false, date_joined: 1700000300, timezone: '', avatar_source: 'G', is_mirror_dummy: false },
     ],
@@ -228,6 +228,21 @@ t.test('roost import', async (t) => {
         ['--subdomain', 'upco-three'],
         /zerver_message row id 602: 'recipient' 99 is no recipient of the export/,
       ],
+      // Settings the API would refuse: the import refuses them too, naming the setting.
+      ...(
+        [
+          ['unknown video call provider', { realm: { video_chat_provider: 99 } }, /zerver_realm: the setting 'video_chat_provider' has a value Roost refuses, 99: Invalid video_chat_provider 99/],
+          ['unknown weekday', { realm: { digest_weekday: 9 } }, /zerver_realm: the setting 'digest_weekday' has a value Roost refuses, 9: Invalid digest_weekday/],
+          ['unknown language', { realm: { default_language: 'xx-nowhere' } }, /zerver_realm: the setting 'default_language' has a value Roost refuses, "xx-nowhere": Invalid language 'xx-nowhere'/],
+          ['no retention', { realm: { message_retention_days: 0 } }, /zerver_realm: the setting 'message_retention_days' has a value Roost refuses, 0:/],
+          ['negative waiting period', { realm: { waiting_period_threshold: -3 } }, /zerver_realm: the setting 'waiting_period_threshold' has a value Roost refuses, -3:/],
+          ['unknown edit history policy', { realm: { message_edit_history_visibility_policy: 7 } }, /zerver_realm: the setting 'message_edit_history_visibility_policy' has a value Roost refuses, 7: Bad value for 'message_edit_history_visibility_policy': 7/],
+          ['unknown address visibility', { realm: { email_address_visibility: 9 } }, /zerver_realm: the setting 'email_address_visibility' has a value Roost refuses, 9: expected one of 1 to 5/],
+          ['public moderation channel', { realm: { moderation_request_channel: 20 } }, /zerver_realm: the setting 'moderation_request_channel' names the channel 20, which is not private/],
+          ['unknown emoji set', { owner: { emojiset: 'apple' } }, /zerver_userprofile row id 101: the setting 'emojiset' has a value Roost refuses, "apple": Invalid emojiset/],
+          ['unknown user language', { owner: { default_language: 'klingon' } }, /zerver_userprofile row id 101: the setting 'default_language' has a value Roost refuses, "klingon": Invalid default_language/],
+        ] as [string, { realm?: Record<string, unknown>; owner?: Record<string, unknown> }, RegExp][]
+      ).map(([name, change, message], i): [string, Buffer, string[], RegExp] => [name, exportArchive(upstreamExport(change)), ['--subdomain', `upco-setting-${i}`], message]),
     ]
     for (const [name, data, args, message] of cases) {
       const file = await write(`${name.replace(/ /g, '-')}.tar.gz`, data)

@@ -51,6 +51,8 @@ export async function buildFixtureOrganization(
   expectSuccess(t, await api(owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'design', description: 'Pixels' }], principals: [owner.id, ann.id, bob.id] }))
   expectSuccess(t, await api(owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'secret plans' }], invite_only: true, principals: [owner.id, bob.id] }))
   expectSuccess(t, await api(ann).post('/users/me/subscriptions', { subscriptions: [{ name: 'design' }] }))
+  const secretPlans = expectSuccess(t, await api(owner).get('/get_stream_id', { stream: 'secret plans' })).stream_id as number
+  expectSuccess(t, await api(owner).patch('/realm', { moderation_request_channel_id: secretPlans }))
 
   const upload = await sendMultipart(app, ann, 'POST', '/user_uploads', [{ name: 'file', fileName: 'numbers.txt', contentType: 'text/plain', data: FIXTURE_UPLOAD }])
   const uploadUrl = expectSuccess(t, upload).url as string

@@ -80,7 +80,7 @@ export async function snapshot(t: Tap, app: FastifyInstance, owner: Viewer, peop
   out.realm = Object.fromEntries(
     Object.entries(register)
       .filter(([k]) => k.startsWith('realm_') && !['realm_icon_url', 'realm_logo_url', 'realm_night_logo_url'].includes(k))
-      .map(([k, v]) => [k, k.endsWith('_group') ? groupSetting(v) : k.endsWith('_stream_id') ? streamName.get(v as number) : v]),
+      .map(([k, v]) => [k, k.endsWith('_group') ? groupSetting(v) : k.endsWith('_stream_id') || k.endsWith('_channel_id') ? streamName.get(v as number) : v]),
   )
 
   out.people = {}
