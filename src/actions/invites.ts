@@ -2,7 +2,7 @@
 // /invites/multiuse (a reusable link), revoke and resend. Each change sends
 // invites_changed to the realm's administrators and the inviter, whose
 // clients refetch GET /invites. Mails go out after the commit.
-import { checkUserGroupsJoinable } from './user-groups-access.js'
+import { checkCanAddMembersToGroups } from './user-groups-access.js'
 import { holdsRealmPermission } from '../queries/realm-permissions.js'
 import { randomBytes } from 'node:crypto'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
@@ -90,7 +90,7 @@ function checkInviteAs(user: User, inviteAs: number): void {
 async function checkInviteGroups(ctx: ActionContext, groupIds: number[]): Promise<number[]> {
   const ids = [...new Set(groupIds)]
   if (ids.length === 0) return []
-  await checkUserGroupsJoinable(ctx, ctx.prisma, ids)
+  await checkCanAddMembersToGroups(ctx, ctx.prisma, ids)
   return ids
 }
 

@@ -77,7 +77,7 @@ export function requireGroupPermission(writable: WritableGroup, setting: GroupPe
  * accessUserGroupForUpdate checks one (the first refused group in `groupIds` order decides
  * the error), in a fixed number of statements whatever their number, without locking them.
  */
-export async function checkUserGroupsJoinable(ctx: TxContext, db: Db, groupIds: number[]): Promise<void> {
+export async function checkCanAddMembersToGroups(ctx: TxContext, db: Db, groupIds: number[]): Promise<void> {
   if (groupIds.length === 0) return
   requireGroupEditPermission(ctx)
   await writableGroups(ctx, db, groupIds, { setting: 'can_add_members_group' })

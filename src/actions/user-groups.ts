@@ -1,8 +1,11 @@
-// Creating, renaming/describing and deactivating user groups, each told to
-// every active user of the realm by a user_group event. Groups are never
-// deleted (upstream level 294): a deactivated group keeps its row, its name
-// and its members, and stays editable.
-import type { Tx } from '../db/index.js'
+// Creating, renaming/describing, changing the permission settings of and
+// deactivating user groups, each told to every active user of the realm by a
+// user_group event. Groups are never deleted (upstream level 294): a
+// deactivated group keeps its row, its name and its members, and stays
+// editable. The settings (levels 283–324, domain/permission-settings.ts) are
+// group-setting values: an anonymous value is an anonymous user_group row
+// (actions/group-setting-values.ts), updated in place or dropped when replaced.
+import type { Tx, UserGroup } from '../db/index.js'
 import { inTransaction, type ActionContext, type Emit } from './context.js'
 import { checkGroupSettingChange, type GroupSettingChange, type GroupSettingValue } from '../domain/group-setting-value.js'
 import { GROUP_CREATOR, GROUP_PERMISSION_SETTING_NAMES, GROUP_PERMISSION_SETTINGS, groupSettingColumn, type GroupPermissionSettingName } from '../domain/permission-settings.js'
@@ -137,7 +140,7 @@ async function changeGroupSettings(
   ctx: ActionContext,
   tx: Tx,
   emit: Emit,
-  o: { group: Parameters<typeof groupSettingIds>[0]; changes: [GroupPermissionSettingName, GroupSettingChange][]; recipients: number[] },
+  o: { group: UserGroup; changes: [GroupPermissionSettingName, GroupSettingChange][]; recipients: number[] },
 ): Promise<void> {
   const before = groupSettingIds(o.group, await getSystemGroupIds(tx, ctx.realm.id))
   const current = await presentGroupSettingValues(tx, Object.values(before))
