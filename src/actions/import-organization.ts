@@ -31,7 +31,7 @@ import { renderMarkdown, type RenderContext } from '../domain/markdown.js'
 import { RECIPIENT, REALM_FIELD_NAMES, REALM_SPECIAL_FIELDS, USER_SETTINGS_SPECIAL_FIELDS, snakeCase, type Row } from '../export/zulip-format.js'
 import type { ZulipBundle } from '../import/zulip-bundle.js'
 import { IdMap, ImportDataError, bool, date, int, optDate, optInt, rewriteRendered, rewriteUploadPaths, rowIds, str } from '../import/rows.js'
-import { checkImportedRealmSettings, checkImportedUserSettings } from '../import/settings-check.js'
+import { adaptImportedRealmSettings, checkImportedRealmSettings, checkImportedUserSettings } from '../import/settings-check.js'
 
 export interface ImportOptions {
   /** The new organization's subdomain (default: the export's). */
@@ -214,7 +214,7 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   const realm0 = await tx.realm.create({
     data: { id: realmId, stringId: w.subdomain, name: w.realmName, description, renderedDescription: renderPlainDescription(description), dateCreated: date('zerver_realm', realmRow, 'date_created', now) },
   })
-  const realmSettings = settingsFrom(realmRow, realm0 as unknown as Record<string, unknown>, new Set([...REALM_SPECIAL_FIELDS, ...REALM_PERMISSION_SETTING_NAMES.map(realmSettingColumn)]), REALM_FIELD_NAMES, NULLABLE_REALM_FIELDS)
+  const realmSettings = adaptImportedRealmSettings(settingsFrom(realmRow, realm0 as unknown as Record<string, unknown>, new Set([...REALM_SPECIAL_FIELDS, ...REALM_PERMISSION_SETTING_NAMES.map(realmSettingColumn)]), REALM_FIELD_NAMES, NULLABLE_REALM_FIELDS))
   checkImportedRealmSettings(realmSettings)
   if (Object.keys(realmSettings).length > 0) await tx.realm.update({ where: { id: realmId }, data: realmSettings as Prisma.RealmUpdateInput })
 

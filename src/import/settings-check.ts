@@ -26,6 +26,20 @@ function refused(where: string, name: string, value: unknown, why: string): Impo
   return new ImportDataError(`${where}: the setting '${name}' has a value Roost refuses, ${JSON.stringify(value)}: ${why}`)
 }
 
+/**
+ * Call providers upstream offers and Roost does not (Zoom 3, BigBlueButton 4,
+ * Zoom Server-to-Server 5): an organization that used one arrives with none
+ * (0), as on an upstream server where that provider is not configured, the
+ * call button gone until an administrator picks Jitsi Meet. Any other
+ * unknown value is still refused by the check below.
+ */
+const UPSTREAM_ONLY_VIDEO_CHAT_PROVIDERS: ReadonlySet<unknown> = new Set([3, 4, 5])
+
+/** The realm's settings with what Roost lacks replaced by its nearest equivalent; see UPSTREAM_ONLY_VIDEO_CHAT_PROVIDERS. */
+export function adaptImportedRealmSettings(values: Record<string, unknown>): Record<string, unknown> {
+  return UPSTREAM_ONLY_VIDEO_CHAT_PROVIDERS.has(values.videoChatProvider) ? { ...values, videoChatProvider: 0 } : values
+}
+
 /** The realm's plain settings as read from the export (Realm field → value). */
 export function checkImportedRealmSettings(values: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(values)) {
