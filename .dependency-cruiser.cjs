@@ -23,7 +23,7 @@ module.exports = {
     never('entry-points-are-not-imported', 'server.ts (and serve.ts, which it loads after tracing), app.ts, node-services.ts and cli/ assemble the node; nothing below imports them.', '^src/(?!cli/)', ENTRY, { from: { pathNot: ENTRY } }),
     never('http-is-on-top', 'Only the entry points import http/.', '^src/', '^src/http/', { from: { pathNot: `^src/http/|${ENTRY}` } }),
     never('actions-from-above-only', 'actions/ are called by http/, the workers and the entry points.', '^src/', '^src/actions/', {
-      from: { pathNot: `^src/(actions|http)/|${ENTRY}|^src/scheduler/delivery\\.ts$` },
+      from: { pathNot: `^src/(actions|http)/|${ENTRY}|^src/scheduler/(delivery|stream-activity)\\.ts$` },
     }),
     never('queries-from-above-only', 'queries/ are read by http/, actions/, the workers and the entry points.', '^src/(access|present|domain|db|storage|events|presence|ratelimit|mail|backends)/|^src/(metrics|errors|config|version)\\.ts$', '^src/queries/'),
     never('access-below-actions-and-queries', 'access/ is used by actions/ and queries/, never the reverse.', '^src/(present|domain|db|storage|events|ratelimit|mail|backends)/', '^src/access/'),

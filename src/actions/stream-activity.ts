@@ -6,8 +6,10 @@
 // realm, as upstream's update_stream_active_status_for_realm does, in both
 // directions. Every change is a `stream` `update` to whoever may see the
 // channel (upstream notify_stream_is_recently_active_update).
-import type { Emission, Emit } from './context.js'
+import type { Services } from '../services.js'
+import { publishAll, transactionId, type Emission, type Emit } from './context.js'
 import type { Stream, Tx } from '../db/index.js'
+import { lockDue } from '../jobs/leased.js'
 import { streamUpdateEvent } from '../events/schemas/index.js'
 import { usersWhoSeeStreams } from './first-message-id.js'
 
@@ -54,4 +56,29 @@ export async function reviveAfterMove(tx: Tx, emit: Emit, realmId: number, strea
       AND (SELECT m.date_sent FROM message m WHERE m.stream_id = ${streamId} ORDER BY m.id DESC LIMIT 1) >= ${activityCutoff(now)}::timestamptz
     RETURNING id, name, invite_only AS "inviteOnly", is_web_public AS "isWebPublic", is_recently_active AS "isRecentlyActive"`
   for (const { event, userIds } of await streamActivityEmissions(tx, realmId, revived)) emit(event, userIds)
+}
+
+/**
+ * The daily check of one due realm (scheduler/stream-activity.ts): locks a due
+ * stream_activity_check row (`FOR UPDATE SKIP LOCKED`, no lease: the work is
+ * one statement inside the locking transaction), rechecks the realm's
+ * channels, moves the row's due_at `intervalMs` on and commits; the events go
+ * out after the commit. Returns 1, or 0 when another node took every due row.
+ */
+export async function recheckDueRealm(services: Services, now: Date, intervalMs: number, realmIds?: number[]): Promise<number> {
+  const emitted: Emission[] = []
+  const done = await services.prisma.$transaction(
+    async (tx) => {
+      const [id] = await lockDue(tx, 'stream_activity_check', { now, realmIds, limit: 1 })
+      if (id === undefined) return null
+      const row = await tx.streamActivityCheck.findUniqueOrThrow({ where: { id }, include: { realm: true } })
+      if (!row.realm.deactivated) await recheckStreamActivity(tx, (event, userIds) => emitted.push({ event, userIds }), row.realmId, now)
+      await tx.streamActivityCheck.update({ where: { id }, data: { dueAt: new Date(now.getTime() + intervalMs) } })
+      return { realm: row.realm, xid: emitted.length > 0 ? await transactionId(tx) : undefined }
+    },
+    { maxWait: 10_000, timeout: 60_000 },
+  )
+  if (done === null) return 0
+  await publishAll({ ...services, realm: done.realm }, emitted, done.xid)
+  return 1
 }

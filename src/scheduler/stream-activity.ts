@@ -2,17 +2,15 @@
 // actions/stream-activity.ts), safe on any number of nodes. Each realm has a
 // stream_activity_check row (made here for realms that have none); a node's
 // loop (jobs/loop.ts) probes for a due row every TICK_MS (jobs/leased.ts's
-// anyDue), locks one with `FOR UPDATE SKIP LOCKED` (lockDue, no lease: the
-// work is one statement inside the locking transaction), recomputes the
-// realm's channels, moves the row's due_at a day on and commits; the events
-// go out after the commit. A node that fails or dies mid-way rolls back, and
+// anyDue), and actions/stream-activity.ts's recheckDueRealm locks one with
+// `FOR UPDATE SKIP LOCKED` (lockDue, no lease: the work is one statement
+// inside the locking transaction), recomputes the realm's channels, moves the
+// row's due_at a day on and commits; the events go out after the commit. A node that fails or dies mid-way rolls back, and
 // the row is due again for any node.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../services.js'
-import type { Emission } from '../actions/context.js'
-import { publishAll, transactionId } from '../actions/context.js'
-import { recheckStreamActivity } from '../actions/stream-activity.js'
-import { anyDue, lockDue } from '../jobs/leased.js'
+import { recheckDueRealm } from '../actions/stream-activity.js'
+import { anyDue } from '../jobs/leased.js'
 import { startWorkerLoop, type WorkerLoop } from '../jobs/loop.js'
 import { Prisma } from '../db/index.js'
 
@@ -38,21 +36,7 @@ export async function checkDueRealm(services: Services, options: Omit<StreamActi
     WHERE NOT r.deactivated ${only} AND NOT EXISTS (SELECT 1 FROM stream_activity_check c WHERE c.realm_id = r.id)
     ON CONFLICT (realm_id) DO NOTHING`
   if (!(await anyDue(services.prisma, 'stream_activity_check', now, options.realmIds))) return 0
-  const emitted: Emission[] = []
-  const done = await services.prisma.$transaction(
-    async (tx) => {
-      const [id] = await lockDue(tx, 'stream_activity_check', { now, realmIds: options.realmIds, limit: 1 })
-      if (id === undefined) return null
-      const row = await tx.streamActivityCheck.findUniqueOrThrow({ where: { id }, include: { realm: true } })
-      if (!row.realm.deactivated) await recheckStreamActivity(tx, (event, userIds) => emitted.push({ event, userIds }), row.realmId, now)
-      await tx.streamActivityCheck.update({ where: { id }, data: { dueAt: new Date(now.getTime() + CHECK_INTERVAL_MS) } })
-      return { realm: row.realm, xid: emitted.length > 0 ? await transactionId(tx) : undefined }
-    },
-    { maxWait: 10_000, timeout: 60_000 },
-  )
-  if (done === null) return 0
-  await publishAll({ ...services, realm: done.realm }, emitted, done.xid)
-  return 1
+  return recheckDueRealm(services, now, CHECK_INTERVAL_MS, options.realmIds)
 }
 
 export function startStreamActivityChecks(services: Services, options: StreamActivityOptions): WorkerLoop {
