@@ -150,6 +150,8 @@ export const passwordTooWeak = () => badRequest('The password is too weak.')
 export const invalidEmailAddress = () => badRequest('Enter a valid email address.')
 export const invalidUserId = (id: number | string) => badRequest(`Invalid user ID ${id}`)
 export const invalidMessage = () => badRequest('Invalid message(s)')
+/** Upstream's check_user_group_mention_allowed. */
+export const groupMentionNotAllowed = (groupName: string) => badRequest(`You are not allowed to mention user group '${groupName}'.`)
 export const streamWildcardMentionNotAllowed = () =>
   new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED')
 export const topicWildcardMentionNotAllowed = () =>

@@ -1,5 +1,6 @@
 // Content edits: re-render with the sending path's renderer, check wildcard
-// mentions against wildcard_mention_policy, then store the new content and
+// mentions against wildcard_mention_policy and group mentions against each
+// group's can_mention_group, then store the new content and
 // recompute every recipient's mention, wildcard and alert-word flags
 // (upstream update_user_message_flags; spec "Personal flags").
 import type { ActionContext, TxContext } from './context.js'
@@ -15,6 +16,7 @@ import { isMeMessage } from '../present/message.js'
 import { claimAttachments, unlinkUnreferencedAttachments } from './message-attachments.js'
 import type { AttachmentDict } from '../queries/attachments.js'
 import { alertedUserIds, groupMemberIds, renderMessageContent } from './message-render.js'
+import { checkGroupMentionsAllowed } from './user-groups-access.js'
 import { activeSubscriberIds } from './message-edit-audience.js'
 
 /** What an edit that empties a message leaves (upstream). */
@@ -53,6 +55,7 @@ export async function planContentEdit(ctx: ActionContext, message: Message, stre
       throw topicWildcardMentionNotAllowed()
     }
   }
+  await checkGroupMentionsAllowed(ctx.prisma, ctx.realm, ctx.user, rendered.mentionedGroupIds, ctx.now())
   return { content, rendered, mentioned, topicParticipants }
 }
 

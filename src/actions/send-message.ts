@@ -32,6 +32,7 @@ import {
 import { mayMentionTopicWildcard } from '../domain/markdown.js'
 import { presentMessage, withInaccessibleSender } from '../present/message.js'
 import { groupMemberIds, renderMessageContent } from './message-render.js'
+import { checkGroupMentionsAllowed } from './user-groups-access.js'
 import { checkMaySendDirectMessage } from './direct-message-permission.js'
 import { checkMaySendToStreamWith, matchDirectRecipients, parseAddressee, sendingChannel, type MessageType } from './message-recipients.js'
 import { messageEvent } from '../events/schemas/index.js'
@@ -170,6 +171,7 @@ export async function sendMessage(ctx: ActionContext, input: SendMessageInput): 
     }
     participants.add(sender.id)
   }
+  await checkGroupMentionsAllowed(ctx.prisma, ctx.realm, sender, rendered.mentionedGroupIds, ctx.now())
 
   const mentioned = new Set([...rendered.mentionedUserIds, ...(await groupMemberIds(ctx.prisma, rendered.mentionedGroupIds))])
   // One pass over the content, however many alert words the recipients have.

@@ -7,12 +7,13 @@
 // members and subgroups; can_remove_members_group (or can_leave_group, for
 // removing oneself) for removals. The realm's can_manage_all_groups and the
 // group's can_manage_group grant all of them.
-import type { Tx, UserGroup } from '../db/index.js'
+import type { Realm, Tx, User, UserGroup } from '../db/index.js'
 import type { ActionContext, TxContext } from './context.js'
 import { holdsGroupSetting } from '../domain/group-setting-value.js'
 import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type GroupPermissionSettingName } from '../domain/permission-settings.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { isGuest } from '../domain/roles.js'
-import { insufficientPermission, invalidUserGroup, userGroupDeactivated } from '../errors.js'
+import { groupMentionNotAllowed, insufficientPermission, invalidUserGroup, userGroupDeactivated } from '../errors.js'
 import { requireMemberOrAdmin } from '../access/member-or-admin.js'
 import { getPermissionGroupIds, getSystemGroupIds } from '../queries/group-setting-values.js'
 import { getRealmSettingGroupIds, holdsRealmPermission } from '../queries/realm-permissions.js'
@@ -105,6 +106,27 @@ async function writableGroups(ctx: TxContext, db: Db, groupIds: number[], option
     if (options.setting) requireGroupPermission(writable, options.setting)
     return writable
   })
+}
+
+/**
+ * Upstream's check_user_group_mention_allowed, for the groups a message mentions (not
+ * silently): each group's can_mention_group must hold the sender, unless it is role:everyone;
+ * a system bot may mention only those.
+ */
+export async function checkGroupMentionsAllowed(db: Db, realm: Realm, sender: Pick<User, 'id' | 'role' | 'dateJoined' | 'isSystemBot'>, groupIds: number[], now: Date): Promise<void> {
+  if (groupIds.length === 0) return
+  const [groups, system] = await Promise.all([
+    db.userGroup.findMany({ where: { id: { in: groupIds }, realmId: realm.id, isAnonymous: false }, orderBy: { id: 'asc' } }),
+    getSystemGroupIds(db, realm.id),
+  ])
+  let senderGroups: Set<number> | undefined
+  for (const group of groups) {
+    const settingGroupId = groupSettingIds(group, system).can_mention_group
+    if (settingGroupId === system.get(SYSTEM_GROUPS.everyone)) continue
+    if (sender.isSystemBot) throw groupMentionNotAllowed(group.name)
+    senderGroups ??= await getPermissionGroupIds(db, realm, sender, now)
+    if (!holdsGroupSetting(senderGroups, settingGroupId, GROUP_PERMISSION_SETTINGS.can_mention_group, isGuest(sender.role))) throw groupMentionNotAllowed(group.name)
+  }
 }
 
 /** Serializes changes to the realm's subgroup graph, so two concurrent additions cannot form a cycle. */

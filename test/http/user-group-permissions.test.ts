@@ -194,6 +194,22 @@ t.test('user group permission settings', async (t) => {
     expectSuccess(t, await invite(member))
   })
 
+  t.test('mentioning a group needs its can_mention_group, when sending and editing; silent mentions do not', async (t) => {
+    const name = uniqueName('mentioned')
+    const id = await create(owner, { name, can_mention_group: { direct_members: [otherMember.id], direct_subgroups: [admins] } })
+    const send = (by: User, content: string) => as(app, by).post('/messages', { type: 'stream', to: fx.streams.general.name, topic: 'mentions', content })
+    const refused = { code: 'BAD_REQUEST', msg: `You are not allowed to mention user group '${name}'.` }
+    expectError(t, await send(member, `hello @*${name}*`), refused)
+    expectError(t, await as(app, member).post('/messages', { type: 'direct', to: [otherMember.id], content: `hello @*${name}*` }), refused)
+    expectSuccess(t, await send(member, `hello @_*${name}*`))
+    expectSuccess(t, await send(otherMember, `hello @*${name}*`))
+    expectSuccess(t, await send(admin, `hello @*${name}*`))
+    const sent = expectSuccess(t, await send(member, 'plain')).id as number
+    expectError(t, await as(app, member).patch(`/messages/${sent}`, { content: `now @*${name}*` }), refused)
+    expectSuccess(t, await as(app, owner).patch(`/user_groups/${id}`, { can_mention_group: { new: everyone } }))
+    expectSuccess(t, await as(app, member).patch(`/messages/${sent}`, { content: `now @*${name}*` }))
+  })
+
   t.test('a group whose setting names another group keeps that group from deactivation (level 298)', async (t) => {
     const used = await create(member)
     const user = await create(member, { can_join_group: { direct_members: [], direct_subgroups: [used, moderators] }, can_remove_members_group: used })
