@@ -21,6 +21,7 @@ import { ApiError, emailNotAllowed } from '../errors.js'
 import { userGroupMembersEvent } from '../events/schemas/index.js'
 import { activeUserIds } from '../queries/user-groups.js'
 import { INVITE_STATUS, lookUpInviteKey, type InviteLookup } from '../queries/invites.js'
+import { watchBillingAdmins } from './billing-admin-events.js'
 
 export interface AcceptInvitationInput {
   key: string
@@ -102,7 +103,10 @@ export async function acceptInvitation(ctx: AcceptContext, input: AcceptInvitati
     })
     await emitUserAdded(tx, ctx, created, emit)
     await emitSubscriptions(tx, created, subscribedStreamIds, emit)
+    // The add event showed the user before the invitation's groups, which can make it a billing admin.
+    const billingAdminsChanged = invite.groupIds.length > 0 ? await watchBillingAdmins(tx, ctx, emit) : null
     await joinInvitedGroups(tx, ctx.realm.id, created.id, invite.groupIds, emit)
+    await billingAdminsChanged?.()
     if (link.kind === 'email') await emitInvitesChanged(tx, ctx.realm.id, referrerId, emit)
     return created
   }).catch((error: unknown) => {

@@ -18,6 +18,7 @@ import {
   passwordTooWeak,
 } from '../errors.js'
 import { checkNotStandIn, isValidEmail } from '../access/user.js'
+import { getBillingAdminIds } from '../queries/billing-admins.js'
 import { canSeeDeliveryEmail, inaccessibleUserDict, realmUserAddPerson } from '../present/user.js'
 import { realmUserAddEvent, userGroupMembersEvent } from '../events/schemas/index.js'
 import { roleGroupName } from '../domain/system-groups.js'
@@ -87,7 +88,8 @@ export async function createUser(ctx: ActionContext, input: CreateUserInput): Pr
 export async function emitUserAdded(tx: Tx, ctx: { realm: Realm; config: Pick<Config, 'externalUrl'> }, user: User, emit: Emit): Promise<void> {
   const { realm } = ctx
   const settings = await tx.userSettings.findUnique({ where: { userId: user.id }, select: { emailAddressVisibility: true } })
-  const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
+  const billingAdmins = await getBillingAdminIds(tx, realm.id, [user.id])
+  const target = { ...user, emailAddressVisibility: settings?.emailAddressVisibility, isBillingAdmin: billingAdmins.has(user.id) }
   const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true }, orderBy: { id: 'asc' } })
   const accessing = new Set(await usersAmongWhoCanAccess(tx, realm, user.id, viewers))
   const seeing = viewers.filter((v) => accessing.has(v.id) && canSeeDeliveryEmail(v, target)).map((v) => v.id)

@@ -38,6 +38,7 @@ import { getSubscriberIds } from '../queries/streams.js'
 import { peerEvents } from './subscription-events.js'
 import { directGroupsOf, emitAnonymousSettingUpdates } from './anonymous-setting-events.js'
 import { revokeWebSessions } from './web-sessions.js'
+import { watchBillingAdmins } from './billing-admin-events.js'
 
 const INVITE_PENDING = 0
 const INVITE_REVOKED = 2
@@ -68,6 +69,7 @@ export async function deactivateOwnUser(ctx: ActionContext): Promise<void> {
 async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: User): Promise<void> {
   const bots = await tx.user.findMany({ where: { realmId: ctx.realm.id, isBot: true, botOwnerId: target.id, isActive: true }, orderBy: { id: 'asc' } })
   const ids = [target.id, ...bots.map((b) => b.id)]
+  const billingAdminsChanged = await watchBillingAdmins(tx, ctx, emit)
   await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } })
   await revokeWebSessions(tx, ids)
   const everyone = await activeUserIds(tx, ctx.realm.id)
@@ -86,6 +88,7 @@ async function deactivateWithBots(tx: Tx, ctx: TxContext, emit: Emit, target: Us
     const admins = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true, role: { lte: ROLE.ADMIN } }, select: { id: true } })
     emit(invitesChangedEvent(), admins.map((a) => a.id))
   }
+  await billingAdminsChanged()
 }
 
 /** POST /users/{user_id}/reactivate: administrators only; bots come back without their owner's say. */
@@ -96,6 +99,7 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
   if (target.isActive) throw userAlreadyActive()
   if (target.isBot) await checkMayCreateBot(ctx, target.botType)
   await inTransaction(ctx, async (tx, emit) => {
+    const billingAdminsChanged = await watchBillingAdmins(tx, ctx, emit)
     const changed = await tx.user.updateMany({ where: { id: target.id, isActive: false }, data: { isActive: true } })
     if (changed.count === 0) throw userAlreadyActive()
     emit(realmUserUpdateEvent({ user_id: target.id, is_active: true }), await usersWhoCanAccess(tx, ctx.realm, target.id))
@@ -104,6 +108,7 @@ export async function reactivateUser(ctx: ActionContext, userId: number): Promis
     const groups = (await directGroupsOf(tx, [target.id])).get(target.id)
     for (const groupId of groups?.named ?? []) emit(userGroupMembersEvent('add_members', groupId, [target.id]), everyone)
     await emitAnonymousSettingUpdates(tx, emit, ctx.realm.id, groups?.anonymous ?? [], everyone)
+    await billingAdminsChanged()
   })
 }
 

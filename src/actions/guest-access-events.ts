@@ -16,6 +16,7 @@ import type { Emit } from './context.js'
 import { guestsAreRestricted } from '../access/user.js'
 import { accessDelta, channelPeersAround, type ChannelSnapshot, type SubscriptionChange } from '../domain/guest-access.js'
 import { ROLE, isGuest } from '../domain/roles.js'
+import { getBillingAdminIds } from '../queries/billing-admins.js'
 import { INACCESSIBLE_USER_NAME, presentUser, type PresentableUser } from '../present/user.js'
 import { profileDataFor } from '../queries/users.js'
 import type { RealmUserInfo } from './subscription-events.js'
@@ -56,7 +57,10 @@ export async function emitGuestAccessChanges(tx: Tx, emit: Emit, args: GuestAcce
     include: { settings: { select: { emailAddressVisibility: true } } },
   })
   const botIds = rows.filter((r) => r.isBot).map((r) => r.id)
-  const active = new Map(rows.filter((r) => r.isActive).map(({ settings, ...user }) => [user.id, { ...user, emailAddressVisibility: settings?.emailAddressVisibility }]))
+  const billingAdmins = await getBillingAdminIds(tx, realm.id, rows.filter((r) => r.isActive).map((r) => r.id))
+  const active = new Map(
+    rows.filter((r) => r.isActive).map(({ settings, ...user }) => [user.id, { ...user, emailAddressVisibility: settings?.emailAddressVisibility, isBillingAdmin: billingAdmins.has(user.id) }]),
+  )
   const dms = await tx.message.findMany({
     where: { realmId: realm.id, AND: [{ dmUserIds: { hasSome: [...watched] } }, { dmUserIds: { hasSome: [...candidates] } }] },
     select: { dmUserIds: true },

@@ -191,6 +191,25 @@ export async function importOrganization(services: Services, bundle: ZulipBundle
   }
 }
 
+/**
+ * can_manage_billing_group for an export older than upstream level 363, whose
+ * users carry is_billing_admin instead (with the owners, they had billing
+ * access): as upstream's migration, role:owners, or an anonymous group of the
+ * active human billing admins with role:owners as its subgroup.
+ */
+async function billingGroupOfOlderExport(tx: Tx, realmId: number, now: Date, ownersId: number, userRows: Row[], newUserIds: number[]): Promise<number> {
+  const admins = userRows.flatMap((row, i) =>
+    bool('zerver_userprofile', row, 'is_billing_admin', false) && bool('zerver_userprofile', row, 'is_active', true) && !bool('zerver_userprofile', row, 'is_mirror_dummy', false) && !bool('zerver_userprofile', row, 'is_bot', false)
+      ? [newUserIds[i] as number]
+      : [],
+  )
+  if (admins.length === 0) return ownersId
+  const group = await tx.userGroup.create({ data: { realmId, name: `@anonymous:${randomUUID()}`, isAnonymous: true, dateCreated: now }, select: { id: true } })
+  await tx.userGroupMember.createMany({ data: admins.map((userId) => ({ groupId: group.id, userId })) })
+  await tx.userGroupSubgroup.create({ data: { supergroupId: group.id, subgroupId: ownersId } })
+  return group.id
+}
+
 interface WriteContext {
   realmId: number
   subdomain: string
@@ -248,7 +267,6 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
       botType: optInt('zerver_userprofile', row, 'bot_type'),
       botOwnerId: users.opt('zerver_userprofile', row, 'bot_owner'),
       defaultAllPublicStreams: bool('zerver_userprofile', row, 'default_all_public_streams', false),
-      isBillingAdmin: bool('zerver_userprofile', row, 'is_billing_admin', false),
       dateJoined: date('zerver_userprofile', row, 'date_joined', now),
       lastLogin: optDate('zerver_userprofile', row, 'last_login'),
       timezone: str('zerver_userprofile', row, 'timezone', ''),
@@ -443,6 +461,9 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   for (const name of REALM_PERMISSION_SETTING_NAMES) {
     const exported = typeof realmRow[name] === 'number' ? groups.lookup(realmRow[name] as number) : undefined
     realmRefs[realmSettingColumn(name)] = exported ?? (systemIds.get(REALM_PERMISSION_SETTINGS[name].config.defaultGroupName) as number)
+  }
+  if (!('can_manage_billing_group' in realmRow)) {
+    realmRefs[realmSettingColumn('can_manage_billing_group')] = await billingGroupOfOlderExport(tx, realmId, now, systemIds.get(SYSTEM_GROUPS.owners) as number, userRows, newUserIds)
   }
   await tx.realm.update({ where: { id: realmId }, data: realmRefs as Prisma.RealmUncheckedUpdateInput })
 

@@ -33,6 +33,7 @@ import { renderPlainDescription } from './render-description.js'
 import { getSystemGroupIds, presentGroupSettingValues } from '../queries/group-setting-values.js'
 import { derivedPolicies, getRealmSettingGroupIds, storedRealmSettingGroupId } from '../queries/realm-permissions.js'
 import { dropReplacedAnonymousGroups, storeGroupSettingValue } from './group-setting-values.js'
+import { watchBillingAdmins } from './billing-admin-events.js'
 
 /** Scalars as declared by the route; group settings as decoded JSON. */
 export type RealmUpdateInput = Record<string, unknown>
@@ -80,6 +81,8 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
   const groupChanges = groupChangesOf(given)
   return inTransaction(ctx, async (tx, emit) => {
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: ctx.realm.id } })
+    // The stored anonymous group may change in place: the snapshot comes first.
+    const billingAdminsChanged = groupChanges.has('can_manage_billing_group') ? await watchBillingAdmins(tx, ctx, emit) : null
     const data: Record<string, unknown> = {}
     const changed: { name: string; value: SettingValue; dict: boolean }[] = []
     const out: Record<string, unknown> = {}
@@ -157,6 +160,7 @@ export async function updateRealm(ctx: ActionContext, input: RealmUpdateInput): 
         if (given.some(([name]) => name === policy)) out[policy] = value
       }
     }
+    await billingAdminsChanged?.()
     return out
   })
 }

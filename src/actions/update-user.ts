@@ -22,6 +22,7 @@ import { checkNotStandIn, isValidEmail } from '../access/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { emailInUse, invalidEmailAddress, userNotAuthorizedToChangeEmails } from '../errors.js'
+import { watchBillingAdmins } from './billing-admin-events.js'
 
 export interface UpdateUserInput {
   fullName?: string
@@ -118,6 +119,7 @@ export async function changeFullName(tx: Tx, ctx: TxContext, emit: Emit, target:
 export async function changeRole(tx: Tx, ctx: TxContext, emit: Emit, target: User, role: number): Promise<void> {
   if (role === target.role) return
   if (await isLastOwner(tx, target)) throw lastOwnerDemotion() // re-checked under the transaction
+  const billingAdminsChanged = await watchBillingAdmins(tx, ctx, emit)
   const updated = await tx.user.update({ where: { id: target.id }, data: { role } })
   emit(realmUserUpdateEvent({ user_id: target.id, role }), await usersWhoCanAccess(tx, ctx.realm, target.id))
 
@@ -136,6 +138,7 @@ export async function changeRole(tx: Tx, ctx: TxContext, emit: Emit, target: Use
     }
   }
   if (!target.isBot && target.isActive) await emitDeliveryEmailChanges(tx, ctx, emit, target, updated)
+  await billingAdminsChanged()
 }
 
 /** realm_user updates `{user_id, delivery_email}` to `before`/`after` (one user, two roles) for each address whose visibility flipped. */

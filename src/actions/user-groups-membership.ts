@@ -13,6 +13,7 @@ import { alreadyGroupMember, alreadySubgroup, notGroupMember, notSubgroup, nothi
 import type { Tx } from '../db/index.js'
 import { userGroupMembersEvent, userGroupSubgroupsEvent } from '../events/schemas/index.js'
 import { activeUserIds, getRecursiveSubgroupIds } from '../queries/user-groups.js'
+import { watchBillingAdmins } from './billing-admin-events.js'
 
 export interface AddDeleteInput {
   add?: number[]
@@ -36,6 +37,7 @@ export async function updateUserGroupMembers(ctx: ActionContext, groupId: number
     const writable = await accessUserGroupForUpdate(ctx, tx, groupId, { allowDeactivated: add.length + remove.length > 0 && subgroups.add.length + subgroups.delete.length === 0 })
     const { group } = writable
     const recipients = await activeUserIds(tx, ctx.realm.id)
+    const billingAdminsChanged = await watchBillingAdmins(tx, ctx, emit)
     const onlySelf = (ids: number[]) => ids.length === 1 && ids[0] === ctx.user.id
     // Deactivated users are in no group (level 303): checkUserIds refuses them, and their rows count as absent.
     const direct = async () =>
@@ -59,6 +61,7 @@ export async function updateUserGroupMembers(ctx: ActionContext, groupId: number
       emit(userGroupMembersEvent('remove_members', group.id, userIds), recipients)
     }
     await changeSubgroups(tx, emit, writable, recipients, subgroups, ctx)
+    await billingAdminsChanged()
   })
 }
 
@@ -71,7 +74,9 @@ export async function updateUserGroupSubgroups(ctx: ActionContext, groupId: numb
     await lockGroupGraph(tx, ctx.realm.id)
     const writable = await accessUserGroupForUpdate(ctx, tx, groupId)
     const recipients = await activeUserIds(tx, ctx.realm.id)
+    const billingAdminsChanged = await watchBillingAdmins(tx, ctx, emit)
     await changeSubgroups(tx, emit, writable, recipients, { add, delete: remove }, ctx)
+    await billingAdminsChanged()
   })
 }
 

@@ -12,6 +12,7 @@ import type { PrismaClient, Realm } from '../db/index.js'
 import type { FileStorage } from '../storage/file-storage.js'
 import { REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
 import { MESSAGES_PER_FILE, RECIPIENT, REALM_FIELD_NAMES, REALM_SPECIAL_FIELDS, USER_SETTINGS_SPECIAL_FIELDS, emojiPath, snakeCase, toSeconds, type Row, type Tables } from './zulip-format.js'
+import { getBillingAdminIds } from '../queries/billing-admins.js'
 
 export interface ExportOptions {
   prisma: PrismaClient
@@ -102,6 +103,8 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
 
     // People and bots; the system bots stand apart, as upstream's cross-realm bots.
     const users = await prisma.user.findMany({ where: { realmId }, include: { settings: true }, orderBy: { id: 'asc' } })
+    // Written for importers older than upstream level 363; can_manage_billing_group (with the realm) is what decides it.
+    const billingAdmins = await getBillingAdminIds(prisma, realmId)
     tables.zerver_userprofile = []
     tables.zerver_userprofile_crossrealm = []
     for (const u of users) {
@@ -125,7 +128,7 @@ export async function exportRealm(options: ExportOptions): Promise<ExportSummary
         default_sending_stream: u.defaultSendingStreamId,
         default_events_register_stream: u.defaultEventsRegisterStreamId,
         default_all_public_streams: u.defaultAllPublicStreams,
-        is_billing_admin: u.isBillingAdmin,
+        is_billing_admin: billingAdmins.has(u.id),
         is_mirror_dummy: false,
         date_joined: toSeconds(u.dateJoined),
         last_login: toSeconds(u.lastLogin),

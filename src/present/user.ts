@@ -39,8 +39,11 @@ const RENDERED_FIELD_TYPES = new Set([1, 2])
 
 export type Viewer = Pick<User, 'id' | 'role'>
 
-/** The user row plus the one setting the presenter needs (bots always count as "everyone"). */
-export type PresentableUser = User & { emailAddressVisibility?: number }
+/**
+ * The user row plus the one setting the presenter needs (bots always count as
+ * "everyone") and the derived billing-admin flag (queries/billing-admins.ts).
+ */
+export type PresentableUser = User & { emailAddressVisibility?: number; isBillingAdmin: boolean }
 
 export type ProfileData = Record<string, ProfileValue>
 

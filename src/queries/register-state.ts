@@ -8,6 +8,7 @@ import { realmPermissionsOf } from './realm-permissions.js'
 import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
+import { getBillingAdminIds } from './billing-admins.js'
 import { avatarUrl, avatarUrlMedium, inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { accessibleUserIds } from '../access/user.js'
@@ -188,8 +189,8 @@ async function realmUserState(ctx: RegisterStateContext, options: RegisterStateO
     users = await getUsers({ prisma, realm, user }, { clientExtavatar: options.clientExtavatar, includeCustomProfileFields: true })
     if (!options.capabilities.user_list_incomplete) users = [...users, ...(await inaccessibleUsers(ctx, user))].sort((a, b) => a.user_id - b.user_id)
   } else {
-    const rows = await prisma.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } })
-    users = rows.map((row) => presentUser(row, null, { clientExtavatar: false, includeCustomProfileFields: true, realm }))
+    const [rows, billingAdmins] = await Promise.all([prisma.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } }), getBillingAdminIds(prisma, realm.id)])
+    users = rows.map((row) => presentUser({ ...row, isBillingAdmin: billingAdmins.has(row.id) }, null, { clientExtavatar: false, includeCustomProfileFields: true, realm }))
   }
   // user_avatar_url_field_optional lets the server leave avatar_url out, and
   // the client then asks GET /avatar/{user_id}. Upstream does so only for

@@ -4,6 +4,8 @@ import type { Database } from '../db/client.js'
 import { fastRead } from '../db/fast-read.js'
 import { UserDataCache } from '../db/user-data-cache.js'
 import { accessibleUserIds, type UserQueryContext } from '../access/user.js'
+import { getBillingAdminIds } from './billing-admins.js'
+import { SYSTEM_GROUPS } from '../domain/system-groups.js'
 import { presentUser, profileDataOf, type PresentableUser, type ProfileData, type ProfileValueRow, type UserDict } from '../present/user.js'
 
 export interface UserListOptions {
@@ -15,9 +17,9 @@ const WITH_VISIBILITY = { settings: { select: { emailAddressVisibility: true } }
 
 type UserWithSettings = User & { settings: { emailAddressVisibility: number } | null }
 
-function presentable(row: UserWithSettings): PresentableUser {
+function presentable(row: UserWithSettings, billingAdmins: ReadonlySet<number>): PresentableUser {
   const { settings, ...user } = row
-  return { ...user, emailAddressVisibility: settings?.emailAddressVisibility }
+  return { ...user, emailAddressVisibility: settings?.emailAddressVisibility, isBillingAdmin: billingAdmins.has(user.id) }
 }
 
 /** Profile field values of the given users, keyed by user ID. */
@@ -40,9 +42,12 @@ export async function getUsers(ctx: UserQueryContext, options: UserListOptions):
     include: WITH_VISIBILITY,
     orderBy: { id: 'asc' },
   })
-  const profiles = options.includeCustomProfileFields ? await profileDataFor(ctx.prisma, rows.map((r) => r.id)) : new Map<number, ProfileData>()
+  const [profiles, billingAdmins] = await Promise.all([
+    options.includeCustomProfileFields ? profileDataFor(ctx.prisma, rows.map((r) => r.id)) : new Map<number, ProfileData>(),
+    getBillingAdminIds(ctx.prisma, ctx.realm.id),
+  ])
   return rows.map((row) =>
-    presentUser(presentable(row), ctx.user, { ...options, profileData: profiles.get(row.id), realm: ctx.realm }),
+    presentUser(presentable(row, billingAdmins), ctx.user, { ...options, profileData: profiles.get(row.id), realm: ctx.realm }),
   )
 }
 
@@ -50,12 +55,14 @@ export async function getUsers(ctx: UserQueryContext, options: UserListOptions):
 export async function getUser(ctx: UserQueryContext, target: User, options: UserListOptions): Promise<UserDict> {
   const row = await ctx.prisma.user.findUniqueOrThrow({ where: { id: target.id }, include: WITH_VISIBILITY })
   const profileData = options.includeCustomProfileFields ? (await profileDataFor(ctx.prisma, [target.id])).get(target.id) : undefined
-  return presentUser(presentable(row), ctx.user, { ...options, profileData, realm: ctx.realm })
+  const billingAdmins = await getBillingAdminIds(ctx.prisma, ctx.realm.id, [target.id])
+  return presentUser(presentable(row, billingAdmins), ctx.user, { ...options, profileData, realm: ctx.realm })
 }
 
 /** One row per custom profile value of the user (field ID order), or a single row with null value columns when there is none. */
 interface OwnUserRow {
   max_message_id: number | null
+  is_billing_admin: boolean
   field_id: number | null
   type: number | null
   value: string | null
@@ -64,16 +71,29 @@ interface OwnUserRow {
 
 export type OwnUserRows = readonly OwnUserRow[]
 
-/** A prepared statement through the driver on PostgreSQL (db/fast-read.ts). */
-function readOwnUserRows(prisma: UserQueryContext['prisma'], userId: number): Promise<OwnUserRow[]> {
+/**
+ * A prepared statement through the driver on PostgreSQL (db/fast-read.ts).
+ * is_billing_admin as queries/billing-admins.ts derives it (the caller, being
+ * authenticated, is active): membership of the group the realm's
+ * can_manage_billing_group stores, or of role:administrators by default.
+ */
+function readOwnUserRows(prisma: UserQueryContext['prisma'], userId: number, realmId: number): Promise<OwnUserRow[]> {
   return fastRead<OwnUserRow>(
     prisma,
     'own-user',
-    `SELECT m.max_message_id, v.field_id, f.type, v.value, v.rendered_value
+    `WITH RECURSIVE below(id) AS (
+      SELECT coalesce(r.can_manage_billing_group_id, g.id)
+      FROM realm r LEFT JOIN user_group g ON g.realm_id = r.id AND g.is_system_group AND g.name = '${SYSTEM_GROUPS.administrators}'
+      WHERE r.id = $2
+      UNION
+      SELECT s.subgroup_id FROM user_group_subgroup s JOIN below ON s.supergroup_id = below.id
+    )
+    SELECT m.max_message_id, EXISTS (SELECT 1 FROM user_group_member gm JOIN below ON gm.group_id = below.id WHERE gm.user_id = $1) AS is_billing_admin,
+      v.field_id, f.type, v.value, v.rendered_value
     FROM (SELECT max(message_id) AS max_message_id FROM user_message WHERE user_id = $1) m
     LEFT JOIN (custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id) ON v.user_id = $1
     ORDER BY v.field_id`,
-    [userId],
+    [userId, realmId],
   )
 }
 
@@ -103,14 +123,14 @@ export function createOwnUserCache(database: Database): UserDataCache<OwnUserRow
  * rows rather than a json_agg() column: cheaper for PostgreSQL and for Prisma.
  */
 export async function getOwnUser(ctx: UserQueryContext & { userDataCache: UserDataCache<OwnUserRows> }): Promise<Record<string, unknown>> {
-  const rows = await ctx.userDataCache.read(ctx.user.id, () => readOwnUserRows(ctx.prisma, ctx.user.id))
+  const rows = await ctx.userDataCache.read(ctx.user.id, () => readOwnUserRows(ctx.prisma, ctx.user.id, ctx.realm.id))
   const values: ProfileValueRow[] = []
   for (const r of rows) {
     if (r.field_id !== null && r.type !== null && r.value !== null) {
       values.push({ fieldId: r.field_id, value: r.value, renderedValue: r.rendered_value, field: { type: r.type } })
     }
   }
-  const dict = presentUser(ctx.user, ctx.user, {
+  const dict = presentUser({ ...ctx.user, isBillingAdmin: rows[0]?.is_billing_admin === true }, ctx.user, {
     clientExtavatar: false,
     includeCustomProfileFields: true,
     profileData: profileDataOf(values),

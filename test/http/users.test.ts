@@ -84,7 +84,7 @@ t.test('GET /users/me', async (t) => {
     expectSuccess(t, await as(app, person).get('/users/me')) // served from the cache from now on
     const updated = await services.prisma.user.update({
       where: { id: person.id },
-      data: { role: ROLE.ADMIN, isBillingAdmin: true, timezone: 'Europe/Berlin', avatarSource: 'U', avatarHash: 'f'.repeat(40), avatarVersion: 3, fullName: 'Renamed Person', email: `user${person.id}@api.example.org` },
+      data: { role: ROLE.ADMIN, timezone: 'Europe/Berlin', avatarSource: 'U', avatarHash: 'f'.repeat(40), avatarVersion: 3, fullName: 'Renamed Person', email: `user${person.id}@api.example.org` },
     })
     const body = expectSuccess(t, await as(app, person).get('/users/me'))
     t.strictSame(
