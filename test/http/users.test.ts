@@ -86,6 +86,9 @@ t.test('GET /users/me', async (t) => {
       where: { id: person.id },
       data: { role: ROLE.ADMIN, timezone: 'Europe/Berlin', avatarSource: 'U', avatarHash: 'f'.repeat(40), avatarVersion: 3, fullName: 'Renamed Person', email: `user${person.id}@api.example.org` },
     })
+    // is_billing_admin is membership of can_manage_billing_group's group (role:administrators by default): a new row is announced too.
+    const admins = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:administrators', isSystemGroup: true } })
+    await services.prisma.userGroupMember.create({ data: { groupId: admins.id, userId: person.id } })
     const body = expectSuccess(t, await as(app, person).get('/users/me'))
     t.strictSame(
       { ...body, profile_data: undefined },
