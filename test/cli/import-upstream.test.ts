@@ -59,7 +59,7 @@ function upstreamExport(overrides: { messages?: Record<string, unknown>[]; dropT
     zerver_userprofile: [
       { id: 101, realm: 7, email: 'iris@upco.example.com', delivery_email: 'iris@upco.example.com', full_name: 'Iris Owner', role: 100, is_active: true, is_bot: false, bot_type: null, bot_owner: null, date_joined: 1700000100, timezone: 'Europe/Paris', avatar_source: 'G', is_mirror_dummy: false, twenty_four_hour_time: true, password: 'argon2$upstream-hash', api_key: 'upstreamkey', ...overrides.owner },
       { id: 102, realm: 7, email: 'jon@upco.example.com', delivery_email: 'jon@upco.example.com', full_name: 'Jon Member', role: 400, is_active: true, is_bot: false, date_joined: 1700000200, timezone: '', avatar_source: 'G', is_mirror_dummy: false },
-      { id: 103, realm: 7, email: 'kim@upco.example.com', delivery_email: 'kim@upco.example.com', full_name: 'Kim Member', role: 400, is_active: true, is_bot: false, date_joined: 1700000300, timezone: '', avatar_source: 'G', is_mirror_dummy: false },
+      { id: 103, realm: 7, email: 'kim@upco.example.com', delivery_email: 'kim@upco.example.com', full_name: 'Kim Member', role: 400, is_active: true, is_bot: false, is_billing_admin: true, date_joined: 1700000300, timezone: '', avatar_source: 'G', is_mirror_dummy: false },
     ],
     zerver_userprofile_crossrealm: [{ id: 1, email: 'notification-bot@zulip.com' }],
     zerver_userprofile_mirrordummy: [],
@@ -164,6 +164,16 @@ t.test('roost import', async (t) => {
         ['kim@upco.example.com', 'Kim Member', 400, '', /^2023-11-14/],
       ],
     )
+    // An export older than level 363: its billing admin (with the owners, who had billing access) keeps billing access, as upstream's migration gave it.
+    t.same(members.filter((m) => !m.is_bot).map((m) => [m.email, m.is_billing_admin]), [
+      ['iris@upco.example.com', true],
+      ['jon@upco.example.com', false],
+      ['kim@upco.example.com', true],
+    ])
+    const billing = expectSuccess(t, await as(app, iris, fx).post('/register', { fetch_event_types: ['realm', 'realm_user_groups'] }))
+    const ownersGroup = (billing.realm_user_groups as { id: number; name: string }[]).find((g) => g.name === 'role:owners')?.id
+    const kim = members.find((m) => m.email === 'kim@upco.example.com')?.user_id
+    t.same(billing.realm_can_manage_billing_group, { direct_members: [kim], direct_subgroups: [ownersGroup] })
     const settings = expectSuccess(t, await as(app, iris, fx).post('/register', { fetch_event_types: ['user_settings', 'realm'] }))
     t.match(settings, { user_settings: { twenty_four_hour_time: true }, realm_name: 'Upstream Co', realm_waiting_period_threshold: 3, realm_video_chat_provider: 0 })
     const messages = expectSuccess(t, await as(app, iris, fx).get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, narrow: [] })).messages as Record<string, unknown>[]
