@@ -1,6 +1,6 @@
 // A node's cache of data keyed by user that changes with rows other than the
-// user's own: GET /users/me's newest received message and custom profile
-// values (queries/users.ts), which the authentication cache's user row does
+// user's own: GET /users/me's newest received message, custom profile
+// values and derived is_billing_admin (queries/users.ts), which the authentication cache's user row does
 // not hold. One statement per request was most of that endpoint's cost.
 //
 // Invalidation, on the model of the authentication cache (auth-cache.ts):
@@ -8,7 +8,9 @@
 //    *_user_data_invalidation) NOTIFY 'roost_user_data' at commit with the
 //    IDs of the users whose user_message rows were inserted or deleted, or
 //    whose profile values changed, or '*' (a field definition changed, or too
-//    many users for one payload). Each node LISTENs on a connection of its
+//    many users for one payload); migration *_derived_billing_admin adds
+//    group membership rows (their users), subgroup edges and the realm's
+//    can_manage_billing_group ('*'). Each node LISTENs on a connection of its
 //    own and evicts those users. While that connection is down the cache is
 //    bypassed, and it is flushed whenever listening starts or stops.
 // 2. The requester's own writes on this node. A client that sends a message
