@@ -12,7 +12,7 @@ import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src
 import { getBillingAdminIds } from '../../src/queries/billing-admins.js'
 import { emptyPGlite } from '../support/pglite-image.js'
 
-const MIGRATION = '20261129093000_derived_billing_admin'
+const MIGRATION = '20261129095000_derived_billing_admin'
 
 t.test('billing admins stored by imports keep their standing through can_manage_billing_group', async (t) => {
   const db = await emptyPGlite()
