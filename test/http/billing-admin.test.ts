@@ -3,7 +3,8 @@
 // every user object (register, GET /users, /users/{id}, /users/{email},
 // /users/me), and kept true in clients by realm_user update events when a
 // change flips it — a new value of the setting, a role change, membership and
-// subgroup changes, deactivation and reactivation — each under the state
+// subgroup changes, deactivation and reactivation — to those who can access
+// the user (a restricted guest hears nothing of others), each under the state
 // check (a client applying the events ends where a fresh register does).
 import t from 'tap'
 import type { User } from '../../src/db/index.js'
@@ -130,5 +131,18 @@ t.test('is_billing_admin follows can_manage_billing_group', async (t) => {
     await checkStateAfter(t, app, member, () => as(app, owner).post(`/users/${person.id}/reactivate`), { expectTypes: ['realm_user/update', 'user_group/add_members'] })
     t.equal(expectSuccess(t, await as(app, member).get(`/users/${person.id}`)).user.is_billing_admin, true)
     await checkStateAfter(t, app, member, () => as(app, owner).delete(`/users/${person.id}`), { expectTypes: ['realm_user/update'] })
+  })
+
+  // Last: it restricts what guests may see for the rest of the file.
+  t.test('a guest restricted to the users it can access hears only of those', async (t) => {
+    const administrators = await system('role:administrators')
+    await prisma.realm.update({ where: { id: fx.realm.id }, data: { canAccessAllUsersGroupId: await system('role:members') } })
+    const stranger = await fx.newUser({ fullName: 'Billing Stranger' })
+    await prisma.subscription.deleteMany({ where: { userId: stranger.id } })
+    const flip = () => setting({ direct_members: [stranger.id], direct_subgroups: [administrators] })
+    const heard = await captureEvents(app, member, async () => expectSuccess(t, await flip()))
+    t.same(heard.filter((e) => e.type === 'realm_user').map((e) => e.person), [{ user_id: stranger.id, is_billing_admin: true }])
+    const events = await checkStateAfter(t, app, guest, () => setting(administrators), { expectTypes: ['realm/update_dict'] })
+    t.same(events.filter((e) => e.type === 'realm_user'), [], 'the guest cannot access the stranger')
   })
 })
