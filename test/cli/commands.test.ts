@@ -268,9 +268,12 @@ t.test('roost admin commands on PostgreSQL and Redis', async (t) => {
     const active = await cli(['user', 'reactivate', '--org', 'acme', 'mo@acme.example.com'])
     t.equal(active.code, 1)
     t.match(active.stderr, 'User is already active')
+    // mo is an administrator, so a billing admin while active (can_manage_billing_group's default).
     t.match(await queue.events(), [
       { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_active: false } },
+      { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_billing_admin: false } },
       { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_active: true } },
+      { type: 'realm_user', op: 'update', person: { user_id: newUserId, is_billing_admin: true } },
     ])
   })
 
