@@ -1,12 +1,25 @@
-// Times and dates of messages, in the user's 24-hour setting.
+// Times and dates of messages, in the user's 24-hour setting. The formatters
+// are made once: building an Intl.DateTimeFormat costs far more than using
+// one, and every message row formats its time.
+const timeFormats = new Map<boolean, Intl.DateTimeFormat>()
+let dateFormat: Intl.DateTimeFormat | undefined
+
 export function formatTime(timestamp: number, twentyFour: boolean): string {
-  return new Date(timestamp * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !twentyFour })
+  let format = timeFormats.get(twentyFour)
+  if (!format) {
+    format = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', hour12: !twentyFour })
+    timeFormats.set(twentyFour, format)
+  }
+  return format.format(timestamp * 1000)
 }
 
 export function formatDate(timestamp: number): string {
-  return new Date(timestamp * 1000).toLocaleDateString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' })
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' })
+  return dateFormat.format(timestamp * 1000)
 }
 
 export function sameDay(a: number, b: number): boolean {
-  return new Date(a * 1000).toDateString() === new Date(b * 1000).toDateString()
+  const x = new Date(a * 1000)
+  const y = new Date(b * 1000)
+  return x.getDate() === y.getDate() && x.getMonth() === y.getMonth() && x.getFullYear() === y.getFullYear()
 }
