@@ -15,7 +15,8 @@ import { fromRegister, topicKey, type RegisterResponse, type State } from '../..
 import { unreadCounts, VISIBILITY_MUTED } from '../../web/src/model/unread.js'
 import { recentConversations } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
-import { emptyList, type Lists } from '../../web/src/model/lists.js'
+import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
+import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
 
 t.test('search syntax becomes narrow terms', async (t) => {
   t.same(parseSearch('sender:ann@example.com topic:"lunch plans" hello world'), [
@@ -121,6 +122,51 @@ t.test("a Web Push payload becomes the service worker's notification and the con
   t.equal(noticeFor({ ...base, event: 'remove' }), undefined, 'a removal shows nothing')
   t.same(removedMessageIds({ event: 'remove', zulip_message_ids: '40,41,42', zulip_message_id: 40 }), [40, 41, 42])
   t.same(removedMessageIds(base), [], 'a message removes nothing')
+})
+
+t.test("a message's time and date: the user's 12- or 24-hour clock, one formatter each", async (t) => {
+  const at = Date.UTC(2026, 10, 29, 15, 7) / 1000
+  t.equal(formatTime(at, true), new Date(at * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: false }))
+  t.equal(formatTime(at, false), new Date(at * 1000).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: true }))
+  t.not(formatTime(at, true), formatTime(at, false), 'the two clocks differ')
+  t.equal(formatDate(at), new Date(at * 1000).toLocaleDateString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' }))
+  const midnight = new Date(2026, 10, 29).getTime() / 1000
+  t.ok(sameDay(midnight, midnight + 86399))
+  t.notOk(sameDay(midnight - 1, midnight), 'a second before local midnight is the day before')
+  t.notOk(sameDay(midnight, midnight + 365 * 86400), 'the same date a year later')
+})
+
+t.test('pages merge into a message list: joined at its ends, sorted only when they fall between loaded IDs', async (t) => {
+  t.equal(lowerBound([], 5), 0)
+  t.same([0, 9, 10, 11, 40, 41].map((id) => lowerBound([10, 20, 30, 40], id)), [0, 0, 0, 1, 3, 4])
+  const state = { messages: new Map() } as unknown as State
+  const message = (id: number) => ({ id, type: 'stream', stream_id: 1, subject: 't', sender_id: 2, display_recipient: 'general', flags: [] }) as never
+  const page = (...ids: number[]) => ids.map(message)
+  const list = emptyList({ kind: 'channel', streamId: 1 })
+  mergePage(state, list, page(52, 50, 51), { foundNewest: true })
+  t.same(list.ids, [50, 51, 52], 'the first page, sorted')
+  t.same([list.foundOldest, list.foundNewest], [false, true])
+  const before = list.ids
+  // A page fetched by scrolling up holds its anchor (the oldest loaded) too.
+  mergePage(state, list, page(47, 48, 49, 50), {})
+  t.same(list.ids, [47, 48, 49, 50, 51, 52], 'an older page joins at the front, its anchor not twice')
+  t.not(list.ids, before, 'as a new array')
+  mergePage(state, list, page(52, 53, 54), {})
+  t.same(list.ids, [47, 48, 49, 50, 51, 52, 53, 54], 'a newer page joins at the end')
+  const same = list.ids
+  mergePage(state, list, page(48, 50), {})
+  t.equal(list.ids, same, 'a page of loaded IDs changes nothing')
+  mergePage(state, list, page(45, 47), { foundOldest: true })
+  t.same(list.ids, [45, 47, 48, 49, 50, 51, 52, 53, 54])
+  t.ok(list.foundOldest)
+  mergePage(state, list, page(46, 60), {})
+  t.same(list.ids, [45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 60], 'a page with an ID between loaded ones is merged in order')
+  t.equal(state.messages.size, 11, 'every message is kept in the state, once')
+  const lists: Lists = new Map([['c', list]])
+  const held = list.ids
+  addToLists(lists, message(61), 9)
+  t.same(list.ids.slice(-2), [60, 61], 'a live message is appended')
+  t.not(list.ids, held, 'as a new array: views compare IDs by identity')
 })
 
 t.test('state + events = fresh register', async (t) => {

@@ -19,12 +19,41 @@ export function emptyList(narrow: Narrow): MessageList {
   return { narrow, ids: [], foundOldest: false, foundNewest: false }
 }
 
-/** Merges a page of GET /messages into the list (IDs sorted, no duplicates). */
+/** The index of the first of the sorted `ids` that is not below `id` (`ids.length` when all are). */
+export function lowerBound(ids: readonly number[], id: number): number {
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (ids[mid]! < id) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Merges a page of GET /messages into the list (IDs sorted, no duplicates).
+ * The IDs older or newer than everything loaded (a page fetched by
+ * scrolling, which holds its anchor too) are joined at the list's ends;
+ * the list is sorted again only when a page brings IDs between loaded ones.
+ */
 export function mergePage(state: State, list: MessageList, messages: Message[], page: { foundOldest?: boolean; foundNewest?: boolean }): void {
   for (const m of messages) state.messages.set(m.id, m)
-  const ids = new Set(list.ids)
-  for (const m of messages) ids.add(m.id)
-  list.ids = [...ids].sort((a, b) => a - b)
+  const first = list.ids[0] ?? Infinity
+  const last = list.ids[list.ids.length - 1] ?? -Infinity
+  const older: number[] = []
+  const newer: number[] = []
+  let between = false
+  for (const { id } of messages) {
+    if (id < first) older.push(id)
+    else if (id > last) newer.push(id)
+    else if (list.ids[lowerBound(list.ids, id)] !== id) between = true
+  }
+  if (between) list.ids = [...new Set([...list.ids, ...messages.map((m) => m.id)])].sort((a, b) => a - b)
+  else if (older.length > 0 || newer.length > 0) {
+    const sorted = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b)
+    list.ids = sorted(older).concat(list.ids, sorted(newer))
+  }
   if (page.foundOldest) list.foundOldest = true
   if (page.foundNewest) list.foundNewest = true
 }
@@ -34,7 +63,8 @@ export function addToLists(lists: Lists, message: Message, selfId: number): void
   for (const list of lists.values()) {
     if (!list.foundNewest || matches(list.narrow, message, selfId) !== true) continue
     const last = list.ids[list.ids.length - 1]
-    if (last === undefined || last < message.id) list.ids.push(message.id)
+    // A new array, as for every change of a list: views compare lists' IDs by identity.
+    if (last === undefined || last < message.id) list.ids = [...list.ids, message.id]
     else if (!list.ids.includes(message.id)) list.ids = [...list.ids, message.id].sort((a, b) => a - b)
   }
 }
