@@ -3,7 +3,11 @@
 // measured in the same run. No figure is asserted; the run is written to
 // bench/results/<date>-web-client.md.
 //
-//   node dist/bench/web-client.js [--messages 10000] [--live 200]
+//   node dist/bench/web-client.js [--messages 10000] [--live 200] [--variant NAME]
+//
+// The run is written to bench/results/<date>-web-client[-NAME].md, with the
+// load average when it started and when the scroll started (the machine is
+// shared: a busy one makes long tasks of any frame).
 //
 // Figures:
 //   - JavaScript the first load fetches, gzip-compressed (target ≤ 200 KB)
@@ -14,7 +18,7 @@
 //   - the page's JS heap with the N messages loaded
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir, totalmem, release } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem, release } from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { chromium, type BrowserContext } from 'playwright-core'
@@ -24,6 +28,10 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i >= 0 ? Number(process.argv[i + 1]) : fallback
 }
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+const loadAtStart = load()
+const variantAt = process.argv.indexOf('--variant')
+const VARIANT = variantAt >= 0 ? `-${process.argv[variantAt + 1]}` : ''
 const MESSAGES = arg('messages', 10_000)
 const LIVE = arg('live', 200)
 const OWNER = { email: 'owner@bench.example', password: 'bench-owner-password' }
@@ -149,6 +157,7 @@ await page.evaluate(() => {
   w.__long = []
   new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask', buffered: false })
 })
+const loadAtScroll = load()
 const scrollStarted = Date.now()
 const scrolled = await page.evaluate(async (limitMs) => {
   const el = document.querySelector<HTMLElement>('.messages')!
@@ -173,6 +182,27 @@ await cdp.send('HeapProfiler.collectGarbage')
 const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }
 const loaded = await page.evaluate(() => document.querySelectorAll('.message').length)
 
+// Baseline: the browser alone scrolling the same rows. The list is replaced by a static copy of itself (no
+// script, same CSS) scrolled by 600 px a frame, back to the bottom at the top, for as many frames: the long
+// tasks it has are the machine's, not the app's.
+const BASELINE_FRAMES = Math.min(scrolled, 1000)
+const baseline = await page.evaluate(async (frames) => {
+  const el = document.querySelector<HTMLElement>('.messages')!
+  const copy = el.cloneNode(true) as HTMLElement
+  el.replaceWith(copy)
+  copy.scrollTop = copy.scrollHeight
+  const long: number[] = []
+  const observer = new PerformanceObserver((list) => list.getEntries().forEach((e) => long.push(e.duration)))
+  observer.observe({ type: 'longtask', buffered: false })
+  for (let i = 0; i < frames; i++) {
+    copy.scrollTop = copy.scrollTop === 0 ? copy.scrollHeight : Math.max(0, copy.scrollTop - 600)
+    await new Promise((r) => requestAnimationFrame(r))
+  }
+  await new Promise((r) => setTimeout(r, 100))
+  observer.disconnect()
+  return long
+}, BASELINE_FRAMES)
+
 await browser.close()
 stop()
 
@@ -180,6 +210,8 @@ const pct = (values: number[], p: number) => {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b)
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`
+const perThousand = (count: number, frames: number) => ((count / Math.max(1, frames)) * 1000).toFixed(1)
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim()
 const date = new Date().toISOString()
 const lines = [
@@ -187,6 +219,7 @@ const lines = [
   ``,
   `- date: ${date}`,
   `- machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}, ${browser.version()}`,
+  `- load average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAtScroll} when the scroll started`,
   `- commit: ${commit}`,
   `- server: node dist/src/server.js, embedded (PGlite), RATE_LIMITING=off; ${MESSAGES} messages in one channel`,
   ``,
@@ -196,7 +229,10 @@ const lines = [
   `| opening the app → first message list painted | ${firstPaintMs} ms |`,
   `| POST /messages → visible in the open view, p50 / p99 (${LIVE} messages) | ${pct(appLatency, 50)} / ${pct(appLatency, 99)} ms |`,
   `| same messages at a raw long-poll client (baseline), p50 / p99 | ${pct(rawLatency, 50)} / ${pct(rawLatency, 99)} ms |`,
+  `| app / baseline, p50 / p99 | ${ratio(pct(appLatency, 50), pct(rawLatency, 50))} / ${ratio(pct(appLatency, 99), pct(rawLatency, 99))} |`,
   `| scrolling newest → oldest (${scrollMs} ms, ${scrolled} frames): long tasks > 50 ms | ${longTasks.length} (longest ${Math.round(Math.max(0, ...longTasks))} ms) |`,
+  `| the same rows as a static copy, scrolled by the browser alone (baseline, ${BASELINE_FRAMES} frames): long tasks > 50 ms | ${baseline.length} (longest ${Math.round(Math.max(0, ...baseline))} ms) |`,
+  `| long tasks per 1,000 frames, app / baseline | ${perThousand(longTasks.length, scrolled)} / ${perThousand(baseline.length, BASELINE_FRAMES)} |`,
   `| messages rendered at once while scrolling (window) | ${loaded} |`,
   `| JS heap after GC with the channel loaded | ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB |`,
   ``,
@@ -204,5 +240,5 @@ const lines = [
 console.log(lines.join('\n'))
 const out = path.join(ROOT, 'bench/results')
 mkdirSync(out, { recursive: true })
-writeFileSync(path.join(out, `${date.slice(0, 10)}-web-client.md`), lines.join('\n'))
+writeFileSync(path.join(out, `${date.slice(0, 10)}-web-client${VARIANT}.md`), lines.join('\n'))
 process.exit(0)
