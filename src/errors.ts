@@ -337,6 +337,10 @@ export const exactlyOneFile = () => badRequest('You must upload exactly one file
 export const onlyAdminsOverrideBuiltInEmoji = () => badRequest('Only administrators can override built-in emoji.')
 export const invalidImageFormat = () => badRequest('Invalid image format')
 export const customEmojiNotFound = (name: string) => new ApiError(`Emoji '${name}' does not exist`, 'BAD_REQUEST', 404)
+/** Level 333: the sender (and a bot's owner) is not in the channel's can_send_message_group. */
+export const cannotPostInChannel = () => badRequest('You do not have permission to post in this channel.')
+/** Upstream's CannotAdministerChannelError (level 325): the user may see the channel but is not one of its administrators. */
+export const cannotAdministerChannel = () => badRequest('You do not have permission to administer this channel.')
 export const mustBeAdminOrEmojiAuthor = () => badRequest('Must be an organization administrator or emoji author')
 export const invalidAttachment = () => badRequest('Invalid attachment')
 export const emptyOrInvalidLengthToken = () => badRequest('Empty or invalid length token')

@@ -2,29 +2,33 @@
 // channels): upstream's access_stream_for_delete_or_update, who can see a
 // channel, name availability and the group a channel setting may name.
 import type { Stream, Subscription, Tx, User } from '../db/index.js'
-import { mustBeAdmin, groupSettingNotAllowed, invalidStreamId, invalidUserGroup } from '../errors.js'
+import { cannotAdministerChannel, invalidStreamId } from '../errors.js'
 import { isAdmin } from '../domain/roles.js'
-import { canSeeStreamMetadata } from '../domain/stream-access.js'
-import { SYSTEM_GROUPS } from '../domain/system-groups.js'
+import { canAccessStreamContent, canSeeStreamMetadata, type GroupGrants } from '../domain/stream-access.js'
+import { groupGrantsOf } from './stream-grants.js'
 
 export interface AdministeredStream {
   stream: Stream
   subscription: Subscription | null
+  /** What the user's groups grant on the channel. */
+  grants: GroupGrants
 }
 
 /**
- * Administrators may change any channel, archived ones included (upstream
- * access_stream_for_delete_or_update_requiring_metadata_access); anyone else
- * learns the channel exists only if they could see it ("Invalid channel ID"
- * otherwise), and is then refused as not an administrator.
+ * Upstream's access_stream_for_delete_or_update_requiring_metadata_access
+ * (level 325): organization administrators administer every channel
+ * (archived ones included), members of its can_administer_channel_group this
+ * one; anyone else who may read the channel is told they cannot administer
+ * it, and the rest that it does not exist.
  */
 export async function accessStreamForUpdate(tx: Tx, user: User, streamId: number): Promise<AdministeredStream> {
   const stream = await tx.stream.findUnique({ where: { id: streamId } })
   if (!stream || stream.realmId !== user.realmId) throw invalidStreamId()
   const subscription = await tx.subscription.findFirst({ where: { userId: user.id, streamId, active: true } })
-  if (isAdmin(user.role)) return { stream, subscription }
-  if (subscription === null && stream.inviteOnly) throw invalidStreamId()
-  throw mustBeAdmin()
+  const grants = (await groupGrantsOf(tx, user))(stream)
+  if (isAdmin(user.role) || grants.administer) return { stream, subscription, grants }
+  if (canAccessStreamContent(user, stream, subscription !== null, grants)) throw cannotAdministerChannel()
+  throw invalidStreamId()
 }
 
 export interface AudienceUser {
@@ -32,9 +36,17 @@ export interface AudienceUser {
   role: number
 }
 
-/** The users (of `users`) who may see the channel's metadata: they get its stream events. */
-export function streamAudience(users: readonly AudienceUser[], stream: Pick<Stream, 'inviteOnly' | 'isWebPublic'>, subscriberIds: ReadonlySet<number>): number[] {
-  return users.filter((u) => canSeeStreamMetadata(u, stream, subscriberIds.has(u.id))).map((u) => u.id)
+/**
+ * The users (of `users`) who may see the channel's metadata: they get its stream events.
+ * `grantees` are those whose groups grant it (queries/stream-permissions.ts metadataGranteesByStream).
+ */
+export function streamAudience(
+  users: readonly AudienceUser[],
+  stream: Pick<Stream, 'inviteOnly' | 'isWebPublic'>,
+  subscriberIds: ReadonlySet<number>,
+  grantees: ReadonlySet<number> = new Set(),
+): number[] {
+  return users.filter((u) => canSeeStreamMetadata(u, stream, subscriberIds.has(u.id)) || grantees.has(u.id)).map((u) => u.id)
 }
 
 /** Another channel of the realm already has this name, compared case-insensitively and exactly (no LIKE). */
@@ -42,14 +54,4 @@ export async function streamNameTaken(tx: Tx, realmId: number, name: string, exc
   const rows = await tx.$queryRaw<{ id: number }[]>`
     SELECT id FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name}) AND id <> ${exceptStreamId} LIMIT 1`
   return rows.length > 0
-}
-
-/** can_remove_subscribers_group: a group of the realm, not role:internet nor role:nobody (as at creation). */
-export async function accessStreamSettingGroup(tx: Tx, realmId: number, groupId: number, setting: string): Promise<number> {
-  const group = await tx.userGroup.findUnique({ where: { id: groupId } })
-  if (!group || group.realmId !== realmId || group.deactivated || group.isAnonymous) throw invalidUserGroup()
-  if (group.isSystemGroup && (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.nobody)) {
-    throw groupSettingNotAllowed(setting, group.name)
-  }
-  return group.id
 }

@@ -6,9 +6,9 @@ import {
   badValueFor,
   defaultStreamCannotBePrivate,
   emptyStreamName,
-  groupSettingNotAllowed,
   insufficientPermission,
   invalidParameters,
+  invalidPolicyValue,
   invalidStreamNameCharacter,
   invalidUserGroup,
   mustBeAdmin,
@@ -20,6 +20,9 @@ import { isAdmin, isOwner } from '../domain/roles.js'
 import { codePointLength, MAX_STREAM_NAME_LENGTH } from '../domain/limits.js'
 import { inInt32Range } from '../domain/int-range.js'
 import { SYSTEM_GROUPS } from '../domain/system-groups.js'
+import { parseGroupSettingValue, type AnonymousGroupValue, type GroupSettingValue } from '../domain/group-setting-value.js'
+import { STREAM_PERMISSION_SETTING_NAMES, STREAM_PERMISSION_SETTINGS, streamPostPolicyGroup, streamSettingColumn, type StreamPermissionSettingName } from '../domain/permission-settings.js'
+import { createAnonymousGroups, validateGroupSettingValue } from './group-setting-values.js'
 import { renderPlainDescription } from './render-description.js'
 
 /** Unicode noncharacters: U+FDD0–U+FDEF and the last two code points of every plane. */
@@ -71,10 +74,10 @@ export interface NewStreamOptions {
   isDefaultStream: boolean
   /** Private channels only; public channels always share history with subscribers. */
   historyPublicToSubscribers?: boolean
-  streamPostPolicy: number
   /** Already parsed: null inherits the realm setting. */
   messageRetentionDays: number | null
-  canRemoveSubscribersGroupId?: number
+  /** The group settings the request gives (a stream_post_policy already as can_send_message_group); the rest take their defaults. */
+  groupSettings: Partial<Record<StreamPermissionSettingName, GroupSettingValue>>
 }
 
 export interface NewStream {
@@ -82,11 +85,25 @@ export interface NewStream {
   description?: string
 }
 
-/**
- * Throws unless `user` may create channels with these options; returns the
- * group for can_remove_subscribers_group (administrators by default).
- */
-export async function checkCanCreateStreams(tx: Tx, realm: Realm, user: User, options: NewStreamOptions, now: Date): Promise<number> {
+/** The group settings a creation request gives, parsed (a 400 naming the parameter for a malformed value). */
+export function parseStreamGroupSettings(input: Record<string, unknown>): Partial<Record<StreamPermissionSettingName, GroupSettingValue>> {
+  const out: Partial<Record<StreamPermissionSettingName, GroupSettingValue>> = {}
+  for (const name of STREAM_PERMISSION_SETTING_NAMES) if (input[name] !== undefined) out[name] = parseGroupSettingValue(input[name], name)
+  return out
+}
+
+/** A stream_post_policy (deprecated by level 333) as the can_send_message_group it stands for, unless that is given too. */
+export async function withPostPolicy(tx: Tx, realmId: number, settings: NewStreamOptions['groupSettings'], policy: number | undefined): Promise<NewStreamOptions['groupSettings']> {
+  if (policy === undefined || settings.can_send_message_group !== undefined) return settings
+  const name = streamPostPolicyGroup(policy)
+  if (name === undefined) throw invalidPolicyValue('stream_post_policy')
+  const group = await tx.userGroup.findUnique({ where: { realmId_name: { realmId, name } }, select: { id: true } })
+  if (!group) throw invalidUserGroup()
+  return { ...settings, can_send_message_group: group.id }
+}
+
+/** Throws unless `user` may create channels with these options (upstream's check_channel_creation_permissions). */
+export async function checkCanCreateStreams(tx: Tx, realm: Realm, user: User, options: NewStreamOptions, now: Date): Promise<void> {
   if (options.isDefaultStream && !isAdmin(user.role)) throw mustBeAdmin()
   if (options.isDefaultStream && options.inviteOnly) throw defaultStreamCannotBePrivate()
   if (options.isWebPublic && options.inviteOnly) throw invalidParameters()
@@ -97,33 +114,47 @@ export async function checkCanCreateStreams(tx: Tx, realm: Realm, user: User, op
     if (!holds('can_create_web_public_channel_group')) throw insufficientPermission()
   }
   if (options.messageRetentionDays !== null && !isOwner(user.role)) throw mustBeOwner()
-  if (options.canRemoveSubscribersGroupId === undefined) {
-    const admins = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: realm.id, name: SYSTEM_GROUPS.administrators } } })
-    if (!admins) throw invalidUserGroup()
-    return admins.id
+}
+
+/**
+ * The group each setting of the new channels stores, by setting: one ID for all of them, or one
+ * per channel (an anonymous value, which each channel gets a copy of). Unset settings take their
+ * defaults: can_administer_channel_group an anonymous group of the creator,
+ * can_remove_subscribers_group administrators, the others an empty column (their default system group).
+ */
+async function settingGroups(tx: Tx, realm: Realm, creator: User, options: NewStreamOptions, count: number): Promise<Map<StreamPermissionSettingName, number | number[] | null>> {
+  const out = new Map<StreamPermissionSettingName, number | number[] | null>()
+  for (const name of STREAM_PERMISSION_SETTING_NAMES) {
+    let value = options.groupSettings[name]
+    if (value === undefined) {
+      if (name === 'can_administer_channel_group') value = { direct_members: [creator.id], direct_subgroups: [] }
+      else if (name === 'can_remove_subscribers_group') {
+        const admins = await tx.userGroup.findUnique({ where: { realmId_name: { realmId: realm.id, name: SYSTEM_GROUPS.administrators } } })
+        if (!admins) throw invalidUserGroup()
+        value = admins.id
+      } else {
+        out.set(name, null)
+        continue
+      }
+    }
+    const named = await validateGroupSettingValue(tx, { realmId: realm.id, setting: name, config: STREAM_PERMISSION_SETTINGS[name], value })
+    out.set(name, named ?? (await createAnonymousGroups(tx, realm.id, value as AnonymousGroupValue, count)))
   }
-  const group = await tx.userGroup.findUnique({ where: { id: options.canRemoveSubscribersGroupId } })
-  if (!group || group.realmId !== realm.id || group.deactivated || group.isAnonymous) throw invalidUserGroup()
-  if (group.isSystemGroup && (group.name === SYSTEM_GROUPS.internet || group.name === SYSTEM_GROUPS.nobody)) {
-    throw groupSettingNotAllowed('can_remove_subscribers_group', group.name)
-  }
-  return group.id
+  return out
 }
 
 /** Inserts the channels (and default-channel rows); permission checks come first. */
-export async function insertStreams(
-  tx: Tx,
-  realm: Realm,
-  creator: User,
-  streams: NewStream[],
-  options: NewStreamOptions & { canRemoveSubscribersGroupId: number },
-  now: Date,
-): Promise<Stream[]> {
+export async function insertStreams(tx: Tx, realm: Realm, creator: User, streams: NewStream[], options: NewStreamOptions, now: Date): Promise<Stream[]> {
   const history = options.inviteOnly ? (options.historyPublicToSubscribers ?? false) : true
   if (streams.length === 0) return []
+  const groups = await settingGroups(tx, realm, creator, options, streams.length)
+  const groupColumns = (index: number) =>
+    Object.fromEntries(
+      [...groups].map(([name, value]) => [streamSettingColumn(name), Array.isArray(value) ? (value[index] as number) : value]),
+    ) as { canRemoveSubscribersGroupId: number }
   // One statement for all the channels (a subscribe request may create hundreds).
   const created = await tx.stream.createManyAndReturn({
-    data: streams.map((s) => {
+    data: streams.map((s, index) => {
       const description = s.description ?? ''
       return {
         realmId: realm.id,
@@ -134,10 +165,9 @@ export async function insertStreams(
         creatorId: creator.id,
         inviteOnly: options.inviteOnly,
         isWebPublic: options.isWebPublic,
-        streamPostPolicy: options.streamPostPolicy,
         messageRetentionDays: options.messageRetentionDays,
         historyPublicToSubscribers: history,
-        canRemoveSubscribersGroupId: options.canRemoveSubscribersGroupId,
+        ...groupColumns(index),
       }
     }),
   })

@@ -28,6 +28,7 @@ import type { Config } from '../config.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
 import { subscriptionAddEvent, subscriptionPeerEvent } from '../events/schemas/index.js'
 import { presentSubscription, type SubscriptionObject } from '../present/stream.js'
+import { getStreamGroupContext, type StreamGroupContext } from '../queries/stream-permissions.js'
 
 export interface CreateUserInput {
   email: string
@@ -117,9 +118,10 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
   })
   const subs = await tx.subscription.findMany({ where: { userId: user.id, streamId: { in: streamIds } } })
   const subByStream = new Map(subs.map((s) => [s.streamId, s]))
+  const groups = await getStreamGroupContext(tx, user.realmId, streams)
   const dicts = streams.flatMap((stream) => {
     const sub = subByStream.get(stream.id)
-    return sub ? [subscriptionDict(stream, sub, stream.subscriptions.map((s) => s.userId))] : []
+    return sub ? [subscriptionDict(stream, sub, groups, stream.subscriptions.map((s) => s.userId))] : []
   })
   const defaults = (await getStreamNotificationDefaults(tx, [user.id])).get(user.id)
   emit(subscriptionAddEvent(dicts, defaults), [user.id])
@@ -135,6 +137,6 @@ export async function emitSubscriptions(tx: Tx, user: User, streamIds: number[],
 }
 
 // The subscription object of upstream's `subscription add` (upstream-behaviour §2).
-function subscriptionDict(stream: Stream, sub: Subscription, subscribers: number[]): SubscriptionObject {
-  return presentSubscription(sub, stream, { subscribers: [...subscribers].sort((a, b) => a - b) })
+function subscriptionDict(stream: Stream, sub: Subscription, groups: StreamGroupContext, subscribers: number[]): SubscriptionObject {
+  return presentSubscription(sub, stream, groups, { subscribers: [...subscribers].sort((a, b) => a - b) })
 }

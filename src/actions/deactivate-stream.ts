@@ -14,6 +14,7 @@ import { inTransaction } from './context.js'
 import { accessStreamForUpdate, streamAudience, type AudienceUser } from '../access/stream-admin.js'
 import { streamAlreadyDeactivated } from '../errors.js'
 import { presentStream } from '../present/stream.js'
+import { getStreamGroupContext, metadataGranteesByStream } from '../queries/stream-permissions.js'
 import { realmUpdateDictEvent, streamDeleteEvent, streamUpdateEvent } from '../events/schemas/index.js'
 import { emitDefaultStreams, setDefaultStream } from './default-streams.js'
 import { sendNotificationBotMessage } from './notification-bot.js'
@@ -34,7 +35,9 @@ export async function deactivateStream(ctx: ActionContext, streamId: number): Pr
     if (locked?.deactivated !== false) throw streamAlreadyDeactivated()
     const users: AudienceUser[] = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true }, select: { id: true, role: true } })
     const subscribers = await tx.subscription.findMany({ where: { streamId: stream.id, active: true }, select: { userId: true } })
-    const audience = streamAudience(users, stream, new Set(subscribers.map((s) => s.userId)))
+    const groups = await getStreamGroupContext(tx, ctx.realm.id, [stream])
+    const grantees = (await metadataGranteesByStream(tx, ctx.realm.id, [stream])).get(stream.id)
+    const audience = streamAudience(users, stream, new Set(subscribers.map((s) => s.userId)), grantees)
 
     const archived = await tx.stream.update({ where: { id: stream.id }, data: { deactivated: true } })
     if (await setDefaultStream(tx, ctx.realm, stream, false)) await emitDefaultStreams(tx, emit, ctx.realm)
@@ -46,7 +49,7 @@ export async function deactivateStream(ctx: ActionContext, streamId: number): Pr
       emit(realmUpdateDictEvent(Object.fromEntries(cleared.map(([name]) => [name, -1]))), users.map((u) => u.id))
     }
     emit(streamUpdateEvent(archived, 'is_archived', true), audience)
-    emit(streamDeleteEvent([presentStream(archived)], { forArchiving: true }), audience)
+    emit(streamDeleteEvent([presentStream(archived, groups)], { forArchiving: true }), audience)
     return archived
   })
   await sendNotificationBotMessage(ctx, {

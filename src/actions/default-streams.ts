@@ -3,7 +3,8 @@
 // administrators choose the channels new users join; every non-guest's
 // clients get the new list in a `default_streams` event.
 import { defaultStreamsEvent } from '../events/schemas/index.js'
-import type { Realm, Stream, Tx } from '../db/index.js'
+import type { PrismaClient, Realm, Stream, Tx } from '../db/index.js'
+import { getStreamGroupContext } from '../queries/stream-permissions.js'
 import type { ActionContext, Emit, TxContext } from './context.js'
 import { inTransaction } from './context.js'
 import { mustBeAdmin, invalidStreamId, privateStreamCannotBeDefault } from '../errors.js'
@@ -13,9 +14,10 @@ import { presentStream, sortByName } from '../present/stream.js'
 import { getDefaultStreamIds } from '../queries/streams.js'
 
 /** The realm's default channels as channel objects, sorted by name. */
-export async function getDefaultStreams(db: Pick<Tx, 'defaultStream'>, realmId: number): Promise<ReturnType<typeof presentStream>[]> {
+export async function getDefaultStreams(db: Tx | PrismaClient, realmId: number): Promise<ReturnType<typeof presentStream>[]> {
   const rows = await db.defaultStream.findMany({ where: { realmId, stream: { deactivated: false } }, include: { stream: true } })
-  return sortByName(rows.map((d) => presentStream(d.stream)))
+  const groups = await getStreamGroupContext(db, realmId, rows.map((d) => d.stream))
+  return sortByName(rows.map((d) => presentStream(d.stream, groups)))
 }
 
 /** Tells every active non-guest user the current list (guests have no default channels). */

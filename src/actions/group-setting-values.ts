@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Tx } from '../db/index.js'
 import {
+  type AnonymousGroupValue,
   checkAnonymousAllowed,
   checkNamedGroupForSetting,
   type GroupPermissionConfig,
@@ -29,6 +30,25 @@ export interface StoreGroupSettingOptions {
  * "Invalid user ID: N", "Invalid user group ID: N", and the system-group rules of the config.
  */
 export async function storeGroupSettingValue(tx: Tx, o: StoreGroupSettingOptions): Promise<number> {
+  const named = await validateGroupSettingValue(tx, o)
+  if (named !== null) return named
+  const value = o.value as AnonymousGroupValue
+  const current = o.currentGroupId === null ? null : await tx.userGroup.findUnique({ where: { id: o.currentGroupId }, select: { id: true, isAnonymous: true } })
+  if (current?.isAnonymous) {
+    const groupId = current.id
+    await tx.userGroupMember.deleteMany({ where: { groupId } })
+    await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: groupId } })
+    await writeAnonymousContents(tx, [groupId], value)
+    return groupId
+  }
+  return ((await createAnonymousGroups(tx, o.realmId, value, 1)) as [number])[0]
+}
+
+/**
+ * Checks `value` for the setting: for a named group, returns its ID; for an anonymous value,
+ * checks its users and subgroups and returns null (the caller stores it).
+ */
+export async function validateGroupSettingValue(tx: Tx, o: Omit<StoreGroupSettingOptions, 'currentGroupId'>): Promise<number | null> {
   if (typeof o.value === 'number') {
     const group = await tx.userGroup.findFirst({ where: { id: o.value, realmId: o.realmId, isAnonymous: false } })
     if (!group) throw invalidUserGroup()
@@ -49,19 +69,26 @@ export async function storeGroupSettingValue(tx: Tx, o: StoreGroupSettingOptions
   const missingGroup = subgroupIds.find((id) => !foundGroups.has(id))
   if (missingGroup !== undefined) throw invalidUserGroupId(missingGroup)
   if (groups.some((g) => g.deactivated)) throw userGroupDeactivated()
+  return null
+}
 
-  let groupId: number
-  const current = o.currentGroupId === null ? null : await tx.userGroup.findUnique({ where: { id: o.currentGroupId }, select: { id: true, isAnonymous: true } })
-  if (current?.isAnonymous) {
-    groupId = current.id
-    await tx.userGroupMember.deleteMany({ where: { groupId } })
-    await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: groupId } })
-  } else {
-    groupId = (await tx.userGroup.create({ data: { realmId: o.realmId, name: `@anonymous:${randomUUID()}`, isAnonymous: true }, select: { id: true } })).id
-  }
-  if (memberIds.length > 0) await tx.userGroupMember.createMany({ data: memberIds.map((userId) => ({ groupId, userId })) })
-  if (subgroupIds.length > 0) await tx.userGroupSubgroup.createMany({ data: subgroupIds.map((subgroupId) => ({ supergroupId: groupId, subgroupId })) })
-  return groupId
+/** `count` new anonymous groups holding the (already validated) value; one statement per table. */
+export async function createAnonymousGroups(tx: Tx, realmId: number, value: AnonymousGroupValue, count: number): Promise<number[]> {
+  if (count === 0) return []
+  const rows = await tx.userGroup.createManyAndReturn({
+    data: Array.from({ length: count }, () => ({ realmId, name: `@anonymous:${randomUUID()}`, isAnonymous: true })),
+    select: { id: true },
+  })
+  const ids = rows.map((r) => r.id)
+  await writeAnonymousContents(tx, ids, value)
+  return ids
+}
+
+async function writeAnonymousContents(tx: Tx, groupIds: number[], value: AnonymousGroupValue): Promise<void> {
+  const members = groupIds.flatMap((groupId) => value.direct_members.map((userId) => ({ groupId, userId })))
+  const subgroups = groupIds.flatMap((supergroupId) => value.direct_subgroups.map((subgroupId) => ({ supergroupId, subgroupId })))
+  if (members.length > 0) await tx.userGroupMember.createMany({ data: members })
+  if (subgroups.length > 0) await tx.userGroupSubgroup.createMany({ data: subgroups })
 }
 
 /** Deletes anonymous groups a setting no longer stores (call after the setting's row points elsewhere). */

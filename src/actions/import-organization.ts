@@ -13,7 +13,7 @@ import { Prisma as P } from '../db/index.js'
 import type { Services } from './context.js'
 import { checkSubdomain } from '../domain/subdomain.js'
 import { subdomainUnavailable } from '../errors.js'
-import { GROUP_PERMISSION_SETTING_NAMES, REALM_PERMISSION_SETTINGS, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
+import { GROUP_PERMISSION_SETTING_NAMES, REALM_PERMISSION_SETTINGS, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn, streamPostPolicyGroup } from '../domain/permission-settings.js'
 import { SYSTEM_GROUPS, roleGroupName } from '../domain/system-groups.js'
 import { ROLE } from '../domain/roles.js'
 import { MAX_MESSAGE_LENGTH, MAX_RENDERED_CONTENT_BYTES, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../domain/limits.js'
@@ -378,6 +378,8 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
   const streamRows = T('zerver_stream')
   const { ids: newStreamIds, map: streams } = await renumber(tx, 'zerver_stream', streamRows, 'stream', 'channel')
   const admins = systemIds.get(SYSTEM_GROUPS.administrators) as number
+  // A channel group setting naming a group the export does not hold (an anonymous one) takes its default.
+  const optGroup = (row: Row, key: string): number | null => (typeof row[key] === 'number' ? (groups.lookup(row[key]) ?? null) : null)
   const streamData: Prisma.StreamCreateManyInput[] = streamRows.map((row, i) => {
     const desc = str('zerver_stream', row, 'description', '', MAX_STREAM_DESCRIPTION_LENGTH)
     return {
@@ -390,10 +392,15 @@ async function writeRows(tx: Tx, services: Services, bundle: ZulipBundle, w: Wri
       creatorId: row.creator === null || row.creator === undefined ? null : (users.lookup(int('zerver_stream', row, 'creator')) ?? null),
       inviteOnly: bool('zerver_stream', row, 'invite_only', false),
       isWebPublic: bool('zerver_stream', row, 'is_web_public', false),
-      streamPostPolicy: optInt('zerver_stream', row, 'stream_post_policy') ?? 1,
       messageRetentionDays: optInt('zerver_stream', row, 'message_retention_days'),
       historyPublicToSubscribers: bool('zerver_stream', row, 'history_public_to_subscribers', true),
       canRemoveSubscribersGroupId: groups.opt('zerver_stream', row, 'can_remove_subscribers_group') ?? admins,
+      // Level 333 and later exports name the group; older ones the stream_post_policy it replaced.
+      canSendMessageGroupId:
+        optGroup(row, 'can_send_message_group') ?? systemIds.get(streamPostPolicyGroup(optInt('zerver_stream', row, 'stream_post_policy') ?? 1) ?? '') ?? null,
+      canAdministerChannelGroupId: optGroup(row, 'can_administer_channel_group'),
+      canAddSubscribersGroupId: optGroup(row, 'can_add_subscribers_group'),
+      canSubscribeGroupId: optGroup(row, 'can_subscribe_group'),
       deactivated: bool('zerver_stream', row, 'deactivated', false),
     }
   })

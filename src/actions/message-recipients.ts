@@ -7,6 +7,7 @@ import { idsMatchingLower } from '../db/exact-match.js'
 import {
   ApiError,
   badRequest,
+  cannotPostInChannel,
   cannotSendToMultipleChannels,
   invalidEmailRecipient,
   invalidUserId,
@@ -17,7 +18,11 @@ import {
   streamIdNotFound,
   streamNameNotFound,
 } from '../errors.js'
-import { isAdmin, isGuest, isModeratorOrAbove, isProvisionalMember, ROLE } from '../domain/roles.js'
+import { isGuest, ROLE } from '../domain/roles.js'
+import { holdsGroupSetting } from '../domain/group-setting-value.js'
+import { STREAM_PERMISSION_SETTINGS } from '../domain/permission-settings.js'
+import { getPermissionGroupIds } from '../queries/group-setting-values.js'
+import { groupGrantsOf } from '../queries/stream-permissions.js'
 import { normalizeTopic } from '../domain/topics.js'
 import { findStreamByName } from '../access/stream.js'
 import { MAX_USERS_PER_REQUEST } from '../domain/limits.js'
@@ -115,21 +120,19 @@ export async function findStreamForSend(ctx: ActionContext, addressed: number | 
   return stream
 }
 
-const POST_POLICY = { EVERYONE: 1, ADMINS: 2, RESTRICT_NEW_MEMBERS: 3, MODERATORS: 4 } as const
-
-/** The channel's stream_post_policy applied to one user; returns the refusal, if any. */
-function postPolicyRefusal(user: Pick<User, 'role' | 'dateJoined'>, stream: Stream, realm: Realm, now: Date): ApiError | null {
-  const policy = stream.streamPostPolicy
-  if (policy === POST_POLICY.EVERYONE || isAdmin(user.role)) return null
-  if (policy === POST_POLICY.ADMINS) return badRequest('Only organization administrators can send to this channel.')
-  if (policy === POST_POLICY.MODERATORS && !isModeratorOrAbove(user.role)) {
-    return badRequest('Only organization administrators and moderators can send to this channel.')
-  }
-  if (isGuest(user.role)) return badRequest('Guests cannot send to this channel.')
-  if (policy === POST_POLICY.RESTRICT_NEW_MEMBERS && isProvisionalMember(user, realm, now)) {
-    return badRequest('New members cannot send to this channel.')
-  }
-  return null
+/**
+ * Upstream's check_stream_access_based_on_can_send_message_group (level 333): the sender,
+ * or a bot's owner, must hold the channel's can_send_message_group. An empty column is
+ * role:everyone, which needs no look-up.
+ */
+async function checkCanSendMessageGroup(ctx: ActionContext, stream: Stream, owner: Owner | null): Promise<void> {
+  const groupId = stream.canSendMessageGroupId
+  if (groupId === null) return
+  const config = STREAM_PERMISSION_SETTINGS.can_send_message_group
+  const holds = async (user: Owner) => holdsGroupSetting(await getPermissionGroupIds(ctx.prisma, ctx.realm, user, ctx.now()), groupId, config, isGuest(user.role))
+  if (await holds(ctx.user)) return
+  if (owner && (await holds(owner))) return
+  throw cannotPostInChannel()
 }
 
 async function isSubscribed(ctx: ActionContext, userId: number, streamId: number): Promise<boolean> {
@@ -141,28 +144,27 @@ function openWithoutSubscription(user: Pick<User, 'role'>, stream: Stream): bool
   return stream.isWebPublic || (!stream.inviteOnly && user.role !== ROLE.GUEST)
 }
 
-/** May a user post to the channel without going through its owner? (upstream check_basic_stream_access) */
-async function hasBasicAccess(ctx: ActionContext, user: Pick<User, 'id' | 'role'>, stream: Stream): Promise<boolean> {
-  return openWithoutSubscription(user, stream) || isSubscribed(ctx, user.id, stream.id)
+/**
+ * Level 354: a sender whose groups grant content access to a private channel with
+ * shared history may post without subscribing (not through a bot's owner).
+ */
+async function postsThroughGroups(ctx: ActionContext, stream: Stream): Promise<boolean> {
+  if (!stream.historyPublicToSubscribers || isGuest(ctx.user.role)) return false
+  if (stream.canAddSubscribersGroupId === null && stream.canSubscribeGroupId === null) return false
+  return (await groupGrantsOf(ctx.prisma, ctx.user))(stream).content
 }
 
 type Owner = Pick<User, 'id' | 'role' | 'dateJoined' | 'isActive'>
-
-/** The post policy for the sender, or failing that for its active owner; throws the sender's refusal. */
-function checkPostPolicy(ctx: ActionContext, stream: Stream, owner: Owner | null): void {
-  const now = ctx.now()
-  const refusal = postPolicyRefusal(ctx.user, stream, ctx.realm, now)
-  if (refusal && !(owner && owner.isActive && postPolicyRefusal(owner, stream, ctx.realm, now) === null)) throw refusal
-}
 
 /** Throws unless the sender (or, for a bot, its owner) may post to the channel. */
 export async function checkMaySendToStream(ctx: ActionContext, stream: Stream): Promise<void> {
   const sender = ctx.user
   const owner =
     sender.isBot && sender.botOwnerId !== null ? await ctx.prisma.user.findUnique({ where: { id: sender.botOwnerId } }) : null
-  checkPostPolicy(ctx, stream, owner)
-  if (owner && owner.isActive && (await hasBasicAccess(ctx, owner, stream))) return
-  if (await hasBasicAccess(ctx, sender, stream)) return
+  await checkCanSendMessageGroup(ctx, stream, owner)
+  if (openWithoutSubscription(sender, stream) || (await isSubscribed(ctx, sender.id, stream.id))) return
+  if (owner && owner.isActive && (openWithoutSubscription(owner, stream) || (await isSubscribed(ctx, owner.id, stream.id)))) return
+  if (await postsThroughGroups(ctx, stream)) return
   throw notAuthorizedToSendToChannel(stream.name)
 }
 
@@ -170,11 +172,12 @@ export async function checkMaySendToStream(ctx: ActionContext, stream: Stream): 
  * checkMaySendToStream with what it reads already in hand: the sender's bot
  * owner (null for people) and the channel's active subscribers.
  */
-export function checkMaySendToStreamWith(ctx: ActionContext, stream: Stream, owner: Owner | null, subscribers: ReadonlySet<number>): void {
-  checkPostPolicy(ctx, stream, owner)
+export async function checkMaySendToStreamWith(ctx: ActionContext, stream: Stream, owner: Owner | null, subscribers: ReadonlySet<number>): Promise<void> {
+  await checkCanSendMessageGroup(ctx, stream, owner)
   const access = (user: Pick<User, 'id' | 'role'>) => openWithoutSubscription(user, stream) || subscribers.has(user.id)
   if (owner && owner.isActive && access(owner)) return
   if (access(ctx.user)) return
+  if (await postsThroughGroups(ctx, stream)) return
   throw notAuthorizedToSendToChannel(stream.name)
 }
 

@@ -18,6 +18,7 @@ import {
   type RenderResult,
 } from '../domain/markdown.js'
 import { canAccessStreamContent } from '../domain/stream-access.js'
+import { SYSTEM_GROUP_DISPLAY_NAMES } from '../domain/system-groups.js'
 import { compileLinkifier, type CompiledLinkifier, type Linkifier } from '../domain/linkifiers.js'
 import { realmUrl } from '../present/realm.js'
 import { accessibleAmong } from '../access/user.js'
@@ -58,8 +59,9 @@ export async function loadRenderContext(
     c.groupNames.length === 0
       ? []
       : await db.userGroup.findMany({
-          where: { id: { in: (await idsMatchingLower(db, 'user_group_name', { realm_id: realm.id }, c.groupNames)).map((r) => r.id) }, deactivated: false, isSystemGroup: false, isAnonymous: false },
-          select: { id: true, name: true },
+          // System groups too: they may be mentioned silently (level 333).
+          where: { id: { in: (await idsMatchingLower(db, 'user_group_name', { realm_id: realm.id }, c.groupNames)).map((r) => r.id) }, deactivated: false, isAnonymous: false },
+          select: { id: true, name: true, isSystemGroup: true },
         })
 
   const streams =
@@ -90,7 +92,9 @@ export async function loadRenderContext(
   return {
     usersByName,
     usersById,
-    groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
+    groupsByName: new Map(
+      groups.map(({ isSystemGroup, ...g }) => [g.name.toLowerCase(), isSystemGroup ? { ...g, systemDisplayName: SYSTEM_GROUP_DISPLAY_NAMES[g.name] ?? g.name } : g]),
+    ),
     streamsByName: new Map(linkable.map((s) => [s.name.toLowerCase(), { id: s.id, name: s.name }])),
     topicWith,
     realmEmoji: new Map(

@@ -122,7 +122,7 @@ async function resolveTarget(ctx: ActionContext, input: SendMessageInput, conten
     // An archived channel takes no messages but the notification bot's notices (upstream access_stream_for_send_message).
     if (audience.stream.deactivated && !(input.internal && input.archivedChannelNotice)) throw notAuthorizedToSendToChannel(audience.stream.name)
     const { stream, subscriberIds } = audience
-    if (!input.internal) checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))
+    if (!input.internal) await checkMaySendToStreamWith(ctx, stream, audience.owner, new Set(subscriberIds))
     if (ctx.realm.mandatoryTopics && addressee.topic === '') throw topicsRequired()
     const recipientIds = [...new Set([...subscriberIds, sender.id])].sort((a, b) => a - b)
     return {

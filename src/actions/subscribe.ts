@@ -13,11 +13,12 @@ import { isAdmin, isGuest } from '../domain/roles.js'
 import { canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription } from '../present/stream.js'
 import { getSubscriberIds } from '../queries/streams.js'
+import { getStreamGroupContext, metadataGranteesByStream } from '../queries/stream-permissions.js'
 import { getStreamNotificationDefaults } from '../queries/user-settings.js'
 import { streamCreateEvent, subscriptionAddEvent } from '../events/schemas/index.js'
 import { resolvePrincipals, type Principals } from '../access/principals.js'
 import { idsMatchingLower } from '../db/exact-match.js'
-import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, type NewStream } from './create-streams.js'
+import { checkCanCreateStreams, checkStreamName, insertStreams, parseMessageRetentionDays, withPostPolicy, type NewStream, type NewStreamOptions } from './create-streams.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
 import { STREAM_COLORS } from './user-rows.js'
@@ -46,9 +47,11 @@ export interface SubscribeInput {
   isWebPublic: boolean
   isDefaultStream: boolean
   historyPublicToSubscribers?: boolean
-  streamPostPolicy: number
+  /** Deprecated by level 333: stands for can_send_message_group when that is not given. */
+  streamPostPolicy?: number
   messageRetentionDays: string | number
-  canRemoveSubscribersGroup?: number
+  /** Group settings of the channels created (upstream's values; POST takes no `{new, old}`). */
+  groupSettings: NewStreamOptions['groupSettings']
 }
 
 /** Keyed by user ID (as a string), as upstream since level 289 (it keyed them by email before). */
@@ -130,17 +133,16 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
 
     let created: Stream[] = []
     if (missing.length > 0) {
-      const options = {
+      const options: NewStreamOptions = {
         inviteOnly: input.inviteOnly,
         isWebPublic: input.isWebPublic,
         isDefaultStream: input.isDefaultStream,
         historyPublicToSubscribers: input.historyPublicToSubscribers,
-        streamPostPolicy: input.streamPostPolicy,
         messageRetentionDays: retention,
-        canRemoveSubscribersGroupId: input.canRemoveSubscribersGroup,
+        groupSettings: await withPostPolicy(tx, realm.id, input.groupSettings, input.streamPostPolicy),
       }
-      const group = await checkCanCreateStreams(tx, realm, user, options, now)
-      created = await insertStreams(tx, realm, user, missing, { ...options, canRemoveSubscribersGroupId: group }, now)
+      await checkCanCreateStreams(tx, realm, user, options, now)
+      created = await insertStreams(tx, realm, user, missing, options, now)
     }
     const colors = new Map(wanted.filter((w) => w.color !== undefined).map((w) => [w.name.toLowerCase(), w.color as string]))
     const streams = [...authorized, ...created]
@@ -217,24 +219,30 @@ interface EmitArgs {
 async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<void> {
   const { ctx, streamIds, created, subscribers, added } = args
   const realmUsers: RealmUserInfo[] = await tx.user.findMany({ where: { realmId: ctx.realm.id, isActive: true }, select: { id: true, role: true } })
+  const streams = [...new Map([...created, ...[...added.values()].flatMap((list) => list.map((a) => a.stream))].map((s) => [s.id, s])).values()]
+  const groups = await getStreamGroupContext(tx, ctx.realm.id, streams)
+  const grantees = await metadataGranteesByStream(tx, ctx.realm.id, streams)
+  const granted = (stream: Stream, userId: number) => grantees.get(stream.id)?.has(userId) === true
   // Channels that now exist: to the users who may see them.
   for (const stream of created) {
-    const audience = realmUsers.filter((u) => (stream.inviteOnly ? isAdmin(u.role) : stream.isWebPublic || !isGuest(u.role))).map((u) => u.id)
-    emit(streamCreateEvent([presentStream(stream)]), audience)
+    const audience = realmUsers
+      .filter((u) => (stream.inviteOnly ? isAdmin(u.role) || granted(stream, u.id) : stream.isWebPublic || !isGuest(u.role)))
+      .map((u) => u.id)
+    emit(streamCreateEvent([presentStream(stream, groups)]), audience)
   }
   // New subscribers who could not see a channel before (and did not just hear of it above).
   for (const target of subscribers) {
     const fresh = (added.get(target.id) ?? [])
       .map((a) => a.stream)
-      .filter((s) => !canSeeStreamMetadata(target, s, false))
-    if (fresh.length > 0) emit(streamCreateEvent(fresh.map((s) => presentStream(s))), [target.id])
+      .filter((s) => !canSeeStreamMetadata(target, s, false) && !granted(s, target.id))
+    if (fresh.length > 0) emit(streamCreateEvent(fresh.map((s) => presentStream(s, groups))), [target.id])
   }
   const subscriberIds = await getSubscriberIds(tx, streamIds)
   const defaults = await getStreamNotificationDefaults(tx, subscribers.filter((s) => added.has(s.id)).map((s) => s.id))
   for (const target of subscribers) {
     const list = added.get(target.id)
     if (!list || list.length === 0) continue
-    const subscriptions = list.map(({ stream, sub }) => presentSubscription(sub, stream, { subscribers: subscriberIds.get(stream.id) ?? [] }))
+    const subscriptions = list.map(({ stream, sub }) => presentSubscription(sub, stream, groups, { subscribers: subscriberIds.get(stream.id) ?? [] }))
     emit(subscriptionAddEvent(subscriptions, defaults.get(target.id)), [target.id])
   }
   const joined = new Map<number, { stream: Stream; userIds: number[] }>()
@@ -248,5 +256,5 @@ async function emitSubscribeEvents(tx: Tx, emit: Emit, args: EmitArgs): Promise<
   const streamsByUser = new Map([...added].map(([userId, list]) => [userId, list.map((a) => a.stream.id)]))
   await emitGuestAccessChanges(tx, emit, { realm: ctx.realm, change: { op: 'add', streamsByUser }, realmUsers, subscribersAfter: subscriberIds })
   const changes = [...joined.values()]
-  for (const { event, userIds } of peerEvents('peer_add', changes, realmUsers, subscriberIds)) emit(event, userIds)
+  for (const { event, userIds } of peerEvents('peer_add', changes, realmUsers, subscriberIds, grantees)) emit(event, userIds)
 }

@@ -25,8 +25,8 @@ export { subscriptionPeerEvent }
 const ascending = (a: number, b: number): number => a - b
 
 /**
- * Private channel: one event per channel to its subscribers and the
- * administrators, minus the changed users. Public channel: one event per
+ * Private channel: one event per channel to its subscribers, the
+ * administrators and the users whose groups grant its metadata, minus the changed users. Public channel: one event per
  * changed user (their channels batched) to every active non-guest user and
  * the subscribers (everyone for web-public channels), minus that user.
  */
@@ -35,6 +35,8 @@ export function peerEvents(
   changes: PeerChange[],
   realmUsers: RealmUserInfo[],
   subscribersAfter: Map<number, number[]>,
+  /** Users whose groups grant each private channel's metadata (level 349). */
+  grantees: ReadonlyMap<number, ReadonlySet<number>> = new Map(),
 ): Addressed[] {
   const out: Addressed[] = []
   const admins = realmUsers.filter((u) => isAdmin(u.role)).map((u) => u.id)
@@ -46,7 +48,7 @@ export function peerEvents(
     const changed = new Set(userIds)
     const subscribers = subscribersAfter.get(stream.id) ?? []
     if (stream.inviteOnly) {
-      const audience = [...new Set([...subscribers, ...admins])].filter((id) => !changed.has(id)).sort(ascending)
+      const audience = [...new Set([...subscribers, ...admins, ...(grantees.get(stream.id) ?? [])])].filter((id) => !changed.has(id)).sort(ascending)
       out.push({ event: subscriptionPeerEvent(op, [stream.id], [...userIds].sort(ascending)), userIds: audience })
       continue
     }

@@ -12,6 +12,7 @@ import { resolvePrincipals, type Principals } from '../access/principals.js'
 import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { presentStream } from '../present/stream.js'
+import { getStreamGroupContext, metadataGranteesByStream } from '../queries/stream-permissions.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
 import { streamDeleteEvent, subscriptionRemoveEvent } from '../events/schemas/index.js'
@@ -85,18 +86,20 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
       }
     }
 
+    const streamGroups = await getStreamGroupContext(tx, realm.id, streams)
+    const grantees = await metadataGranteesByStream(tx, realm.id, streams)
     for (const target of targets) {
       const lost = removedByUser.get(target.id)
       if (!lost) continue
       emit(subscriptionRemoveEvent(lost), [target.id])
-      const hidden = lost.filter((s) => !canSeeStreamMetadata(target, s, false))
-      if (hidden.length > 0) emit(streamDeleteEvent(hidden.map((s) => presentStream(s))), [target.id])
+      const hidden = lost.filter((s) => !canSeeStreamMetadata(target, s, false) && !grantees.get(s.id)?.has(target.id))
+      if (hidden.length > 0) emit(streamDeleteEvent(hidden.map((s) => presentStream(s, streamGroups))), [target.id])
     }
     if (leftByStream.size > 0) {
       const realmUsers: RealmUserInfo[] = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } })
       const subscribersAfter = await getSubscriberIds(tx, [...leftByStream.keys()])
       const changes = streams.filter((s) => leftByStream.has(s.id)).map((stream) => ({ stream, userIds: leftByStream.get(stream.id) as number[] }))
-      for (const { event, userIds } of peerEvents('peer_remove', changes, realmUsers, subscribersAfter)) emit(event, userIds)
+      for (const { event, userIds } of peerEvents('peer_remove', changes, realmUsers, subscribersAfter, grantees)) emit(event, userIds)
       const streamsByUser = new Map([...removedByUser].map(([userId, lost]) => [userId, lost.map((s) => s.id)]))
       await emitGuestAccessChanges(tx, emit, { realm, change: { op: 'remove', streamsByUser }, realmUsers, subscribersAfter })
     }

@@ -27,6 +27,8 @@ export interface MentionableUser {
 export interface MentionableGroup {
   id: number
   name: string
+  /** System groups (level 333): mentioned only silently, shown by this name. */
+  systemDisplayName?: string
 }
 export interface LinkableStream {
   id: number
@@ -240,9 +242,9 @@ function userOrGroupMention(state: StateInline, silent: boolean): boolean {
   if (group) {
     const isSilent = group[1] === '_'
     const found = env.ctx.groupsByName.get(group[2].toLowerCase())
-    if (!found) return false
+    if (!found || (found.systemDisplayName !== undefined && !isSilent)) return false
     const cls = 'user-group-mention' + (isSilent ? ' silent' : '')
-    const html = `<span class="${cls}" data-user-group-id="${found.id}">${isSilent ? '' : '@'}${escapeHtml(found.name)}</span>`
+    const html = `<span class="${cls}" data-user-group-id="${found.id}">${isSilent ? '' : '@'}${escapeHtml(found.systemDisplayName ?? found.name)}</span>`
     if (!silent) {
       if (!isSilent) env.collected.groups.add(found.id)
       emit(state, html, group[0].length)

@@ -15,6 +15,9 @@ export interface RealmPermissionSetting {
   inert?: boolean
 }
 
+/** The pseudo group name of a default that is the channel's creator (upstream renamed it "channel_creator" at level 427). */
+export const STREAM_CREATOR_OR_NOBODY = 'stream_creator_or_nobody'
+
 const common = (defaultGroupName: string, allowNobodyGroup: boolean, allowEveryoneGroup: boolean, extra: Partial<GroupPermissionConfig> = {}) =>
   permissionConfig(defaultGroupName, { allowNobodyGroup, allowEveryoneGroup, ...extra })
 
@@ -54,9 +57,53 @@ export function realmSettingColumn(name: RealmPermissionSettingName): string {
   return `${name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}Id`
 }
 
-/** Channel-level settings (the channel work adds its own here). */
-export const STREAM_PERMISSION_SETTINGS: Record<string, GroupPermissionConfig> = {
-  can_remove_subscribers_group: common(G.administrators, false, true),
+/**
+ * Channel-level settings (upstream's Stream.stream_permission_group_settings at level 372).
+ * can_administer_channel_group defaults to an anonymous group of the channel's creator
+ * (role:nobody without one), which upstream names "stream_creator_or_nobody".
+ */
+export const STREAM_PERMISSION_SETTINGS = {
+  can_add_subscribers_group: common(G.nobody, true, false),
+  can_administer_channel_group: common(STREAM_CREATOR_OR_NOBODY, true, false),
+  can_remove_subscribers_group: common(G.administrators, true, true),
+  can_send_message_group: common(G.everyone, true, true),
+  can_subscribe_group: common(G.nobody, true, false),
+} as const satisfies Record<string, GroupPermissionConfig>
+
+export type StreamPermissionSettingName = keyof typeof STREAM_PERMISSION_SETTINGS
+export const STREAM_PERMISSION_SETTING_NAMES = Object.keys(STREAM_PERMISSION_SETTINGS) as StreamPermissionSettingName[]
+export const isStreamPermissionSetting = (name: string): name is StreamPermissionSettingName => Object.hasOwn(STREAM_PERMISSION_SETTINGS, name)
+
+/** The Stream column (Prisma field) holding a setting's group ID: can_x_group → canXGroupId. */
+export function streamSettingColumn(name: StreamPermissionSettingName): `${string}GroupId` {
+  return `${name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}Id` as `${string}GroupId`
+}
+
+/** The system group an empty channel column stands for (channels made before the setting existed). */
+export function streamSettingFallbackGroup(name: StreamPermissionSettingName): string {
+  const group = STREAM_PERMISSION_SETTINGS[name].defaultGroupName
+  return group === STREAM_CREATOR_OR_NOBODY ? G.nobody : group
+}
+
+/** The settings whose groups may see a private channel's metadata (level 349; 357 adds can_subscribe_group). */
+export const STREAM_SETTINGS_GRANTING_METADATA: readonly StreamPermissionSettingName[] = ['can_add_subscribers_group', 'can_administer_channel_group', 'can_subscribe_group']
+/** The settings whose groups may read a private channel's messages (level 354). */
+export const STREAM_SETTINGS_GRANTING_CONTENT: readonly StreamPermissionSettingName[] = ['can_add_subscribers_group', 'can_subscribe_group']
+
+/**
+ * stream_post_policy, deprecated by level 333, derived from can_send_message_group as
+ * upstream's get_stream_post_policy_value_based_on_group_setting: the policy of the
+ * system group, else 1 (everyone), the closest superset.
+ */
+const STREAM_POST_POLICY_GROUPS: Record<number, string> = { 1: G.everyone, 2: G.administrators, 3: G.fullMembers, 4: G.moderators }
+export const STREAM_POST_POLICY_ADMINS = 2
+export function streamPostPolicyFor(systemGroupName: string | null): number {
+  for (const [value, name] of Object.entries(STREAM_POST_POLICY_GROUPS)) if (name === systemGroupName) return Number(value)
+  return 1
+}
+/** The system group a stream_post_policy value (still accepted on create and PATCH) stands for; undefined for an unknown value. */
+export function streamPostPolicyGroup(policy: number): string | undefined {
+  return STREAM_POST_POLICY_GROUPS[policy]
 }
 
 /** A group setting's default on a new group: an anonymous group of its creator (upstream's "group_creator"). */

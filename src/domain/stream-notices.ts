@@ -27,19 +27,23 @@ export function privacyChangedNotice(actor: Actor, before: Privacy, after: Priva
   return `${mention(actor)} changed the [access permissions](/help/channel-permissions) for this channel from **${privacyPolicyName(before)}** to **${privacyPolicyName(after)}**.`
 }
 
-/** Upstream's Stream.POST_POLICIES. */
-export const POST_POLICY_NAMES: Readonly<Record<number, string>> = {
-  1: 'All channel members can post',
-  2: 'Only organization administrators can post',
-  3: 'Only organization full members can post',
-  4: 'Only organization administrators and moderators can post',
+/** A group-setting value as upstream's get_users_string_with_permission: its groups (by ID), then its users (by ID), silently mentioned. */
+export interface SettingHolders {
+  groups: { id: number; name: string }[]
+  users: Actor[]
+}
+export function settingHoldersText(holders: SettingHolders): string {
+  const groups = [...holders.groups].sort((a, b) => a.id - b.id).map((g) => `@_*${g.name}*`)
+  const users = [...holders.users].sort((a, b) => a.id - b.id).map(mention)
+  return [...groups, ...users].join(', ')
 }
 
-export function postPolicyChangedNotice(actor: Actor, before: number, after: number): string {
+/** can_send_message_group changed (level 333; upstream's send_stream_posting_permission_update_notification). */
+export function postingPermissionChangedNotice(actor: Actor, before: SettingHolders, after: SettingHolders): string {
   return (
     `${mention(actor)} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n` +
-    `* **Old permissions**: ${POST_POLICY_NAMES[before]}.\n` +
-    `* **New permissions**: ${POST_POLICY_NAMES[after]}.\n`
+    `* **Old**: ${settingHoldersText(before)}\n` +
+    `* **New**: ${settingHoldersText(after)}\n`
   )
 }
 

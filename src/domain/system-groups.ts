@@ -13,6 +13,18 @@ export const SYSTEM_GROUPS = {
   nobody: 'role:nobody',
 } as const
 
+/** How a silent mention of a system group shows it (upstream's SystemGroups.GROUP_DISPLAY_NAME_MAP). */
+export const SYSTEM_GROUP_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  [SYSTEM_GROUPS.internet]: 'Everyone on the internet',
+  [SYSTEM_GROUPS.everyone]: 'Everyone including guests',
+  [SYSTEM_GROUPS.members]: 'Everyone except guests',
+  [SYSTEM_GROUPS.fullMembers]: 'Full members',
+  [SYSTEM_GROUPS.moderators]: 'Moderators',
+  [SYSTEM_GROUPS.administrators]: 'Administrators',
+  [SYSTEM_GROUPS.owners]: 'Owners',
+  [SYSTEM_GROUPS.nobody]: 'Nobody',
+}
+
 /** The system group a role belongs to directly (higher roles reach lower groups through subgroups). */
 export function roleGroupName(role: number): string {
   switch (role) {

@@ -3,9 +3,10 @@
 // callers load subscribers and traffic and pass them in.
 import type { Stream, Subscription } from '../db/index.js'
 import type { StreamDict, SubscriptionDict } from '../events/schemas/common.js'
+import { STREAM_POST_POLICY_ADMINS } from '../domain/permission-settings.js'
+import { streamSettingsWire, type StreamGroupContext } from '../domain/stream-settings.js'
 
-/** stream_post_policy value that marks a channel as announcement-only (administrators post). */
-export const STREAM_POST_POLICY_ADMINS = 2
+export type { StreamGroupContext }
 
 /** The channel object and the subscription dict, defined by their schemas in events/schemas/common.ts. */
 export type StreamObject = StreamDict
@@ -22,7 +23,9 @@ export interface PresentStreamOptions {
 
 export const toUnixSeconds = (date: Date): number => Math.floor(date.getTime() / 1000)
 
-export function presentStream(stream: Stream, options: PresentStreamOptions = {}): StreamObject {
+/** `groups` (queries/stream-permissions.ts getStreamGroupContext) presents the group settings. */
+export function presentStream(stream: Stream, groups: StreamGroupContext, options: PresentStreamOptions = {}): StreamObject {
+  const settings = streamSettingsWire(groups, stream)
   const out: StreamObject = {
     stream_id: stream.id,
     name: stream.name,
@@ -32,12 +35,17 @@ export function presentStream(stream: Stream, options: PresentStreamOptions = {}
     creator_id: stream.creatorId,
     invite_only: stream.inviteOnly,
     is_web_public: stream.isWebPublic,
-    stream_post_policy: stream.streamPostPolicy,
-    is_announcement_only: stream.streamPostPolicy === STREAM_POST_POLICY_ADMINS,
+    // Deprecated by level 333: derived from can_send_message_group.
+    stream_post_policy: settings.stream_post_policy,
+    is_announcement_only: settings.stream_post_policy === STREAM_POST_POLICY_ADMINS,
     message_retention_days: stream.messageRetentionDays,
     history_public_to_subscribers: stream.historyPublicToSubscribers,
     first_message_id: stream.firstMessageId,
-    can_remove_subscribers_group: stream.canRemoveSubscribersGroupId,
+    can_add_subscribers_group: settings.can_add_subscribers_group,
+    can_administer_channel_group: settings.can_administer_channel_group,
+    can_remove_subscribers_group: settings.can_remove_subscribers_group,
+    can_send_message_group: settings.can_send_message_group,
+    can_subscribe_group: settings.can_subscribe_group,
     // Level 315.
     is_archived: stream.deactivated,
     // Level 323.
@@ -50,9 +58,9 @@ export function presentStream(stream: Stream, options: PresentStreamOptions = {}
 }
 
 /** The user's subscription to `stream` as in the `subscription add` event and GET /users/me/subscriptions. */
-export function presentSubscription(sub: Subscription, stream: Stream, options: Omit<PresentStreamOptions, 'isDefault'> = {}): SubscriptionObject {
+export function presentSubscription(sub: Subscription, stream: Stream, groups: StreamGroupContext, options: Omit<PresentStreamOptions, 'isDefault'> = {}): SubscriptionObject {
   return {
-    ...presentStream(stream, options),
+    ...presentStream(stream, groups, options),
     color: sub.color,
     is_muted: sub.isMuted,
     in_home_view: !sub.isMuted,

@@ -5,7 +5,7 @@
 // Each table below names a setting's wire name and its column; a new group
 // setting is a new row.
 import type { Prisma, PrismaClient, Tx } from '../db/index.js'
-import { GROUP_PERMISSION_SETTING_NAMES, groupSettingColumn, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn } from '../domain/permission-settings.js'
+import { GROUP_PERMISSION_SETTING_NAMES, groupSettingColumn, REALM_PERMISSION_SETTING_NAMES, realmSettingColumn, STREAM_PERMISSION_SETTING_NAMES, streamSettingColumn } from '../domain/permission-settings.js'
 
 type Db = PrismaClient | Tx
 
@@ -18,8 +18,10 @@ export const REALM_GROUP_SETTINGS: readonly (readonly [string, RealmGroupColumn]
   .sort()
   .map((name) => [name, realmSettingColumn(name) as RealmGroupColumn] as const)
 
-/** Channel settings whose value is a user group. */
-export const STREAM_GROUP_SETTINGS: readonly (readonly [string, StreamGroupColumn])[] = [['can_remove_subscribers_group', 'canRemoveSubscribersGroupId']]
+/** Channel settings whose value is a user group (every one of domain/permission-settings.ts), by name. */
+export const STREAM_GROUP_SETTINGS: readonly (readonly [string, StreamGroupColumn])[] = [...STREAM_PERMISSION_SETTING_NAMES]
+  .sort()
+  .map((name) => [name, streamSettingColumn(name) as StreamGroupColumn] as const)
 
 /** User group settings whose value is a user group (every one of domain/permission-settings.ts). */
 export const USER_GROUP_GROUP_SETTINGS: readonly (readonly [string, UserGroupGroupColumn])[] = GROUP_PERMISSION_SETTING_NAMES.map(

@@ -31,7 +31,7 @@ export interface RegisterCore {
   maxMessageId?: number
   /** The user's subscriptions (active or not), with the channel; to archived channels only with archivedChannels. */
   subscriptions?: (Subscription & { stream: Stream })[]
-  /** Channels the user may know of and never subscribed to (none for a guest); archived ones only with archivedChannels. */
+  /** Channels the user may know of and never subscribed to (none for a guest), and private ones whose groups may grant it; archived ones only with archivedChannels. */
   neverSubscribed?: Stream[]
   unread?: UnreadSources
 }
@@ -71,7 +71,9 @@ export async function readRegisterCore(db: PrismaClient | Tx, user: User, parts:
         SELECT coalesce(jsonb_agg(to_jsonb(st)), '[]'::jsonb)
         FROM stream st
         WHERE st.realm_id = ${user.realmId} AND (${parts.archivedChannels}::boolean OR NOT st.deactivated)
-          AND (${scope}::int = 2 OR NOT st.invite_only)
+          AND (${scope}::int = 2 OR NOT st.invite_only
+            -- private channels whose groups may grant the user access; register-state.ts filters them
+            OR st.can_administer_channel_group_id IS NOT NULL OR st.can_add_subscribers_group_id IS NOT NULL OR st.can_subscribe_group_id IS NOT NULL)
           AND NOT EXISTS (SELECT 1 FROM subscription s WHERE s.user_id = ${user.id} AND s.stream_id = st.id)) END AS never_subscribed,
       CASE WHEN ${parts.unread} THEN (
         SELECT coalesce(jsonb_agg(jsonb_build_array(u.message_id, u.flags, u.stream_id, u.topic, u.sender_id, u.dm_user_ids) ORDER BY u.message_id), '[]'::jsonb)

@@ -9,6 +9,7 @@ import { isAdmin, isGuest, isModeratorOrAbove } from '../domain/roles.js'
 import type { ClientCapabilities } from '../events/queues/index.js'
 import { presentStream, presentSubscription, sortByName, type SubscriptionObject } from '../present/stream.js'
 import { getBillingAdminIds } from './billing-admins.js'
+import { getStreamGroupContext, groupGrantsOf } from './stream-permissions.js'
 import { avatarUrl, avatarUrlMedium, inaccessibleUserDict, presentUser, type UserDict } from '../present/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { accessibleUserIds } from '../access/user.js'
@@ -252,16 +253,20 @@ async function subscriptionState(
     ? await getSubscriberIds(prisma, [...rows.map((r) => r.streamId), ...neverRows.map((s) => s.id)])
     : undefined
   const defaults = streamNotificationDefaults(settings)
+  const groups = await getStreamGroupContext(prisma, user.realmId, [...rows.map((r) => r.stream), ...neverRows])
+  const grants = await groupGrantsOf(prisma, user)
   const present = (row: (typeof rows)[number]): SubscriptionObject => {
-    const sub = presentSubscription(row, row.stream, { subscribers: subscribers?.get(row.streamId) })
+    const sub = presentSubscription(row, row.stream, groups, { subscribers: subscribers?.get(row.streamId) })
     return options.capabilities.notification_settings_null ? sub : withInheritedNotifications(sub, defaults)
   }
   return {
     subscriptions: sortByName(rows.filter((r) => r.active).map(present)),
     // A channel left that the user may no longer know of is not listed (upstream
     // gather_subscriptions_helper); leaving it sent the user a `stream` delete.
-    unsubscribed: sortByName(rows.filter((r) => !r.active && canSeeStreamMetadata(user, r.stream, false)).map(present)),
-    never_subscribed: sortByName(neverRows.map((s: Stream) => presentStream(s, { subscribers: subscribers?.get(s.id) }))),
+    unsubscribed: sortByName(rows.filter((r) => !r.active && canSeeStreamMetadata(user, r.stream, false, grants(r.stream))).map(present)),
+    never_subscribed: sortByName(
+      neverRows.filter((s) => canSeeStreamMetadata(user, s, false, grants(s))).map((s: Stream) => presentStream(s, groups, { subscribers: subscribers?.get(s.id) })),
+    ),
   }
 }
 
@@ -269,16 +274,20 @@ async function visibleStreams(ctx: RegisterStateContext, options: RegisterStateO
   const { prisma, realm, user } = ctx
   let streams
   if (!user) {
-    streams = sortByName((await prisma.stream.findMany({ where: { realmId: realm.id, deactivated: false, isWebPublic: true } })).map((s) => presentStream(s)))
+    const rows = await prisma.stream.findMany({ where: { realmId: realm.id, deactivated: false, isWebPublic: true } })
+    const groups = await getStreamGroupContext(prisma, realm.id, rows)
+    streams = sortByName(rows.map((s) => presentStream(s, groups)))
   } else {
-    const admin = isAdmin(user.role)
+    // Every channel the user may know of: public (web-public for guests), subscribed, and for
+    // administrators and users whose groups grant it, private ones.
     streams = await getStreams(
       { prisma, user },
       {
         includePublic: true,
         includeWebPublic: true,
         includeSubscribed: true,
-        includeAll: admin,
+        // Every channel the user may know of (private ones for administrators and those whose groups grant it).
+        includeAll: true,
         includeDefault: false,
         includeOwnerSubscribed: false,
         includeCanAccessContent: false,

@@ -6,6 +6,7 @@ import { ApiError, invalidStreamName } from '../errors.js'
 import { isGuest } from '../domain/roles.js'
 import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
 import { presentStream, presentSubscription, sortByName, type StreamObject, type SubscriptionObject } from '../present/stream.js'
+import { getStreamGroupContext, groupGrantsOf } from './stream-permissions.js'
 
 type Db = PrismaClient | Tx
 
@@ -34,7 +35,8 @@ export async function getSubscriptions(ctx: StreamQueryContext, options: { inclu
     include: { stream: true },
   })
   const subscribers = options.includeSubscribers ? await getSubscriberIds(ctx.prisma, subs.map((s) => s.streamId)) : undefined
-  return sortByName(subs.map((sub) => presentSubscription(sub, sub.stream, { subscribers: subscribers?.get(sub.streamId) })))
+  const groups = await getStreamGroupContext(ctx.prisma, ctx.user.realmId, subs.map((s) => s.stream))
+  return sortByName(subs.map((sub) => presentSubscription(sub, sub.stream, groups, { subscribers: subscribers?.get(sub.streamId) })))
 }
 
 export interface GetStreamsOptions {
@@ -64,7 +66,8 @@ export async function getStreams(ctx: StreamQueryContext, options: GetStreamsOpt
       ),
     )
     const visible = options.includeAll ? canSeeStreamMetadata : canAccessStreamContent
-    streams = all.filter((s) => visible(user, s, subscribed.has(s.id)))
+    const grants = await groupGrantsOf(ctx.prisma, user)
+    streams = all.filter((s) => visible(user, s, subscribed.has(s.id), grants(s)))
   } else {
     const subscriberIds = [user.id]
     if (options.includeOwnerSubscribed && user.isBot && user.botOwnerId !== null) subscriberIds.push(user.botOwnerId)
@@ -79,7 +82,8 @@ export async function getStreams(ctx: StreamQueryContext, options: GetStreamsOpt
   const defaults = options.includeDefault
     ? new Set((await ctx.prisma.defaultStream.findMany({ where: { realmId: user.realmId } })).map((d) => d.streamId))
     : undefined
-  return sortByName(streams.map((s) => presentStream(s, defaults ? { isDefault: defaults.has(s.id) } : {})))
+  const groups = await getStreamGroupContext(ctx.prisma, user.realmId, streams)
+  return sortByName(streams.map((s) => presentStream(s, groups, defaults ? { isDefault: defaults.has(s.id) } : {})))
 }
 
 /** The realm's default channels by ID, ascending (register's realm_default_streams and the event since level 330). */
@@ -91,7 +95,7 @@ export async function getDefaultStreamIds(db: Pick<Tx, 'defaultStream'>, realmId
 /** GET /streams/{stream_id}: administrators may look up private channels they are not in. */
 export async function getStreamById(ctx: StreamQueryContext, streamId: number): Promise<StreamObject> {
   const { stream } = await accessStreamById(ctx, streamId, { allowMetadataAccess: true })
-  return presentStream(stream)
+  return presentStream(stream, await getStreamGroupContext(ctx.prisma, ctx.user.realmId, [stream]))
 }
 
 /** GET /get_stream_id. */

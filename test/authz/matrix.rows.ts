@@ -78,6 +78,8 @@ const OWNERS: Role[] = ['owner']
 const bad = (msg?: string): Expect => ({ status: 400, code: 'BAD_REQUEST', ...(msg !== undefined ? { msg } : {}) })
 const MUST_BE_ADMIN: Expect = { status: 400, code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' }
 const INSUFFICIENT = bad('Insufficient permission')
+/** Upstream's CannotAdministerChannelError (level 325): a channel the caller may read but does not administer. */
+const CANNOT_ADMINISTER = bad('You do not have permission to administer this channel.')
 const NO_SUCH_USER = bad('No such user')
 const INVALID_MESSAGE = bad('Invalid message(s)')
 const INVALID_CHANNEL_ID = bad('Invalid channel ID')
@@ -699,13 +701,14 @@ export const MATRIX: Record<string, Row[]> = {
     { target: 'foreign', request: (w) => ({ path: `/users/${w.foreign.users.member.id}/subscriptions/${w.foreign.streams.general.id}` }), allow: NOBODY, deny: NO_SUCH_USER },
   ],
   'PATCH /streams/:stream_id': [
-    { target: 'none', request: (w) => ({ path: `/streams/${w.fx.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: MUST_BE_ADMIN },
-    // Upstream's access_stream_for_delete_or_update: a private channel a non-admin has not joined, or another organization's, is an invalid ID.
+    // Upstream's access_stream_for_delete_or_update_requiring_metadata_access: who may read the channel is told it cannot administer it.
+    { target: 'none', request: (w) => ({ path: `/streams/${w.fx.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: CANNOT_ADMINISTER, denyFor: { guest: INVALID_CHANNEL_ID } },
+    // A private channel a non-admin has not joined, or another organization's, is an invalid ID.
     { target: 'private', request: (w) => ({ path: `/streams/${w.fx.streams.secret.id}`, params: { description: `About ${fresh()}` } }), allow: ADMINS, deny: INVALID_CHANNEL_ID },
     { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}`, params: { description: `About ${fresh()}` } }), allow: NOBODY, deny: INVALID_CHANNEL_ID },
   ],
   'DELETE /streams/:stream_id': [
-    { target: 'none', request: async (w) => ({ path: `/streams/${await channelOf(w)}` }), allow: ADMINS, deny: MUST_BE_ADMIN },
+    { target: 'none', request: async (w) => ({ path: `/streams/${await channelOf(w)}` }), allow: ADMINS, deny: CANNOT_ADMINISTER, denyFor: { guest: INVALID_CHANNEL_ID } },
     { target: 'foreign', request: (w) => ({ path: `/streams/${w.foreign.streams.design.id}` }), allow: NOBODY, deny: INVALID_CHANNEL_ID },
   ],
   'GET /default_streams': [{ target: 'none', request: () => ({ path: '/default_streams' }), allow: ALL }],

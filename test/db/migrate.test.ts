@@ -120,7 +120,7 @@ t.test('in-memory PGlite', async (t) => {
       prisma.stream.create({ data: { realmId: realm.id, name: 'GENERAL', canRemoveSubscribersGroupId: everyone.id } }),
       'channel names are unique per realm regardless of case',
     )
-    t.equal(stream.streamPostPolicy, 1)
+    t.equal(stream.canSendMessageGroupId, null)
   })
 
   t.test('concurrent runs on one database are serialized', async (t) => {

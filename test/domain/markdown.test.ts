@@ -12,7 +12,10 @@ const ctx: RenderContext = {
     [10, hamlet],
     [5, iago],
   ]),
-  groupsByName: new Map([['support', { id: 17, name: 'support' }]]),
+  groupsByName: new Map([
+    ['support', { id: 17, name: 'support' }],
+    ['role:administrators', { id: 4, name: 'role:administrators', systemDisplayName: 'Administrators' }],
+  ]),
   streamsByName: new Map([['general chat', { id: 3, name: 'general chat' }]]),
   realmEmoji: new Map([['green_tick', { id: '7', name: 'green_tick', sourceUrl: '/user_avatars/2/emoji/images/7.png' }]]),
   realmUrl: 'https://chat.example.com',
@@ -35,6 +38,9 @@ t.test('mention and link HTML', async (t) => {
     ['@**topic**', '<span class="topic-mention">@topic</span>'],
     ['@*support*', '<span class="user-group-mention" data-user-group-id="17">@support</span>'],
     ['@_*support*', '<span class="user-group-mention silent" data-user-group-id="17">support</span>'],
+    // Level 333: system groups are mentioned only silently, by their display name.
+    ['@_*role:administrators*', '<span class="user-group-mention silent" data-user-group-id="4">Administrators</span>'],
+    ['@*role:administrators*', '@<em>role:administrators</em>'],
     ['#**general chat**', '<a class="stream" data-stream-id="3" href="/#narrow/channel/3-general-chat">#general chat</a>'],
     [
       '#**general chat>my topic**',

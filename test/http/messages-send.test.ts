@@ -19,6 +19,7 @@ t.test('POST /messages', async (t) => {
   /** The viewer's copy of one message, as GET /messages/{id} shows it. */
   const messageAs = async (user: User, id: number): Promise<Body> =>
     expectSuccess(t, await as(app, user).get(`/messages/${id}`)).message
+  const streamIdOf = async (name: string): Promise<number> => (await services.prisma.stream.findFirstOrThrow({ where: { realmId: fx.realm.id, name } })).id
   const flagsOf = async (user: User, id: number): Promise<string[]> => (await messageAs(user, id)).flags
   /** Runs fn and returns the message bus items it published. */
   const captureBus = async (fn: () => Promise<unknown>): Promise<BusItem[]> => {
@@ -125,33 +126,52 @@ t.test('POST /messages', async (t) => {
     await send(bot, { type: 'stream', to: 'secret', topic: 'bot', content: 'beep' })
   })
 
-  t.test('stream_post_policy', async (t) => {
-    const mk = async (name: string, policy: number) => {
-      const s = await services.prisma.stream.create({
-        data: { realmId: fx.realm.id, name, streamPostPolicy: policy, canRemoveSubscribersGroupId: general.canRemoveSubscribersGroupId },
-      })
-      await services.prisma.subscription.create({ data: { userId: guest.id, streamId: s.id, color: '#ffffff' } })
-      return s
+  t.test('can_send_message_group (level 333), set through stream_post_policy and as a group', async (t) => {
+    const systemGroup = async (name: string) => (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name } })).id
+    const mk = async (name: string, setting: Record<string, unknown>) => {
+      expectSuccess(t, await as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [guest.id, member.id], ...setting }))
     }
-    await mk('admins-only', 2)
-    await mk('new-members-restricted', 3)
-    await mk('moderators-only', 4)
-    const err = async (user: User, to: string, msg: string) =>
-      expectError(t, await as(app, user).post('/messages', { type: 'stream', to, topic: 't', content: 'x' }), { code: 'BAD_REQUEST', msg })
-    await err(member, 'admins-only', 'Only organization administrators can send to this channel.')
-    await err(moderator, 'admins-only', 'Only organization administrators can send to this channel.')
+    await mk('admins-only', { stream_post_policy: 2 })
+    await mk('new-members-restricted', { stream_post_policy: 3 })
+    await mk('moderators-only', { can_send_message_group: await systemGroup('role:moderators') })
+    await mk('two-people', { can_send_message_group: { direct_members: [otherMember.id], direct_subgroups: [await systemGroup('role:moderators')] } })
+    await mk('nobody', { can_send_message_group: await systemGroup('role:nobody') })
+    const err = async (user: User, to: string) =>
+      expectError(t, await as(app, user).post('/messages', { type: 'stream', to, topic: 't', content: 'x' }), {
+        code: 'BAD_REQUEST',
+        msg: 'You do not have permission to post in this channel.',
+      })
+    await err(member, 'admins-only')
+    await err(moderator, 'admins-only')
     await send(admin, { type: 'stream', to: 'admins-only', topic: 't', content: 'ok' })
-    await err(member, 'moderators-only', 'Only organization administrators and moderators can send to this channel.')
+    await err(member, 'moderators-only')
     await send(moderator, { type: 'stream', to: 'moderators-only', topic: 't', content: 'ok' })
-    await err(guest, 'new-members-restricted', 'Guests cannot send to this channel.')
+    await send(admin, { type: 'stream', to: 'moderators-only', topic: 't', content: 'ok' })
+    await err(guest, 'new-members-restricted')
     await send(member, { type: 'stream', to: 'new-members-restricted', topic: 't', content: 'ok' })
+    await send(otherMember, { type: 'stream', to: 'two-people', topic: 't', content: 'ok' })
+    await send(moderator, { type: 'stream', to: 'two-people', topic: 't', content: 'ok' })
+    await err(member, 'two-people')
+    // role:nobody: not even organization administrators (upstream has no exception for them).
+    await err(admin, 'nobody')
     await services.prisma.realm.update({ where: { id: fx.realm.id }, data: { waitingPeriodThreshold: 3 } })
     t.teardown(() => services.prisma.realm.update({ where: { id: fx.realm.id }, data: { waitingPeriodThreshold: 0 } }))
-    await err(member, 'new-members-restricted', 'New members cannot send to this channel.')
+    await err(member, 'new-members-restricted')
     await send(owner, { type: 'stream', to: 'new-members-restricted', topic: 't', content: 'ok' })
     // A bot whose owner may post is let through.
     const ownersBot = await fx.newUser({ isBot: true, botOwnerId: admin.id, fullName: 'Admin Bot' })
     await send(ownersBot, { type: 'stream', to: 'admins-only', topic: 't', content: 'ok' })
+    // Scheduling and moving into the channel check the same setting.
+    const at = Math.floor(Date.now() / 1000) + 3600
+    expectError(t, await as(app, member).post('/scheduled_messages', { type: 'stream', to: JSON.stringify(await streamIdOf('admins-only')), topic: 't', content: 'x', scheduled_delivery_timestamp: at }), {
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to post in this channel.',
+    })
+    const moved = await send(member, { type: 'stream', to: 'general', topic: 'to move', content: 'm' })
+    expectError(t, await as(app, member).patch(`/messages/${moved}`, { stream_id: await streamIdOf('admins-only'), topic: 'to move' }), {
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to post in this channel.',
+    })
   })
 
   t.test('direct messages: recipients by id, email list or comma string', async (t) => {

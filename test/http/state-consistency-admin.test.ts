@@ -33,6 +33,31 @@ t.test('register state + events = fresh register, administration', async (t) => 
     await checkStateAfter(t, app, member, () => as(app, admin).patch(`/streams/${id}`, { stream_post_policy: 2 }), { expectTypes: ['stream/update'] })
   })
 
+  t.test('channel group settings (levels 320–357): values, and metadata access granted and taken away', async (t) => {
+    await subscribe(admin, 'admin-groups', [admin, member], { invite_only: true })
+    const id = await streamId('admin-groups')
+    const anonymous = JSON.stringify({ direct_members: [member.id], direct_subgroups: [] })
+    await checkStateAfter(t, app, member, () => as(app, admin).patch(`/streams/${id}`, { can_send_message_group: anonymous, can_remove_subscribers_group: anonymous }), {
+      expectTypes: ['stream/update'],
+    })
+    // A bystander put in can_administer_channel_group (or can_subscribe_group) learns of the private channel, with its subscribers…
+    const grant = JSON.stringify({ new: { direct_members: [admin.id, other.id], direct_subgroups: [] } })
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { can_administer_channel_group: grant }), {
+      expectTypes: ['stream/create', 'subscription/peer_add'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { description: 'seen by its channel administrator' }), { expectTypes: ['stream/update'] })
+    await checkStateAfter(t, app, other, () => as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'admin-groups' }], principals: [owner.id] }), {
+      expectTypes: ['subscription/peer_add'],
+    })
+    // … and forgets it when taken out again.
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { can_administer_channel_group: JSON.stringify({ direct_members: [admin.id], direct_subgroups: [] }) }), {
+      expectTypes: ['stream/delete'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { can_subscribe_group: JSON.stringify({ direct_members: [other.id], direct_subgroups: [] }) }), {
+      expectTypes: ['stream/create', 'subscription/peer_add'],
+    })
+  })
+
   t.test('channel administration: privacy, as seen by a subscriber and by a bystander', async (t) => {
     // Making a private channel public needs content access: the administrator subscribes too.
     await subscribe(admin, 'admin-privacy', [admin, member])

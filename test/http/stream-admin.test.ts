@@ -65,6 +65,7 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
   const botId = fx.notificationBot.id
   const lastNotice = async (streamId: number) =>
     services.prisma.message.findFirstOrThrow({ where: { streamId, senderId: botId }, orderBy: { id: 'desc' } })
+  const systemGroup = async (name: string) => (await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name } })).id
 
   t.test('renames a channel: event to everyone who sees it, notice in the channel', async (t) => {
     const design = fx.streams.design
@@ -100,24 +101,70 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
     t.equal((await lastNotice(id)).content, `@_**Adam Admin|${admin.id}** changed the description for this channel.\n\n* **Old description:**\n\`\`\`\` quote\nDesign talk\n\`\`\`\`\n* **New description:**\n\`\`\`\` quote\nAll **things** design\n\`\`\`\``)
     expectError(t, await as(app, admin).patch(`/streams/${id}`, { description: 'x'.repeat(1025) }), { code: 'BAD_REQUEST', msg: /description/ })
   })
-  t.test('changes the posting policy with the legacy event too', async (t) => {
+  t.test('stream_post_policy sets can_send_message_group (level 333), with the derived legacy events', async (t) => {
     const id = fx.streams.design.id
+    const admins = await systemGroup('role:administrators')
+    const { name } = await services.prisma.stream.findUniqueOrThrow({ where: { id } })
     const events = await captureEvents(app, member, () => as(app, admin).patch(`/streams/${id}`, { stream_post_policy: 2 }))
-    t.match(events.filter((e) => e.type === 'stream'), [
-      { op: 'update', property: 'stream_post_policy', value: 2, stream_id: id },
-      { op: 'update', property: 'is_announcement_only', value: true, stream_id: id },
+    t.same(events.filter((e) => e.type === 'stream').map(({ id: _, ...e }) => e), [
+      { type: 'stream', op: 'update', property: 'can_send_message_group', value: admins, stream_id: id, name },
+      { type: 'stream', op: 'update', property: 'stream_post_policy', value: 2, stream_id: id, name },
+      { type: 'stream', op: 'update', property: 'is_announcement_only', value: true, stream_id: id, name },
     ])
-    t.match((await lastNotice(id)).content, /\* \*\*Old permissions\*\*: All channel members can post\.\n\* \*\*New permissions\*\*: Only organization administrators can post\./)
+    t.equal(
+      (await lastNotice(id)).content,
+      `@_**Adam Admin|${admin.id}** changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n* **Old**: @_*role:everyone*\n* **New**: @_*role:administrators*`,
+    )
+    // System groups are mentioned silently, by their display names (level 333).
+    t.match((await lastNotice(id)).renderedContent, new RegExp(`<span class="user-group-mention silent" data-user-group-id="${admins}">Administrators</span>`))
     expectError(t, await as(app, admin).patch(`/streams/${id}`, { stream_post_policy: 9 }), { code: 'BAD_REQUEST', msg: 'Invalid stream_post_policy' })
+    // An anonymous value: stream_post_policy falls back to 1 (everyone), the superset upstream reports.
+    const anonymous = { direct_members: [member.id], direct_subgroups: [admins] }
+    const more = await captureEvents(app, member, () => as(app, admin).patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: anonymous, old: admins }) }))
+    t.match(more.filter((e) => e.type === 'stream'), [
+      { property: 'can_send_message_group', value: anonymous },
+      { property: 'stream_post_policy', value: 1 },
+      { property: 'is_announcement_only', value: false },
+    ])
+    t.equal(
+      (await lastNotice(id)).content,
+      `@_**Adam Admin|${admin.id}** changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n* **Old**: @_*role:administrators*\n* **New**: @_*role:administrators*, @_**${member.fullName}|${member.id}**`,
+    )
+    t.match(expectSuccess(t, await as(app, member).get(`/streams/${id}`)).stream, { can_send_message_group: anonymous, stream_post_policy: 1 })
+    expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: await systemGroup('role:everyone') }) }))
+    t.equal(await services.prisma.userGroup.count({ where: { realmId: fx.realm.id, isAnonymous: true, members: { some: { userId: member.id } }, subgroups: { some: { subgroupId: admins } } } }), 0, 'the replaced anonymous group is gone')
   })
-  t.test('changes can_remove_subscribers_group to a group of the realm', async (t) => {
+  t.test('group settings: {new, old} conflicts and bad values', async (t) => {
     const id = fx.streams.design.id
-    const members = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:members' } })
-    const nobody = await services.prisma.userGroup.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'role:nobody' } })
-    const events = await captureEvents(app, member, () => as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: members.id }))
-    t.match(events, [{ type: 'stream', op: 'update', property: 'can_remove_subscribers_group', value: members.id, stream_id: id }])
-    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: nobody.id }), { code: 'BAD_REQUEST', msg: "'can_remove_subscribers_group' setting cannot be set to 'role:nobody' group." })
+    const members = await systemGroup('role:members')
+    const nobody = await systemGroup('role:nobody')
+    const events = await captureEvents(app, member, () => as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: members }))
+    t.match(events, [{ type: 'stream', op: 'update', property: 'can_remove_subscribers_group', value: members, stream_id: id }])
+    // Level 320 allows role:nobody.
+    expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: JSON.stringify({ new: nobody, old: members }) }))
+    const stale = { can_remove_subscribers_group: JSON.stringify({ new: members, old: members }) }
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, stale), { code: 'EXPECTATION_MISMATCH', msg: "'old' value does not match the expected value." })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: await systemGroup('role:internet') }), {
+      code: 'BAD_REQUEST',
+      msg: "'can_remove_subscribers_group' setting cannot be set to 'role:internet' group.",
+    })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_add_subscribers_group: await systemGroup('role:everyone') }), {
+      code: 'BAD_REQUEST',
+      msg: "'can_add_subscribers_group' setting cannot be set to 'role:everyone' group.",
+    })
     expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: 999999 }), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
+    const retired = await services.prisma.userGroup.create({ data: { realmId: fx.realm.id, name: 'retired', deactivated: true } })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_subscribe_group: retired.id }), { code: 'BAD_REQUEST', msg: 'User group is deactivated.' })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_subscribe_group: JSON.stringify({ direct_members: [999999], direct_subgroups: [] }) }), {
+      code: 'BAD_REQUEST',
+      msg: 'Invalid user ID: 999999',
+    })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { can_subscribe_group: '"x"' }), { code: 'BAD_REQUEST', msg: /can_subscribe_group/ })
+    // Nothing of a refused request is applied.
+    const before = await services.prisma.stream.findUniqueOrThrow({ where: { id } })
+    expectError(t, await as(app, admin).patch(`/streams/${id}`, { description: 'half', can_subscribe_group: 999999 }), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
+    t.same(await services.prisma.stream.findUniqueOrThrow({ where: { id } }), before)
+    expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { can_remove_subscribers_group: await systemGroup('role:administrators') }))
   })
   t.test('message_retention_days needs an owner', async (t) => {
     const id = fx.streams.design.id
@@ -128,15 +175,26 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
     expectSuccess(t, await as(app, owner).patch(`/streams/${id}`, { message_retention_days: 'unlimited' }))
     expectError(t, await as(app, owner).patch(`/streams/${id}`, { message_retention_days: -5 }), { code: 'REQUEST_VARIABLE_INVALID' })
   })
-  t.test('only administrators may change a channel', async (t) => {
+  t.test('only organization and channel administrators may change a channel (level 325)', async (t) => {
     for (const who of [moderator, member]) {
-      expectError(t, await as(app, who).patch(`/streams/${fx.streams.design.id}`, { description: 'x' }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+      expectError(t, await as(app, who).patch(`/streams/${fx.streams.design.id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' })
     }
-    expectError(t, await as(app, guest).patch(`/streams/${fx.streams.general.id}`, { description: 'x' }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, guest).patch(`/streams/${fx.streams.general.id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' })
     expectError(t, await as(app, otherMember).patch(`/streams/${fx.streams.secret.id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
     expectError(t, await as(app, admin).patch('/streams/999999', { description: 'x' }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
     const other = await makeFixture(services)
     expectError(t, await as(app, other.users.owner, other).patch(`/streams/${fx.streams.design.id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
+    // A member of can_administer_channel_group changes the channel's settings, but not what needs an organization administrator.
+    const id = fx.streams.design.id
+    expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { can_administer_channel_group: JSON.stringify({ direct_members: [member.id], direct_subgroups: [] }) }))
+    expectSuccess(t, await as(app, member).patch(`/streams/${id}`, { description: 'Design, by its channel administrator' }))
+    expectError(t, await as(app, member).patch(`/streams/${id}`, { is_default_stream: true }), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+    expectError(t, await as(app, otherMember).patch(`/streams/${id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' })
+    // Guests never hold it (the setting does not allow role:everyone).
+    expectSuccess(t, await as(app, admin).patch(`/streams/${id}`, { can_administer_channel_group: JSON.stringify({ direct_members: [member.id, guest.id], direct_subgroups: [] }) }))
+    expectError(t, await as(app, guest).patch(`/streams/${id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
+    expectSuccess(t, await as(app, member).patch(`/streams/${id}`, { description: 'Design talk', can_administer_channel_group: await systemGroup('role:nobody') }))
+    expectError(t, await as(app, member).patch(`/streams/${id}`, { description: 'x' }), { code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' })
   })
   t.test('a failing change leaves everything as it was', async (t) => {
     const id = fx.streams.design.id
@@ -200,10 +258,11 @@ t.test('DELETE /streams/{stream_id}', async (t) => {
   const { app, fx } = await buildTestApp(t)
   const { member, otherMember, guest } = fx.users
 
-  t.test('only administrators archive channels', async (t) => {
-    expectError(t, await as(app, member).delete(`/streams/${fx.streams.design.id}`), { code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' })
+  t.test('only organization and channel administrators archive channels', async (t) => {
+    const cannot = { code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' }
+    expectError(t, await as(app, member).delete(`/streams/${fx.streams.design.id}`), cannot)
     expectError(t, await as(app, otherMember).delete(`/streams/${fx.streams.secret.id}`), { code: 'BAD_REQUEST', msg: 'Invalid channel ID' })
-    expectError(t, await as(app, guest).delete(`/streams/${fx.streams.general.id}`), { code: 'UNAUTHORIZED_PRINCIPAL' })
+    expectError(t, await as(app, guest).delete(`/streams/${fx.streams.general.id}`), cannot)
   })
   // What archiving does: test/http/archived-channels.test.ts.
 })

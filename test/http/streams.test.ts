@@ -17,7 +17,8 @@ t.test('GET /streams', async (t) => {
   t.test('describes each channel with the spec fields', async (t) => {
     const design = (expectSuccess(t, await as(app, member).get('/streams')).streams as Body[])[0] as Body
     t.same(Object.keys(design).sort(), [
-      'can_remove_subscribers_group', 'creator_id', 'date_created', 'description', 'first_message_id', 'history_public_to_subscribers',
+      'can_add_subscribers_group', 'can_administer_channel_group', 'can_remove_subscribers_group', 'can_send_message_group', 'can_subscribe_group',
+      'creator_id', 'date_created', 'description', 'first_message_id', 'history_public_to_subscribers',
       'invite_only', 'is_announcement_only', 'is_archived', 'is_recently_active', 'is_web_public', 'message_retention_days', 'name', 'rendered_description', 'stream_id',
       'stream_post_policy', 'stream_weekly_traffic',
     ])

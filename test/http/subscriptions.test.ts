@@ -89,8 +89,9 @@ t.test('POST /users/me/subscriptions', async (t) => {
     t.equal(stream.inviteOnly, true)
     t.equal(stream.historyPublicToSubscribers, false)
     const creates = ofOp(items, 'stream', 'create')
-    t.same(creates[0]?.userIds.sort(), [owner.id, admin.id].sort(), 'administrators hear of the new private channel')
-    t.same(creates.slice(1).map((c) => c.userIds).sort(), [[member.id], [otherMember.id]].sort(), 'each new subscriber hears of it')
+    // The creator is the channel's administrator (can_administer_channel_group, level 325), so hears of it with them.
+    t.same(creates[0]?.userIds.sort(), [owner.id, admin.id, member.id].sort(), 'administrators hear of the new private channel')
+    t.same(creates.slice(1).map((c) => c.userIds).sort(), [[otherMember.id]], 'each other new subscriber hears of it')
     const peers = ofOp(items, 'subscription', 'peer_add')
     t.same(peers.map((p) => p.event), [{ type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: [member.id, otherMember.id].sort((a, b) => a - b) }])
     t.same(peers[0]?.userIds.sort(), [owner.id, admin.id].sort(), 'private peers: subscribers and administrators minus the new ones')
@@ -217,16 +218,43 @@ t.test('POST /users/me/subscriptions', async (t) => {
     t.equal(await services.prisma.defaultStream.count({ where: { streamId: stream.id } }), 1)
   })
 
-  t.test('sets the posting policy and the removal group', async (t) => {
+  t.test('sets the group settings at creation (levels 320–357), stream_post_policy as can_send_message_group', async (t) => {
     const members = await groupId(SYSTEM_GROUPS.members)
+    const admins = await groupId(SYSTEM_GROUPS.administrators)
     const body = expectSuccess(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'news' }], stream_post_policy: 2, can_remove_subscribers_group: members }))
     t.ok(body.subscribed)
     const subs = expectSuccess(t, await as(app, member).get('/users/me/subscriptions')).subscriptions as Body[]
-    t.match(subs.find((s) => s.name === 'news'), { stream_post_policy: 2, is_announcement_only: true, can_remove_subscribers_group: members })
-    expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'n2' }], can_remove_subscribers_group: await groupId(SYSTEM_GROUPS.nobody) }), {
-      code: 'BAD_REQUEST', msg: "'can_remove_subscribers_group' setting cannot be set to 'role:nobody' group.",
+    t.match(subs.find((s) => s.name === 'news'), {
+      stream_post_policy: 2,
+      is_announcement_only: true,
+      can_send_message_group: admins,
+      can_remove_subscribers_group: members,
+      // Upstream's defaults: the creator administers the channel; nobody else adds subscribers or subscribes.
+      can_administer_channel_group: { direct_members: [member.id], direct_subgroups: [] },
+      can_add_subscribers_group: await groupId(SYSTEM_GROUPS.nobody),
+      can_subscribe_group: await groupId(SYSTEM_GROUPS.nobody),
     })
-    expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'n2' }], can_remove_subscribers_group: 987654 }), { code: 'BAD_REQUEST', msg: 'Invalid user group' })
+    const anonymous = { direct_members: [otherMember.id], direct_subgroups: [members] }
+    expectSuccess(t, await as(app, member).post('/users/me/subscriptions', {
+      subscriptions: [{ name: 'anon-1' }, { name: 'anon-2' }],
+      can_send_message_group: JSON.stringify(anonymous),
+      can_add_subscribers_group: JSON.stringify({ direct_members: [], direct_subgroups: [admins] }),
+    }))
+    const created = (expectSuccess(t, await as(app, member).get('/users/me/subscriptions')).subscriptions as Body[]).filter((s) => String(s.name).startsWith('anon-'))
+    t.equal(created.length, 2)
+    for (const sub of created) {
+      // A single subgroup and no members is that group (upstream's parse_group_setting_value); stream_post_policy approximates an anonymous group by 1.
+      t.match(sub, { can_send_message_group: anonymous, can_add_subscribers_group: admins, stream_post_policy: 1 })
+    }
+    const refused = async (params: Record<string, unknown>, msg: string) =>
+      expectError(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'n2' }], ...params }), { code: 'BAD_REQUEST', msg })
+    await refused({ can_remove_subscribers_group: await groupId(SYSTEM_GROUPS.internet) }, "'can_remove_subscribers_group' setting cannot be set to 'role:internet' group.")
+    await refused({ can_subscribe_group: await groupId(SYSTEM_GROUPS.everyone) }, "'can_subscribe_group' setting cannot be set to 'role:everyone' group.")
+    await refused({ can_administer_channel_group: await groupId(SYSTEM_GROUPS.everyone) }, "'can_administer_channel_group' setting cannot be set to 'role:everyone' group.")
+    await refused({ can_remove_subscribers_group: 987654 }, 'Invalid user group')
+    await refused({ can_send_message_group: JSON.stringify({ direct_members: [987654], direct_subgroups: [] }) }, 'Invalid user ID: 987654')
+    await refused({ can_send_message_group: JSON.stringify({ direct_members: [], direct_subgroups: [987654, members] }) }, 'Invalid user group ID: 987654')
+    t.equal(await services.prisma.stream.count({ where: { realmId: fx.realm.id, name: 'n2' } }), 0, 'no channel is left behind')
   })
 
   t.test('lists parameters it does not support', async (t) => {

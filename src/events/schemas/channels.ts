@@ -4,7 +4,8 @@ import { builder } from './built.js'
 import { Type, type Static } from 'typebox'
 import type { StreamNotificationDefaults } from '../../domain/stream-notifications.js'
 import { FOR_ARCHIVING_FIELD, NOTIFICATION_DEFAULTS_FIELD } from './internal.js'
-import { eventObject, StreamDict, SubscriptionDict } from './common.js'
+import { eventObject, GroupSettingValueSchema, StreamDict, SubscriptionDict } from './common.js'
+import type { GroupSettingValue } from '../../domain/group-setting-value.js'
 
 export const StreamEventSchema = Type.Union([
   eventObject({ type: Type.Literal('stream'), op: Type.Literal('create'), streams: Type.Array(StreamDict) }),
@@ -16,7 +17,7 @@ export const StreamEventSchema = Type.Union([
     stream_id: Type.Integer(),
     name: Type.String(),
     property: Type.String(),
-    value: Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()]),
+    value: Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null(), GroupSettingValueSchema]),
     rendered_description: Type.Optional(Type.String()),
     history_public_to_subscribers: Type.Optional(Type.Boolean()),
     is_web_public: Type.Optional(Type.Boolean()),
@@ -42,7 +43,7 @@ export const streamDeleteEvent = builder((streams: StreamDict[], opts: { forArch
 export const streamUpdateEvent = builder((
   stream: { id: number; name: string },
   property: string,
-  value: boolean | number | string | null,
+  value: boolean | number | string | null | GroupSettingValue,
   extra: { rendered_description?: string; history_public_to_subscribers?: boolean; is_web_public?: boolean } = {},
 ): StreamEvent => ({ type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value, ...extra }))
 

@@ -14,6 +14,13 @@ export const eventObject = <P extends TProperties>(properties: P) => Type.Object
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
+
+/** A group-setting value: a named group's ID or an anonymous group. */
+export const GroupSettingValueSchema = Type.Union([
+  Type.Integer(),
+  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }, { additionalProperties: false }),
+])
+
 export const StreamDict = Type.Object({
   stream_id: Type.Integer(),
   name: Type.String(),
@@ -28,7 +35,12 @@ export const StreamDict = Type.Object({
   message_retention_days: Nullable(Type.Integer()),
   history_public_to_subscribers: Type.Boolean(),
   first_message_id: Nullable(Type.Integer()),
-  can_remove_subscribers_group: Type.Integer(),
+  // Group-setting values (levels 320, 325, 333, 342, 357).
+  can_add_subscribers_group: GroupSettingValueSchema,
+  can_administer_channel_group: GroupSettingValueSchema,
+  can_remove_subscribers_group: GroupSettingValueSchema,
+  can_send_message_group: GroupSettingValueSchema,
+  can_subscribe_group: GroupSettingValueSchema,
   is_archived: Type.Boolean(),
   is_recently_active: Type.Boolean(),
   stream_weekly_traffic: Nullable(Type.Integer()),
@@ -105,12 +117,6 @@ export const MessageDict = Type.Object({
   avatar_url: Nullable(Type.String()),
 })
 export type MessageDict = Static<typeof MessageDict>
-
-/** A group-setting value: a named group's ID or an anonymous group. */
-export const GroupSettingValueSchema = Type.Union([
-  Type.Integer(),
-  Type.Object({ direct_members: Type.Array(Type.Integer()), direct_subgroups: Type.Array(Type.Integer()) }, { additionalProperties: false }),
-])
 
 export const UserGroupDict = Type.Object({
   id: Type.Integer(),

@@ -3,7 +3,8 @@
 // and the default channels (/default_streams).
 import { Type } from 'typebox'
 import { route } from '../route.js'
-import { optional } from '../params.js'
+import { json, optional } from '../params.js'
+import { STREAM_PERMISSION_SETTING_NAMES } from '../../domain/permission-settings.js'
 import { MAX_STREAM_DESCRIPTION_LENGTH } from '../../domain/limits.js'
 import { updateStream } from '../../actions/update-stream.js'
 import { deactivateStream } from '../../actions/deactivate-stream.js'
@@ -35,9 +36,11 @@ export const routes = [
       history_public_to_subscribers: optional(Type.Boolean()),
       is_default_stream: optional(Type.Boolean()),
       is_announcement_only: optional(Type.Boolean()),
+      // Deprecated by level 333 (can_send_message_group), still accepted.
       stream_post_policy: optional(Type.Integer()),
       message_retention_days: optional(Type.Union([Type.String({ maxLength: 100 }), Type.Integer()])),
-      can_remove_subscribers_group: optional(Type.Integer()),
+      // Group-setting values, `{new, old}` or bare (levels 320–357).
+      ...Object.fromEntries(STREAM_PERMISSION_SETTING_NAMES.map((n) => [n, optional(json(Type.Unknown()))])),
     },
     handler: async (input, ctx) => {
       await updateStream(ctx, {
@@ -51,7 +54,7 @@ export const routes = [
         isAnnouncementOnly: input.is_announcement_only,
         streamPostPolicy: input.stream_post_policy,
         messageRetentionDays: input.message_retention_days,
-        canRemoveSubscribersGroup: input.can_remove_subscribers_group,
+        groupSettings: Object.fromEntries(STREAM_PERMISSION_SETTING_NAMES.map((n) => [n, (input as Record<string, unknown>)[n]])),
       })
       return {}
     },

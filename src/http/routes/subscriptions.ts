@@ -8,6 +8,8 @@ import { unsubscribeFromStreams } from '../../actions/unsubscribe.js'
 import { updateSubscriptionProperties } from '../../actions/update-subscription-properties.js'
 import { getSubscriptions } from '../../queries/streams.js'
 import { MAX_CHANNELS_PER_REQUEST, MAX_PRINCIPALS_PER_REQUEST } from '../../domain/limits.js'
+import { STREAM_PERMISSION_SETTING_NAMES } from '../../domain/permission-settings.js'
+import { parseStreamGroupSettings } from '../../actions/create-streams.js'
 
 const principals = optional(
   json(Type.Union([Type.Array(Type.Integer(), { maxItems: MAX_PRINCIPALS_PER_REQUEST }), Type.Array(Type.String(), { maxItems: MAX_PRINCIPALS_PER_REQUEST })])),
@@ -41,9 +43,10 @@ export const routes = [
       is_web_public: optional(Type.Boolean(), { default: false }),
       is_default_stream: optional(Type.Boolean(), { default: false }),
       history_public_to_subscribers: optional(Type.Boolean()),
-      stream_post_policy: optional(Type.Union([1, 2, 3, 4].map((v) => Type.Literal(v))), { default: 1 }),
+      // Deprecated by level 333 (can_send_message_group), still accepted.
+      stream_post_policy: optional(Type.Union([1, 2, 3, 4].map((v) => Type.Literal(v)))),
       message_retention_days: optional(Type.Union([Type.String(), Type.Integer()]), { default: 'realm_default' }),
-      can_remove_subscribers_group: optional(Type.Integer()),
+      ...Object.fromEntries(STREAM_PERMISSION_SETTING_NAMES.map((n) => [n, optional(json(Type.Unknown()))])),
     },
     handler: async (input, ctx) =>
       ({
@@ -56,9 +59,9 @@ export const routes = [
           isWebPublic: input.is_web_public ?? false,
           isDefaultStream: input.is_default_stream ?? false,
           historyPublicToSubscribers: input.history_public_to_subscribers,
-          streamPostPolicy: input.stream_post_policy ?? 1,
+          streamPostPolicy: input.stream_post_policy,
           messageRetentionDays: input.message_retention_days ?? 'realm_default',
-          canRemoveSubscribersGroup: input.can_remove_subscribers_group,
+          groupSettings: parseStreamGroupSettings(input),
         })),
       }),
   }),
