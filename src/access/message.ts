@@ -4,6 +4,7 @@ import type { Services } from '../services.js'
 import type { Message, Stream, Tx, User, UserMessage } from '../db/index.js'
 import { invalidMessage } from '../errors.js'
 import { isGuest } from '../domain/roles.js'
+import { groupGrantsOf } from './stream-grants.js'
 
 type Ctx = Pick<Services, 'prisma'> & { user: User }
 
@@ -48,6 +49,8 @@ export async function accessMessageById(ctx: Ctx, messageId: number, options: Me
   if (userMessage) return { message, stream, userMessage }
   if (!stream) throw invalidMessage()
   const subscribed = (await db.subscription.count({ where: { userId: ctx.user.id, streamId: stream.id, active: true } })) > 0
-  if (!canReadStreamHistory(ctx.user, stream, subscribed)) throw invalidMessage()
+  // Level 354: groups granting content access read a private channel's shared history as subscribers do.
+  const granted = !subscribed && stream.inviteOnly && (await groupGrantsOf(db, ctx.user))(stream).content
+  if (!canReadStreamHistory(ctx.user, stream, subscribed || granted)) throw invalidMessage()
   return { message, stream, userMessage: null }
 }

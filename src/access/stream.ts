@@ -4,7 +4,8 @@ import type { Services } from '../services.js'
 import type { Tx } from '../db/index.js'
 import { idMatchingLower } from '../db/exact-match.js'
 import { invalidStreamId, streamIdNotFound, streamNameNotFound } from '../errors.js'
-import { canAccessStreamContent, canSeeStreamMetadata } from '../domain/stream-access.js'
+import { canAccessStreamContent, canSeeStreamMetadata, NO_GRANTS } from '../domain/stream-access.js'
+import { groupGrantsOf } from './stream-grants.js'
 
 export interface StreamAccess {
   stream: Stream
@@ -28,8 +29,10 @@ export interface AccessOptions {
 async function finish(ctx: { user: User }, db: Db, stream: Stream | null, fail: () => Error, options: AccessOptions): Promise<StreamAccess> {
   if (!stream || stream.realmId !== ctx.user.realmId || stream.deactivated) throw fail()
   const subscription = await db.subscription.findFirst({ where: { userId: ctx.user.id, streamId: stream.id, active: true } })
-  const contentAccess = canAccessStreamContent(ctx.user, stream, subscription !== null)
-  const visible = contentAccess || (options.allowMetadataAccess === true && canSeeStreamMetadata(ctx.user, stream, false))
+  // Levels 349 and 354: a private channel's groups may grant access to those not subscribed.
+  const grants = subscription === null && stream.inviteOnly ? (await groupGrantsOf(db as Tx, ctx.user))(stream) : NO_GRANTS
+  const contentAccess = canAccessStreamContent(ctx.user, stream, subscription !== null, grants)
+  const visible = contentAccess || (options.allowMetadataAccess === true && canSeeStreamMetadata(ctx.user, stream, false, grants))
   if (!visible) throw fail()
   return { stream, subscription, contentAccess }
 }
@@ -72,6 +75,7 @@ export async function checkStreamsByIds(db: Db, user: User, streamIds: readonly 
   const subscriptions = new Map(
     (await db.subscription.findMany({ where: { userId: user.id, streamId: { in: ids }, active: true } })).map((s) => [s.streamId, s]),
   )
+  let grants: Awaited<ReturnType<typeof groupGrantsOf>> | undefined
   for (const id of ids) {
     const stream = streams.get(id) ?? null
     const fail = options.notFound === 'does-not-exist' ? () => streamIdNotFound(id) : () => invalidStreamId()
@@ -80,8 +84,10 @@ export async function checkStreamsByIds(db: Db, user: User, streamIds: readonly 
       continue
     }
     const subscription = subscriptions.get(id) ?? null
-    const contentAccess = canAccessStreamContent(user, stream, subscription !== null)
-    if (!contentAccess && !(options.allowMetadataAccess === true && canSeeStreamMetadata(user, stream, false))) out.set(id, fail())
+    grants ??= subscription === null && stream.inviteOnly ? await groupGrantsOf(db as Tx, user) : undefined
+    const streamGrants = subscription === null && stream.inviteOnly && grants ? grants(stream) : NO_GRANTS
+    const contentAccess = canAccessStreamContent(user, stream, subscription !== null, streamGrants)
+    if (!contentAccess && !(options.allowMetadataAccess === true && canSeeStreamMetadata(user, stream, false, streamGrants))) out.set(id, fail())
     else out.set(id, { stream, subscription, contentAccess })
   }
   return out

@@ -11,6 +11,9 @@ import { idsMatchingLower } from '../db/exact-match.js'
 import type { ActionContext, Emit } from './context.js'
 import { inTransaction } from './context.js'
 import { checkStreamsByIds } from '../access/stream.js'
+import { groupGrantsOf } from '../access/stream-grants.js'
+import { canAddSubscribersTo } from '../domain/stream-access.js'
+import { getDefaultStreamIds } from '../queries/streams.js'
 import { isValidEmail, standInUserId } from '../access/user.js'
 import { fakeEmailDomain } from '../present/realm.js'
 import { isAdmin, isOwner, isRole, ROLE } from '../domain/roles.js'
@@ -94,12 +97,21 @@ async function checkInviteGroups(ctx: ActionContext, groupIds: number[]): Promis
   return ids
 }
 
+/**
+ * Each channel must be one the inviter may read and subscribe others to (level 342: the realm's
+ * can_add_subscribers_group, or the channel's own, or administering it); default channels always.
+ */
 async function checkStreams(ctx: ActionContext, streamIds: number[]): Promise<number[]> {
   const ids = [...new Set(streamIds)]
-  const refused = [...(await checkStreamsByIds(ctx.prisma, ctx.user, ids))].find(([, access]) => access instanceof Error)
+  const accesses = await checkStreamsByIds(ctx.prisma, ctx.user, ids)
+  const refused = [...accesses].find(([, access]) => access instanceof Error)
   if (refused) throw badRequest(`Invalid channel ID ${refused[0]}. No invites were sent.`)
-  if (ids.length > 0 && !(await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_add_subscribers_group', ctx.now()))) {
-    throw badRequest('You do not have permission to subscribe other users to channels.')
+  if (ids.length === 0 || (await holdsRealmPermission(ctx.prisma, ctx.realm, ctx.user, 'can_add_subscribers_group', ctx.now()))) return ids
+  const defaults = new Set(await getDefaultStreamIds(ctx.prisma, ctx.realm.id))
+  const grants = await groupGrantsOf(ctx.prisma, ctx.user)
+  for (const [id, access] of accesses) {
+    if (defaults.has(id) || access instanceof Error) continue
+    if (!canAddSubscribersTo(ctx.user, grants(access.stream), false)) throw badRequest('You do not have permission to subscribe other users to channels.')
   }
   return ids
 }

@@ -10,7 +10,8 @@ import { sendSubscriptionNotifications } from './subscription-notifications.js'
 import { MAX_SUBSCRIPTION_CHANGES_PER_REQUEST } from '../domain/limits.js'
 import { badRequest, insufficientPermission, invalidHexColor, notAllowedForGuests, unableToAccessStream } from '../errors.js'
 import { isAdmin, isGuest } from '../domain/roles.js'
-import { canSeeStreamMetadata } from '../domain/stream-access.js'
+import { canAccessStreamContent, canAddSubscribersTo, canSeeStreamMetadata, type GroupGrants } from '../domain/stream-access.js'
+import { groupGrantsOf } from '../access/stream-grants.js'
 import { presentStream, presentSubscription } from '../present/stream.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { getStreamGroupContext, metadataGranteesByStream } from '../queries/stream-permissions.js'
@@ -77,10 +78,12 @@ function normalizeRequests(requests: SubscribeRequest[]): Wanted[] {
   return [...byKey.values()]
 }
 
-/** May the requester subscribe (itself or others) to this existing channel? */
-function canAddSubscribers(user: User, stream: Stream, subscribed: boolean): boolean {
-  if (subscribed || stream.isWebPublic) return true
-  return !stream.inviteOnly && !isGuest(user.role)
+/**
+ * May the requester subscribe (itself or others) to this existing channel? Private ones need
+ * content access: a subscription, or (level 357) its can_subscribe_group or can_add_subscribers_group.
+ */
+function canAccessForSubscribing(user: User, stream: Stream, subscribed: boolean, grants: GroupGrants): boolean {
+  return canAccessStreamContent(user, stream, subscribed, grants)
 }
 
 /** The first palette color the user does not use yet, else by count. */
@@ -119,16 +122,22 @@ export async function subscribeToStreams(ctx: ActionContext, input: SubscribeInp
     }
     const ownSubs = await tx.subscription.findMany({ where: { userId: user.id, active: true, streamId: { in: [...existing.values()].map((s) => s.id) } } })
     const ownSubscribed = new Set(ownSubs.map((s) => s.streamId))
+    const grants = await groupGrantsOf(tx, user)
     const authorized: Stream[] = []
     const unauthorized: Stream[] = []
     for (const stream of existing.values()) {
-      ;(canAddSubscribers(user, stream, ownSubscribed.has(stream.id)) ? authorized : unauthorized).push(stream)
+      ;(canAccessForSubscribing(user, stream, ownSubscribed.has(stream.id), grants(stream)) ? authorized : unauthorized).push(stream)
     }
     if (unauthorized.length > 0 && input.authorizationErrorsFatal) throw unableToAccessStream((unauthorized[0] as Stream).name)
 
     const principals = input.principals ?? []
     const others = principals.some((p) => (typeof p === 'number' ? p !== user.id : p.trim().toLowerCase() !== user.email.toLowerCase()))
-    if (others && !(await holdsRealmPermission(tx, realm, user, 'can_add_subscribers_group', now))) throw insufficientPermission()
+    if (others) {
+      // Level 342: the realm's can_add_subscribers_group covers every channel (new ones too); the
+      // channel's own, and administering it, cover that channel.
+      const realmHolds = await holdsRealmPermission(tx, realm, user, 'can_add_subscribers_group', now)
+      if (!realmHolds && (missing.length > 0 || authorized.some((s) => !canAddSubscribersTo(user, grants(s), false)))) throw insufficientPermission()
+    }
     const subscribers = others ? await resolvePrincipals(tx, realm.id, principals) : [user]
 
     let created: Stream[] = []

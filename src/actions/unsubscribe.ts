@@ -13,6 +13,7 @@ import { getRecursiveGroupIds } from '../queries/group-membership.js'
 import { getSubscriberIds } from '../queries/streams.js'
 import { presentStream } from '../present/stream.js'
 import { getStreamGroupContext, metadataGranteesByStream } from '../queries/stream-permissions.js'
+import { groupGrantsOf } from '../access/stream-grants.js'
 import { peerEvents, type RealmUserInfo } from './subscription-events.js'
 import { emitGuestAccessChanges } from './guest-access-events.js'
 import { streamDeleteEvent, subscriptionRemoveEvent } from '../events/schemas/index.js'
@@ -38,6 +39,7 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
     const targets = input.principals && input.principals.length > 0 ? await resolvePrincipals(tx, realm.id, input.principals) : [user]
     const unsubscribingOthers = targets.some((t) => !directlyControls(user, t))
     const groups = unsubscribingOthers && !isAdmin(user.role) ? await getRecursiveGroupIds(tx, realm.id, user.id) : undefined
+    const grants = await groupGrantsOf(tx, user)
 
     // Every name resolved at once (exactly, case-insensitively), then checked in the request's order.
     const names = input.subscriptions.map((raw) => raw.trim())
@@ -58,10 +60,12 @@ export async function unsubscribeFromStreams(ctx: ActionContext, input: Unsubscr
     for (const name of names) {
       const stream = byKey.get(name.toLowerCase())
       // Channels the requester may not know of are reported as missing.
-      if (!stream || !canSeeStreamMetadata(user, stream, own.has(stream.id))) throw streamNameNotFound(name)
-      if (groups && !(canAccessStreamContent(user, stream, own.has(stream.id)) && groups.has(stream.canRemoveSubscribersGroupId))) {
-        throw insufficientPermission()
-      }
+      if (!stream) throw streamNameNotFound(name)
+      const streamGrants = grants(stream)
+      if (!canSeeStreamMetadata(user, stream, own.has(stream.id), streamGrants)) throw streamNameNotFound(name)
+      // can_remove_subscribers_group with content access, or (level 349) administering the channel.
+      const removes = canAccessStreamContent(user, stream, own.has(stream.id), streamGrants) && groups?.has(stream.canRemoveSubscribersGroupId) === true
+      if (groups && !removes && !streamGrants.administer) throw insufficientPermission()
       if (!streams.some((s) => s.id === stream.id)) streams.push(stream)
     }
 

@@ -27,17 +27,29 @@ export interface GroupGrants {
   content: boolean
   /** In can_administer_channel_group (realm administrators administer every channel anyway). */
   administer: boolean
+  /** In can_add_subscribers_group (level 342). */
+  addSubscribers: boolean
 }
 
-export const NO_GRANTS: GroupGrants = { metadata: false, content: false, administer: false }
+export const NO_GRANTS: GroupGrants = { metadata: false, content: false, administer: false, addSubscribers: false }
 
 /** The grants of a user whose recursive group IDs are `userGroupIds` (upstream's has_metadata_access_to_channel_via_groups). */
 export function groupGrants(user: AccessUser, stream: GrantingGroups, userGroupIds: ReadonlySet<number>): GroupGrants {
   if (isGuest(user.role)) return NO_GRANTS
   const holds = (id: number | null) => id !== null && userGroupIds.has(id)
-  const content = holds(stream.canAddSubscribersGroupId) || holds(stream.canSubscribeGroupId)
+  const addSubscribers = holds(stream.canAddSubscribersGroupId)
+  const content = addSubscribers || holds(stream.canSubscribeGroupId)
   const administer = holds(stream.canAdministerChannelGroupId)
-  return { metadata: content || administer, content, administer }
+  return { metadata: content || administer, content, administer, addSubscribers }
+}
+
+/**
+ * Level 342: may the user subscribe others to a channel it may read? Holders of the realm's
+ * can_add_subscribers_group may for every such channel; administrators of the channel
+ * (organization administrators included) and members of its can_add_subscribers_group for this one.
+ */
+export function canAddSubscribersTo(user: AccessUser, grants: GroupGrants, holdsRealmSetting: boolean): boolean {
+  return holdsRealmSetting || isAdmin(user.role) || grants.administer || grants.addSubscribers
 }
 
 /** May the user read the channel's messages (and post, policy permitting)? */

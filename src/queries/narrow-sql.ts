@@ -16,6 +16,7 @@ import { badNarrow, type NarrowOperand, type NarrowTerm } from '../domain/narrow
 import { isGuest } from '../domain/roles.js'
 import { RESOLVED_TOPIC_PREFIX } from '../domain/topics.js'
 import { canReadStreamHistory } from '../access/message.js'
+import { groupGrantsOf } from '../access/stream-grants.js'
 import { escapeLike, idsMatchingLower } from '../db/exact-match.js'
 import { streamsWithSubscription } from '../db/message-reads.js'
 import { flagMask } from '../db/flag-sql.js'
@@ -54,6 +55,8 @@ interface NarrowRefs {
   userOf(operand: string | number): number | undefined
   /** Channels (by ID) the viewer is actively subscribed to, among the narrow's. */
   subscribed: Set<number>
+  /** Private channels whose content the viewer's groups grant (level 354), among the narrow's. */
+  granted: Set<number>
 }
 
 const USER_OPERATORS = new Set<string>(['sender', 'dm-including', 'group-pm-with'])
@@ -84,6 +87,9 @@ async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): P
     return named.filter((s) => s.name.toLowerCase() === lower).sort((a, b) => a.id - b.id)[0]
   }
   const subscribed = new Set(found.filter((f) => f.subscribed).map((f) => f.stream.id))
+  const grantable = found.filter((f) => !f.subscribed && f.stream.inviteOnly && (f.stream.canAddSubscribersGroupId !== null || f.stream.canSubscribeGroupId !== null))
+  const grants = grantable.length > 0 ? await groupGrantsOf(db, viewer) : undefined
+  const granted = new Set(grantable.filter((f) => grants?.(f.stream).content).map((f) => f.stream.id))
   const userOperands = terms.flatMap((t) => {
     if (USER_OPERATORS.has(t.operator)) return [t.operand as string | number]
     if (t.operator !== 'dm') return []
@@ -95,6 +101,7 @@ async function narrowRefs(db: Db, viewer: User, terms: readonly NarrowTerm[]): P
     streamOf: (operand) => (typeof operand === 'number' ? streams.get(operand) : byName(String(operand))),
     userOf,
     subscribed,
+    granted,
   }
 }
 
@@ -259,7 +266,7 @@ function includesHistory(refs: NarrowRefs, viewer: User, terms: readonly NarrowT
       if (!stream) continue
       const subscribed = refs.subscribed.has(stream.id)
       // An archived channel's history stays readable (level 360).
-      include = canReadStreamHistory(viewer, stream, subscribed)
+      include = canReadStreamHistory(viewer, stream, subscribed || refs.granted.has(stream.id))
     } else if (t.operator === 'channels' && t.operand === 'public' && !isGuest(viewer.role)) {
       include = true
     }

@@ -91,8 +91,15 @@ t.test('invitations', async (t) => {
     expectError(t, await as(app, otherMember).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.secret.id] }), { code: 'BAD_REQUEST', msg: `Invalid channel ID ${fx.streams.secret.id}. No invites were sent.` })
     await realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 2 })
     t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 1 }))
-    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.general.id] }), { code: 'BAD_REQUEST', msg: 'You do not have permission to subscribe other users to channels.' })
+    const refused = { code: 'BAD_REQUEST', msg: 'You do not have permission to subscribe other users to channels.' }
+    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.design.id] }), refused)
     expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [] }))
+    // Level 342: default channels always; others through the channel's can_add_subscribers_group.
+    expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.general.id] }))
+    expectError(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.general.id, fx.streams.design.id] }), refused)
+    expectSuccess(t, await as(app, admin).patch(`/streams/${fx.streams.design.id}`, { can_add_subscribers_group: JSON.stringify({ direct_members: [member.id], direct_subgroups: [] }) }))
+    expectSuccess(t, await as(app, member).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.general.id, fx.streams.design.id] }))
+    expectError(t, await as(app, otherMember).post('/invites', { invitee_emails: fresh(), stream_ids: [fx.streams.design.id] }), refused)
   })
 
   t.test('an empty address list is refused', async (t) => {

@@ -257,6 +257,45 @@ t.test('POST /users/me/subscriptions', async (t) => {
     t.equal(await services.prisma.stream.count({ where: { realmId: fx.realm.id, name: 'n2' } }), 0, 'no channel is left behind')
   })
 
+  t.test('private channels through their groups: can_subscribe_group (357) and can_add_subscribers_group (342, 349)', async (t) => {
+    const moderator = fx.users.moderator
+    expectSuccess(t, await as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }], invite_only: true, history_public_to_subscribers: true }))
+    const vault = (await services.prisma.stream.findFirstOrThrow({ where: { realmId: fx.realm.id, name: 'vault' } })).id
+    const join = (who: typeof member, principals?: number[]) =>
+      as(app, who).post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }], ...(principals ? { principals } : {}) })
+    expectError(t, await join(member), { code: 'BAD_REQUEST', msg: 'Unable to access channel (vault).' })
+    expectSuccess(t, await as(app, admin).patch(`/streams/${vault}`, { can_subscribe_group: JSON.stringify({ direct_members: [member.id], direct_subgroups: [] }) }))
+    t.same(expectSuccess(t, await join(member)).subscribed, { [member.id]: ['vault'] }, 'a member of can_subscribe_group joins the private channel')
+    // With the realm setting narrowed to administrators, subscribing others needs the channel's own setting.
+    await realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 2 })
+    t.teardown(() => realmSetter(app, owner, services.prisma, fx.realm.id)({ inviteToStreamPolicy: 1 }))
+    expectError(t, await join(member, [otherMember.id]), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectSuccess(t, await as(app, admin).patch(`/streams/${vault}`, { can_add_subscribers_group: JSON.stringify({ direct_members: [moderator.id], direct_subgroups: [] }) }))
+    // Level 349: without being subscribed, and the channel is theirs to look up.
+    t.same(expectSuccess(t, await join(moderator, [otherMember.id])).subscribed, { [otherMember.id]: ['vault'] })
+    t.match(expectSuccess(t, await as(app, moderator).get(`/streams/${vault}`)).stream, { stream_id: vault, name: 'vault' })
+    t.ok((expectSuccess(t, await as(app, moderator).get('/streams', { include_can_access_content: true })).streams as Body[]).some((s) => s.stream_id === vault))
+    t.equal(await services.prisma.subscription.count({ where: { userId: moderator.id, streamId: vault, active: true } }), 0)
+    expectError(t, await join(member, [owner.id]), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    // Guests never hold these settings.
+    expectSuccess(t, await as(app, admin).patch(`/streams/${vault}`, { can_subscribe_group: JSON.stringify({ direct_members: [member.id, guest.id], direct_subgroups: [] }) }))
+    expectError(t, await as(app, guest).post('/users/me/subscriptions', { subscriptions: [{ name: 'vault' }] }), { code: 'BAD_REQUEST', msg: 'Not allowed for guest users' })
+
+    // Level 354: content access through can_add_subscribers_group: read, react and send without subscribing.
+    const sent = expectSuccess(t, await as(app, admin).post('/messages', { type: 'stream', to: 'vault', topic: 'secrets', content: 'in the vault' })).id as number
+    const narrow = JSON.stringify([{ operator: 'channel', operand: vault }])
+    const read = expectSuccess(t, await as(app, moderator).get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).messages as Body[]
+    t.ok(read.some((m) => m.id === sent), 'the channel narrow reads its history')
+    t.match(expectSuccess(t, await as(app, moderator).get(`/messages/${sent}`)).message, { id: sent, content: '<p>in the vault</p>' })
+    expectSuccess(t, await as(app, moderator).post(`/messages/${sent}/reactions`, { emoji_name: 'smile' }))
+    expectSuccess(t, await as(app, moderator).post('/messages', { type: 'stream', to: 'vault', topic: 'secrets', content: 'from outside' }))
+    // Not for a guest listed in the same setting, nor for users outside it.
+    expectSuccess(t, await as(app, admin).patch(`/streams/${vault}`, { can_add_subscribers_group: JSON.stringify({ direct_members: [moderator.id, guest.id], direct_subgroups: [] }) }))
+    expectError(t, await as(app, guest).get(`/messages/${sent}`), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
+    expectError(t, await as(app, owner).get(`/messages/${sent}`), { code: 'BAD_REQUEST', msg: 'Invalid message(s)' })
+    expectError(t, await as(app, owner).post('/messages', { type: 'stream', to: 'vault', topic: 'secrets', content: 'x' }), { code: 'BAD_REQUEST', msg: "Not authorized to send to channel 'vault'" })
+  })
+
   t.test('lists parameters it does not support', async (t) => {
     const body = expectSuccess(t, await as(app, member).post('/users/me/subscriptions', { subscriptions: [{ name: 'general' }], colour: 'x' }))
     t.same(body.ignored_parameters_unsupported, ['colour'])
@@ -352,6 +391,15 @@ t.test('DELETE /users/me/subscriptions', async (t) => {
     expectError(t, await as(app, member).delete('/users/me/subscriptions', { subscriptions: ['design'], principals: [user.id] }), {
       code: 'BAD_REQUEST', msg: 'Insufficient permission',
     })
+  })
+
+  t.test('lets channel administrators remove others (level 349)', async (t) => {
+    await join(otherMember, 'design')
+    const design = fx.streams.design.id
+    const remove = () => as(app, member).delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['design']), principals: JSON.stringify([otherMember.id]) })
+    expectError(t, await remove(), { code: 'BAD_REQUEST', msg: 'Insufficient permission' })
+    expectSuccess(t, await as(app, admin).patch(`/streams/${design}`, { can_administer_channel_group: JSON.stringify({ direct_members: [member.id], direct_subgroups: [] }) }))
+    t.same(expectSuccess(t, await remove()).removed, ['design'])
   })
 
   t.test('lets a user remove a bot it owns', async (t) => {
