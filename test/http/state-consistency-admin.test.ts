@@ -70,6 +70,13 @@ t.test('register state + events = fresh register, administration', async (t) => 
     await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { is_private: true }), { expectTypes: ['stream/delete'] })
   })
 
+  t.test('a channel setting whose anonymous value names a user who is deactivated, then reactivated', async (t) => {
+    const leaving = await fx.newUser({ fullName: 'Leaving Member' })
+    await subscribe(admin, 'admin-anon-members', [member], { can_send_message_group: JSON.stringify({ direct_members: [leaving.id, admin.id], direct_subgroups: [] }) })
+    await checkStateAfter(t, app, member, () => as(app, admin).delete(`/users/${leaving.id}`), { expectTypes: ['realm_user/update'] })
+    await checkStateAfter(t, app, member, () => as(app, admin).post(`/users/${leaving.id}/reactivate`), { expectTypes: ['stream/update'] })
+  })
+
   t.test('default channels', async (t) => {
     await subscribe(admin, 'admin-default')
     const id = await streamId('admin-default')

@@ -508,6 +508,9 @@ function applyRealmUser(state: Obj, event: Static<typeof RealmUserEventSchema>, 
           for (const key of Object.keys(group)) if (key.startsWith('can_') && key.endsWith('_group')) dropFrom(group, key)
         }
         for (const key of Object.keys(state)) if (key.startsWith('realm_') && key.endsWith('_group')) dropFrom(state, key)
+        for (const listKey of ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']) {
+          for (const stream of list<Obj>(state, listKey)) for (const key of Object.keys(stream)) if (key.startsWith('can_') && key.endsWith('_group')) dropFrom(stream, key)
+        }
       }
       if (update.is_active === false && options.includeSubscribers) {
         // Upstream's apply_event clears only `subscriptions`; its clients (and Roost's register) drop the user from every list.
