@@ -12,13 +12,14 @@ import type { Stream, Tx } from '../db/index.js'
 import { lockDue } from '../jobs/leased.js'
 import { streamUpdateEvent } from '../events/schemas/index.js'
 import { usersWhoSeeStreams } from './first-message-id.js'
+import type { StreamGroupColumns } from '../domain/stream-settings.js'
 
 /** Upstream's Stream.LAST_ACTIVITY_DAYS_BEFORE_FOR_ACTIVE. */
 export const STREAM_ACTIVE_DAYS = 180
 
 export const activityCutoff = (now: Date): Date => new Date(now.getTime() - STREAM_ACTIVE_DAYS * 24 * 3600 * 1000)
 
-type ChangedStream = Pick<Stream, 'id' | 'name' | 'inviteOnly' | 'isWebPublic' | 'isRecentlyActive'>
+type ChangedStream = Pick<Stream, 'id' | 'name' | 'inviteOnly' | 'isWebPublic' | 'isRecentlyActive'> & StreamGroupColumns
 
 /** The `stream` update events of channels whose is_recently_active just changed (to the value they carry). */
 export async function streamActivityEmissions(db: Tx, realmId: number, streams: readonly ChangedStream[]): Promise<Emission[]> {
@@ -43,7 +44,9 @@ export async function recheckStreamActivity(tx: Tx, emit: Emit, realmId: number,
     )
     UPDATE stream SET is_recently_active = latest.active
     FROM latest WHERE stream.id = latest.id AND stream.is_recently_active <> latest.active
-    RETURNING stream.id, stream.name, stream.invite_only AS "inviteOnly", stream.is_web_public AS "isWebPublic", stream.is_recently_active AS "isRecentlyActive"`
+    RETURNING stream.id, stream.name, stream.invite_only AS "inviteOnly", stream.is_web_public AS "isWebPublic", stream.is_recently_active AS "isRecentlyActive", stream.can_remove_subscribers_group_id AS "canRemoveSubscribersGroupId", stream.can_send_message_group_id AS "canSendMessageGroupId",
+      stream.can_administer_channel_group_id AS "canAdministerChannelGroupId", stream.can_add_subscribers_group_id AS "canAddSubscribersGroupId",
+      stream.can_subscribe_group_id AS "canSubscribeGroupId"`
   for (const { event, userIds } of await streamActivityEmissions(tx, realmId, changed)) emit(event, userIds)
   return changed.length
 }
@@ -54,7 +57,10 @@ export async function reviveAfterMove(tx: Tx, emit: Emit, realmId: number, strea
     UPDATE stream SET is_recently_active = true
     WHERE id = ${streamId} AND NOT is_recently_active
       AND (SELECT m.date_sent FROM message m WHERE m.stream_id = ${streamId} ORDER BY m.id DESC LIMIT 1) >= ${activityCutoff(now)}::timestamptz
-    RETURNING id, name, invite_only AS "inviteOnly", is_web_public AS "isWebPublic", is_recently_active AS "isRecentlyActive"`
+    RETURNING id, name, invite_only AS "inviteOnly", is_web_public AS "isWebPublic", is_recently_active AS "isRecentlyActive",
+      can_remove_subscribers_group_id AS "canRemoveSubscribersGroupId", can_send_message_group_id AS "canSendMessageGroupId",
+      can_administer_channel_group_id AS "canAdministerChannelGroupId", can_add_subscribers_group_id AS "canAddSubscribersGroupId",
+      can_subscribe_group_id AS "canSubscribeGroupId"`
   for (const { event, userIds } of await streamActivityEmissions(tx, realmId, revived)) emit(event, userIds)
 }
 

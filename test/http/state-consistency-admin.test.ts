@@ -70,6 +70,16 @@ t.test('register state + events = fresh register, administration', async (t) => 
     await checkStateAfter(t, app, other, () => as(app, admin).patch(`/streams/${id}`, { is_private: true }), { expectTypes: ['stream/delete'] })
   })
 
+  t.test('a private channel created with a bystander in can_subscribe_group: it hears of it, and of its first message and activity', async (t) => {
+    const grant = JSON.stringify({ direct_members: [other.id], direct_subgroups: [] })
+    await checkStateAfter(t, app, other, () => as(app, admin).post('/users/me/subscriptions', { subscriptions: [{ name: 'granted-first' }], invite_only: true, history_public_to_subscribers: true, can_subscribe_group: grant }), {
+      expectTypes: ['stream/create'],
+    })
+    await checkStateAfter(t, app, other, () => as(app, admin).post('/messages', { type: 'stream', to: 'granted-first', topic: 't', content: 'hello' }), {
+      expectTypes: [],
+    })
+  })
+
   t.test('a channel setting whose anonymous value names a user who is deactivated, then reactivated', async (t) => {
     const leaving = await fx.newUser({ fullName: 'Leaving Member' })
     await subscribe(admin, 'admin-anon-members', [member], { can_send_message_group: JSON.stringify({ direct_members: [leaving.id, admin.id], direct_subgroups: [] }) })
