@@ -8,8 +8,8 @@ t.test('GET /server_settings', async (t) => {
 
   t.test('describes the server and the realm of the Host without authentication', async (t) => {
     const body = expectSuccess(t, await anon(app, fx).get('/server_settings'))
-    t.equal(body.service_feature_level, 277)
-    t.equal(body.service_version, '9.0')
+    t.equal(body.service_feature_level, 372)
+    t.equal(body.service_version, '10.1')
     t.equal(body.service_merge_base, '')
     t.equal(body.realm_name, fx.realm.name)
     t.equal(body.realm_url, `http://${fx.realm.stringId}.localhost:9991`)
@@ -29,7 +29,7 @@ t.test('GET /server_settings', async (t) => {
 
   t.test('leaves out realm keys on a host without a realm', async (t) => {
     const body = expectSuccess(t, await anon(app, { host: 'localhost:9991' }).get('/server_settings'))
-    t.equal(body.service_feature_level, 277)
+    t.equal(body.service_feature_level, 372)
     t.notOk('realm_name' in body)
     t.notOk('realm_url' in body)
   })

@@ -7,8 +7,8 @@ import { anon, as } from '../support/client.js'
 import { expectError, expectSuccess, type Body } from '../support/expect.js'
 import { captureEvents, MODERN_CAPABILITIES } from '../support/events.js'
 
-const VERSION = { service_feature_level: 277, service_version: '9.0', service_merge_base: '' }
-const UPSTREAM_VERSION = { zulip_feature_level: 277, zulip_version: '9.0', zulip_merge_base: '' }
+const VERSION = { service_feature_level: 372, service_version: '10.1', service_merge_base: '' }
+const UPSTREAM_VERSION = { zulip_feature_level: 372, zulip_version: '10.1', zulip_merge_base: '' }
 const byId = (members: Body[]) => new Map(members.map((m) => [m.user_id as number, m]))
 
 t.test('with UPSTREAM_NAMES on (the default)', async (t) => {
