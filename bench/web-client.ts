@@ -158,6 +158,9 @@ await page.evaluate(() => {
   new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask', buffered: false })
 })
 const loadAtScroll = load()
+// --trace: a Chromium trace of the scroll, and what the long tasks' time went to (the tracing adds its own cost).
+const TRACE = process.argv.includes('--trace')
+if (TRACE) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] })
 const scrollStarted = Date.now()
 const scrolled = await page.evaluate(async (limitMs) => {
   const el = document.querySelector<HTMLElement>('.messages')!
@@ -177,6 +180,24 @@ const scrolled = await page.evaluate(async (limitMs) => {
 }, 240_000)
 const scrollMs = Date.now() - scrollStarted
 const longTasks = await page.evaluate(() => (window as unknown as { __long: number[] }).__long)
+const traced: string[] = []
+if (TRACE) {
+  type Ev = { name: string; ph: string; ts: number; dur?: number; tid: number; pid: number }
+  const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: Ev[] }).traceEvents
+  const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && (e.dur ?? 0) > 50_000)
+  // The page's main thread: the one whose tasks hold the most layout.
+  const layoutTid = new Map<string, number>()
+  for (const e of events) if (e.name === 'Layout') layoutTid.set(`${e.pid}:${e.tid}`, (layoutTid.get(`${e.pid}:${e.tid}`) ?? 0) + (e.dur ?? 0))
+  const main = [...layoutTid.entries()].sort((a, b) => b[1] - a[1])[0]?.[0]
+  for (const t of tasks.filter((t) => `${t.pid}:${t.tid}` === main)) {
+    const inside = events.filter((e) => e.ph === 'X' && e.pid === t.pid && e.tid === t.tid && e.ts >= t.ts && e.ts + (e.dur ?? 0) <= t.ts + (t.dur ?? 0) && e !== t)
+    const byName = new Map<string, number>()
+    for (const e of inside) byName.set(e.name, (byName.get(e.name) ?? 0) + (e.dur ?? 0))
+    const top = [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([n, d]) => `${n} ${(d / 1000).toFixed(1)}`)
+    traced.push(`${((t.dur ?? 0) / 1000).toFixed(1)} ms: ${top.join(', ')}`)
+  }
+  console.log(`traced long tasks on the page's main thread:\n${traced.join('\n')}`)
+}
 const cdp = await context.newCDPSession(page)
 await cdp.send('HeapProfiler.collectGarbage')
 const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }
@@ -236,6 +257,7 @@ const lines = [
   `| messages rendered at once while scrolling (window) | ${loaded} |`,
   `| JS heap after GC with the channel loaded | ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB |`,
   ``,
+  ...(TRACE ? [`Traced (--trace) long tasks on the page's main thread, ms inside each by trace event (nested events counted in each parent):`, ``, ...traced.map((t) => `- ${t}`), ``] : []),
 ]
 console.log(lines.join('\n'))
 const out = path.join(ROOT, 'bench/results')
