@@ -131,18 +131,17 @@ export async function updateUserGroup(ctx: ActionContext, groupId: number, input
       await tx.userGroup.update({ where: { id: group.id }, data: { description: input.description } })
       emit(userGroupUpdateEvent(group.id, { description: input.description }), recipients)
     }
-    if (changes.length > 0) await changeGroupSettings(ctx, tx, emit, { group, changes, recipients })
+    if (changes.length > 0) await changeGroupSettings(tx, emit, { realmId: ctx.realm.id, group, changes, recipients })
   })
 }
 
 /** The settings of one group, in upstream's order: each checked against its current value, stored, and told. */
 async function changeGroupSettings(
-  ctx: ActionContext,
   tx: Tx,
   emit: Emit,
-  o: { group: UserGroup; changes: [GroupPermissionSettingName, GroupSettingChange][]; recipients: number[] },
+  o: { realmId: number; group: UserGroup; changes: [GroupPermissionSettingName, GroupSettingChange][]; recipients: number[] },
 ): Promise<void> {
-  const before = groupSettingIds(o.group, await getSystemGroupIds(tx, ctx.realm.id))
+  const before = groupSettingIds(o.group, await getSystemGroupIds(tx, o.realmId))
   const current = await presentGroupSettingValues(tx, Object.values(before))
   const data: Record<string, number> = {}
   const replaced: (number | null)[] = []
@@ -151,7 +150,7 @@ async function changeGroupSettings(
     const change = o.changes.find(([name]) => name === setting)?.[1]
     if (!change || !checkGroupSettingChange(current.get(before[setting]) ?? before[setting], change)) continue
     const stored = storedGroupSettingId(o.group, setting)
-    const id = await storeGroupSettingValue(tx, { realmId: ctx.realm.id, setting, config: GROUP_PERMISSION_SETTINGS[setting], value: change.new, currentGroupId: stored })
+    const id = await storeGroupSettingValue(tx, { realmId: o.realmId, setting, config: GROUP_PERMISSION_SETTINGS[setting], value: change.new, currentGroupId: stored })
     data[groupSettingColumn(setting)] = id
     replaced.push(stored)
     told.push([setting, id])
