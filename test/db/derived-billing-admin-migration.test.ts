@@ -3,26 +3,16 @@
 // (an anonymous value gains them as members; a named group or the empty
 // column becomes an anonymous group of them with that group as its
 // subgroup), organizations without any keep their value, and the column goes.
-import { cp, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 
 import t from 'tap'
-import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
+import { applyMigrations, defaultMigrationsDir } from '../../src/db/migrate.js'
 import { getBillingAdminIds } from '../../src/queries/billing-admins.js'
-import { emptyPGlite } from '../support/pglite-image.js'
+import { migratedBefore } from '../support/migrated-before.js'
 
 const MIGRATION = '20261129095000_derived_billing_admin'
 
 t.test('billing admins stored by imports keep their standing through can_manage_billing_group', async (t) => {
-  const db = await emptyPGlite()
-  t.teardown(() => db.close())
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'roost-migrations-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const names = (await readMigrations(defaultMigrationsDir())).map((m) => m.name)
-  t.ok(names.includes(MIGRATION))
-  for (const name of names.filter((n) => n < MIGRATION)) await cp(path.join(defaultMigrationsDir(), name), path.join(dir, name), { recursive: true })
-  await applyMigrations(db, undefined, { migrationsDir: dir })
+  const db = await migratedBefore(t, MIGRATION)
 
   // Written in SQL naming only the columns it sets: the Prisma client no longer knows is_billing_admin.
   const { prisma } = db

@@ -1,25 +1,15 @@
 // The migration *_hidden_api_emails on rows written before it: people whose
 // address is hidden get the stand-in API email; public people and bots keep
 // their address.
-import { cp, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 
 import t from 'tap'
-import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
-import { emptyPGlite } from '../support/pglite-image.js'
+import { applyMigrations, defaultMigrationsDir } from '../../src/db/migrate.js'
+import { migratedBefore } from '../support/migrated-before.js'
 
 const MIGRATION = '20261129070000_hidden_api_emails'
 
 t.test('existing people whose address is hidden get the stand-in API email, others keep theirs', async (t) => {
-  const db = await emptyPGlite()
-  t.teardown(() => db.close())
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'roost-migrations-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const names = (await readMigrations(defaultMigrationsDir())).map((m) => m.name)
-  t.ok(names.includes(MIGRATION))
-  for (const name of names.filter((n) => n < MIGRATION)) await cp(path.join(defaultMigrationsDir(), name), path.join(dir, name), { recursive: true })
-  await applyMigrations(db, undefined, { migrationsDir: dir })
+  const db = await migratedBefore(t, MIGRATION)
 
   // Written in SQL naming only the columns it sets: the Prisma client knows
   // columns that later migrations add, which this schema lacks.

@@ -1,25 +1,15 @@
 // The migration *_user_group_permissions on groups made before it: named
 // groups get upstream's values for existing groups; system groups and
 // anonymous groups keep NULL (role:nobody, and no settings of their own).
-import { cp, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 
 import t from 'tap'
-import { applyMigrations, defaultMigrationsDir, readMigrations } from '../../src/db/migrate.js'
-import { emptyPGlite } from '../support/pglite-image.js'
+import { applyMigrations, defaultMigrationsDir } from '../../src/db/migrate.js'
+import { migratedBefore } from '../support/migrated-before.js'
 
 const MIGRATION = '20261129090000_user_group_permissions'
 
 t.test('existing named groups get upstream\'s settings; system and anonymous groups keep none', async (t) => {
-  const db = await emptyPGlite()
-  t.teardown(() => db.close())
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'roost-migrations-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const names = (await readMigrations(defaultMigrationsDir())).map((m) => m.name)
-  t.ok(names.includes(MIGRATION))
-  for (const name of names.filter((n) => n < MIGRATION)) await cp(path.join(defaultMigrationsDir(), name), path.join(dir, name), { recursive: true })
-  await applyMigrations(db, undefined, { migrationsDir: dir })
+  const db = await migratedBefore(t, MIGRATION)
 
   // Written in SQL naming only the columns it sets: the Prisma client knows columns this schema lacks.
   const { prisma } = db
