@@ -87,6 +87,8 @@ t.test('export and import', async (t) => {
     // The snapshot holds what the fixture made (so the comparison above compares something).
     const ann = (before.people as Record<string, Record<string, unknown>>)[people[1]!.deliveryEmail]!
     t.equal((ann.messages as unknown[]).length, 6)
+    // A channel's creator administers it through an anonymous group, which the round trip keeps.
+    t.match(before.streams, [{ name: 'design', settings: { can_administer_channel_group: { members: [people[0]!.deliveryEmail], subgroups: [] } } }])
     t.match(JSON.stringify(ann.messages), `upload:numbers.txt:200:${FIXTURE_UPLOAD.toString('base64')}`)
     t.match((ann.messages as unknown[])[1], { subject: 'logo', flags: ['starred'], reactions: [{ name: 'thumbs_up', user: people[2]!.deliveryEmail }, { name: 'party_parrot', type: 'realm_emoji', code: 'party_parrot' }], edits: [{ user: people[1]!.deliveryEmail }] })
     t.match(ann, { settings: { twenty_four_hour_time: true, emojiset: 'text' }, muted_users: [people[3]!.deliveryEmail], user_topics: [{ stream: 'design', topic: 'colors', policy: 1 }] })

@@ -61,7 +61,7 @@ export async function snapshot(t: Tap, app: FastifyInstance, owner: Viewer, peop
   out.streams = streams
     .map((s) => ({
       ...pick(s, ['name', 'description', 'rendered_description', 'invite_only', 'is_web_public', 'history_public_to_subscribers', 'date_created', 'message_retention_days', 'is_archived']),
-      can_remove_subscribers_group: groupSetting(s.can_remove_subscribers_group),
+      settings: Object.fromEntries(Object.entries(s).filter(([k]) => k.startsWith('can_') && k.endsWith('_group')).map(([k, v]) => [k, groupSetting(v)])),
     }) as Obj)
     .sort((a, b) => String(a.name).localeCompare(String(b.name)))
   out.groups = groups
