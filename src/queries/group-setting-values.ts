@@ -55,15 +55,34 @@ export async function getPermissionGroupIds(db: Db, realm: { id: number; waiting
     db.userGroupMember.findMany({ where: { userId: user.id, group: { realmId: realm.id, deactivated: false } }, select: { groupId: true, group: { select: { name: true, isSystemGroup: true } } } }),
     db.userGroupSubgroup.findMany({ where: { supergroup: { realmId: realm.id, deactivated: false } }, select: { supergroupId: true, subgroupId: true } }),
   ])
-  let directIds = direct.map((m) => m.groupId)
-  if (user.role === ROLE.MEMBER && isProvisionalMember(user, realm, now)) {
-    const full = direct.find((m) => m.group.isSystemGroup && m.group.name === SYSTEM_GROUPS.fullMembers)
-    if (full) {
-      const members = await db.userGroup.findFirst({ where: { realmId: realm.id, name: SYSTEM_GROUPS.members, isSystemGroup: true }, select: { id: true } })
-      directIds = directIds.filter((id) => id !== full.groupId).concat(members ? [members.id] : [])
-    }
-  }
-  return recursiveGroupIds(directIds, edges)
+  // The role:members look-up only for the provisional member who needs it.
+  const members = fullMembership(direct, user, realm, now) ? await db.userGroup.findFirst({ where: { realmId: realm.id, name: SYSTEM_GROUPS.members, isSystemGroup: true }, select: { id: true } }) : null
+  return permissionGroupIds(direct, edges, user, realm, now, members?.id)
+}
+
+interface DirectMembership {
+  groupId: number
+  group: { name: string; isSystemGroup: boolean }
+}
+
+/** A provisional member's role:fullmembers membership, which counts as role:members instead; undefined for everyone else. */
+function fullMembership(own: readonly DirectMembership[], user: PermissionUser, realm: { waitingPeriodThreshold: number }, now: Date): DirectMembership | undefined {
+  if (user.role !== ROLE.MEMBER || !isProvisionalMember(user, realm, now)) return undefined
+  return own.find((m) => m.group.isSystemGroup && m.group.name === SYSTEM_GROUPS.fullMembers)
+}
+
+/** The groups of one user's direct memberships `own`, transitively, with the waiting-period rule of getPermissionGroupIds. */
+function permissionGroupIds(
+  own: readonly DirectMembership[],
+  edges: readonly { supergroupId: number; subgroupId: number }[],
+  user: PermissionUser,
+  realm: { waitingPeriodThreshold: number },
+  now: Date,
+  membersId: number | undefined,
+): Set<number> {
+  const full = fullMembership(own, user, realm, now)
+  const directIds = own.map((m) => m.groupId)
+  return recursiveGroupIds(full ? directIds.filter((id) => id !== full.groupId).concat(membersId === undefined ? [] : [membersId]) : directIds, edges)
 }
 
 /**
@@ -83,12 +102,7 @@ export async function usersInPermissionGroup(db: Db, realm: { id: number; waitin
   const holding = new Set<number>()
   for (const user of users) {
     const own = direct.filter((m) => m.userId === user.id)
-    let directIds = own.map((m) => m.groupId)
-    const full = own.find((m) => m.group.isSystemGroup && m.group.name === SYSTEM_GROUPS.fullMembers)
-    if (full && user.role === ROLE.MEMBER && isProvisionalMember(user, realm, now)) {
-      directIds = directIds.filter((id) => id !== full.groupId).concat(members ? [members.id] : [])
-    }
-    if (recursiveGroupIds(directIds, edges).has(groupId)) holding.add(user.id)
+    if (permissionGroupIds(own, edges, user, realm, now, members?.id).has(groupId)) holding.add(user.id)
   }
   return holding
 }
