@@ -114,12 +114,14 @@ const firstLoadJs = jsGzip
 await page.evaluate(() => {
   const seen: Record<string, number> = {}
   ;(window as unknown as { __seen: Record<string, number> }).__seen = seen
-  new MutationObserver(() => {
+  // Disconnected before the scroll, whose rows it would otherwise search at every change.
+  ;(window as unknown as { __liveObserver: MutationObserver }).__liveObserver = new MutationObserver(() => {
     for (const el of document.querySelectorAll('.message .content')) {
       const m = /live-(\d+)/.exec(el.textContent ?? '')
       if (m && seen[m[1]!] === undefined) seen[m[1]!] = Date.now()
     }
-  }).observe(document.body, { childList: true, subtree: true, characterData: true })
+  })
+  ;(window as unknown as { __liveObserver: MutationObserver }).__liveObserver.observe(document.body, { childList: true, subtree: true, characterData: true })
 })
 const queue = await api(ownerAuth, 'POST', '/register', { event_types: ['message'] })
 let lastEventId = Number(queue.last_event_id)
@@ -153,33 +155,76 @@ await poller
 
 // Scrolling the channel from newest to oldest (the app loads older pages as it goes).
 await page.evaluate(() => {
+  ;(window as unknown as { __liveObserver: MutationObserver }).__liveObserver.disconnect()
   const w = window as unknown as { __long: number[] }
   w.__long = []
   new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask', buffered: false })
+  // Long animation frames: where each one's time went (script, the style and layout script forced, rendering).
+  const loaf = ((window as unknown as { __loaf: string[] }).__loaf = [] as string[])
+  type Frame = PerformanceEntry & { renderStart: number; styleAndLayoutStart: number; scripts: { duration: number; forcedStyleAndLayoutDuration: number; invoker: string }[] }
+  new PerformanceObserver((list) =>
+    (list.getEntries() as Frame[]).forEach((f) => {
+      const script = f.scripts.reduce((sum, s) => sum + s.duration, 0)
+      const forced = f.scripts.reduce((sum, s) => sum + s.forcedStyleAndLayoutDuration, 0)
+      const end = f.startTime + f.duration
+      const styleLayoutPaint = f.styleAndLayoutStart ? end - f.styleAndLayoutStart : 0
+      loaf.push(`${f.duration.toFixed(0)} ms: script ${script.toFixed(0)} (of which forced style and layout ${forced.toFixed(0)}; ${f.scripts.map((s) => `${s.invoker} ${s.duration.toFixed(0)}`).join(', ')}), then style, layout and paint ${styleLayoutPaint.toFixed(0)}`)
+    }),
+  ).observe({ type: 'long-animation-frame', buffered: false })
 })
 const loadAtScroll = load()
 // --trace: a Chromium trace of the scroll, and what the long tasks' time went to (the tracing adds its own cost).
 const TRACE = process.argv.includes('--trace')
 if (TRACE) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] })
+// --profile: a sampling CPU profile of the page during the scroll, printed as the functions with the most self time.
+const PROFILE = process.argv.includes('--profile')
+const profiler = PROFILE ? await context.newCDPSession(page) : undefined
+if (profiler) {
+  await profiler.send('Profiler.enable')
+  await profiler.send('Profiler.setSamplingInterval', { interval: 200 })
+  await profiler.send('Profiler.start')
+}
 const scrollStarted = Date.now()
-const scrolled = await page.evaluate(async (limitMs) => {
+const { frames: scrolled, gaps: frameGaps } = await page.evaluate(async (limitMs) => {
   const el = document.querySelector<HTMLElement>('.messages')!
   const started = performance.now()
   let frames = 0
+  // The time between one animation frame and the next: what a reader sees, more finely than long tasks.
+  const gaps: number[] = []
+  let last = performance.now()
   while (performance.now() - started < limitMs) {
     el.scrollTop = Math.max(0, el.scrollTop - 600)
     el.dispatchEvent(new Event('scroll'))
-    await new Promise((r) => requestAnimationFrame(r))
+    const now = await new Promise<number>((r) => requestAnimationFrame(r))
+    gaps.push(now - last)
+    last = now
     frames++
     if (el.scrollTop === 0 && document.querySelector('.edge') && !document.querySelector('.edge[role=status]')) {
       await new Promise((r) => setTimeout(r, 300))
       if (el.scrollTop === 0) break
+      last = performance.now()
     }
   }
-  return frames
+  return { frames, gaps }
 }, 240_000)
 const scrollMs = Date.now() - scrollStarted
+if (profiler) {
+  type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
+  const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] } }
+  const self = new Map<string, number>()
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame
+    const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  })
+  const total = [...self.values()].reduce((a, b) => a + b, 0)
+  const top = [...self.entries()].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 40)
+  console.log(`CPU profile of the scroll, self time (of ${(total / 1000).toFixed(0)} ms sampled):\n${top.map(([k, v]) => `${(v / 1000).toFixed(1)} ms ${k}`).join('\n')}`)
+}
 const longTasks = await page.evaluate(() => (window as unknown as { __long: number[] }).__long)
+const longFrames = await page.evaluate(() => (window as unknown as { __loaf: string[] }).__loaf)
+console.log(`long animation frames while scrolling:\n${longFrames.join('\n')}`)
 const traced: string[] = []
 if (TRACE) {
   type Ev = { name: string; ph: string; ts: number; dur?: number; tid: number; pid: number }
@@ -207,21 +252,25 @@ const loaded = await page.evaluate(() => document.querySelectorAll('.message').l
 // script, same CSS) scrolled by 600 px a frame, back to the bottom at the top, for as many frames: the long
 // tasks it has are the machine's, not the app's.
 const BASELINE_FRAMES = Math.min(scrolled, 1000)
-const baseline = await page.evaluate(async (frames) => {
+const { long: baseline, gaps: baselineGaps } = await page.evaluate(async (frames) => {
   const el = document.querySelector<HTMLElement>('.messages')!
   const copy = el.cloneNode(true) as HTMLElement
   el.replaceWith(copy)
   copy.scrollTop = copy.scrollHeight
   const long: number[] = []
+  const gaps: number[] = []
+  let last = performance.now()
   const observer = new PerformanceObserver((list) => list.getEntries().forEach((e) => long.push(e.duration)))
   observer.observe({ type: 'longtask', buffered: false })
   for (let i = 0; i < frames; i++) {
     copy.scrollTop = copy.scrollTop === 0 ? copy.scrollHeight : Math.max(0, copy.scrollTop - 600)
-    await new Promise((r) => requestAnimationFrame(r))
+    const now = await new Promise<number>((r) => requestAnimationFrame(r))
+    gaps.push(now - last)
+    last = now
   }
   await new Promise((r) => setTimeout(r, 100))
   observer.disconnect()
-  return long
+  return { long, gaps }
 }, BASELINE_FRAMES)
 
 await browser.close()
@@ -232,6 +281,7 @@ const pct = (values: number[], p: number) => {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`
+const frameStats = (gaps: number[]) => `${pct(gaps, 50).toFixed(1)} / ${pct(gaps, 99).toFixed(1)} / ${Math.max(0, ...gaps).toFixed(1)} ms (${gaps.filter((g) => g > 50).length} over 50 ms)`
 const perThousand = (count: number, frames: number) => ((count / Math.max(1, frames)) * 1000).toFixed(1)
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim()
 const date = new Date().toISOString()
@@ -254,6 +304,8 @@ const lines = [
   `| scrolling newest → oldest (${scrollMs} ms, ${scrolled} frames): long tasks > 50 ms | ${longTasks.length} (longest ${Math.round(Math.max(0, ...longTasks))} ms) |`,
   `| the same rows as a static copy, scrolled by the browser alone (baseline, ${BASELINE_FRAMES} frames): long tasks > 50 ms | ${baseline.length} (longest ${Math.round(Math.max(0, ...baseline))} ms) |`,
   `| long tasks per 1,000 frames, app / baseline | ${perThousand(longTasks.length, scrolled)} / ${perThousand(baseline.length, BASELINE_FRAMES)} |`,
+  `| time between animation frames while scrolling, p50 / p99 / longest: app | ${frameStats(frameGaps)} |`,
+  `| the same for the static copy (baseline) | ${frameStats(baselineGaps)} |`,
   `| messages rendered at once while scrolling (window) | ${loaded} |`,
   `| JS heap after GC with the channel loaded | ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB |`,
   ``,
