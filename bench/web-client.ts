@@ -3,7 +3,7 @@
 // measured in the same run. No figure is asserted; the run is written to
 // bench/results/<date>-web-client.md.
 //
-//   node dist/bench/web-client.js [--messages 10000] [--live 200] [--variant NAME]
+//   node dist/bench/web-client.js [--messages 10000] [--live 200] [--variant NAME] [--profile] [--trace]
 //
 // The run is written to bench/results/<date>-web-client[-NAME].md, with the
 // load average when it started and when the scroll started (the machine is
@@ -14,7 +14,9 @@
 //   - opening the app → first message list painted
 //   - a POST /messages by another user → the message in the open view, p50/p99,
 //     against the same message's event at a raw long-poll client
-//   - scrolling a channel of N messages from newest to oldest: long tasks > 50 ms
+//   - scrolling a channel of N messages from newest to oldest: long tasks > 50 ms,
+//     the time between animation frames, and where each long animation frame's
+//     time went (--profile adds a CPU profile of the page, --trace a Chromium trace)
 //   - the page's JS heap with the N messages loaded
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -224,7 +226,6 @@ if (profiler) {
 }
 const longTasks = await page.evaluate(() => (window as unknown as { __long: number[] }).__long)
 const longFrames = await page.evaluate(() => (window as unknown as { __loaf: string[] }).__loaf)
-console.log(`long animation frames while scrolling:\n${longFrames.join('\n')}`)
 const traced: string[] = []
 if (TRACE) {
   type Ev = { name: string; ph: string; ts: number; dur?: number; tid: number; pid: number }
@@ -309,6 +310,10 @@ const lines = [
   `| messages rendered at once while scrolling (window) | ${loaded} |`,
   `| JS heap after GC with the channel loaded | ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB |`,
   ``,
+  `Long animation frames (over 50 ms) while scrolling, where their time went: ${longFrames.length === 0 ? 'none' : ''}`,
+  ``,
+  ...longFrames.map((f) => `- ${f}`),
+  ...(longFrames.length > 0 ? [``] : []),
   ...(TRACE ? [`Traced (--trace) long tasks on the page's main thread, ms inside each by trace event (nested events counted in each parent):`, ``, ...traced.map((t) => `- ${t}`), ``] : []),
 ]
 console.log(lines.join('\n'))
