@@ -1,14 +1,17 @@
 // The views that are not message lists, clicked through in Chromium against
 // a Roost node: recent conversations (one row per topic and direct
-// conversation, newest first, unread counts, filters, live rows, a row opens
-// its conversation) and the drafts list (restore into the compose box,
-// delete). Screenshots of both for the documentation.
+// conversation, newest first, unread counts, filters, muted rows, live rows,
+// rows after deletions, a row opens its conversation) and the drafts list
+// (restore into the compose box, delete). Screenshots of both for the
+// documentation.
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
+import { sendBotMessages } from '../../src/actions/send-bot-messages.js'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
+import { eventually } from '../support/eventually.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
 import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
@@ -20,6 +23,7 @@ t.test('recent conversations and drafts', async (t) => {
   const origin = `http://${fx.host}:${port}`
   const member = await fx.user('member')
   const other = await fx.user('otherMember')
+  const admin = await fx.user('admin')
   const { general, design } = fx.streams
   const browser = await launchBrowser(t)
   const shots = path.join(ROOT, 'dist/screenshots')
@@ -64,6 +68,37 @@ t.test('recent conversations and drafts', async (t) => {
     await page.getByLabel('Show').selectOption({ label: 'Direct messages' })
     t.same((await rows(page)).map((r) => r[0]), [`#dm/${other.id}`])
     await page.getByLabel('Show').selectOption({ label: 'All conversations' })
+    t.equal((await rows(page)).length, 3)
+  })
+
+  t.test('filters: participated, include muted; muted rows marked', async (t) => {
+    const row = (hash: string) => page.locator(`.recent tr[data-conversation="${hash}"]`)
+    await page.getByLabel('Participated').check()
+    t.same((await rows(page)).map((r) => r[0]), [topicHash(design.id, 'beta')], 'only where the user wrote')
+    await page.getByLabel('Participated').uncheck()
+    // A topic the member mutes goes; included, it comes back marked.
+    await send(other, { type: 'stream', to: general.id, topic: 'hushed', content: 'quiet please' })
+    await row(topicHash(general.id, 'hushed')).waitFor({ timeout: 10_000 })
+    expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: general.id, topic: 'hushed', visibility_policy: 1 }))
+    await row(topicHash(general.id, 'hushed')).waitFor({ state: 'detached', timeout: 10_000 })
+    await page.getByLabel('Include muted').focus()
+    await page.keyboard.press('Space')
+    t.ok(await page.getByLabel('Include muted').isChecked(), 'the filter works from the keyboard')
+    t.equal(await row(topicHash(general.id, 'hushed')).locator('.muted-mark').textContent(), 'Muted', 'a muted topic, marked')
+    t.match(await row(topicHash(general.id, 'hushed')).getAttribute('class'), /\bmuted\b/)
+    // A muted channel: its topics are muted rows, except one the member unmutes.
+    const muteDesign = (value: boolean) => as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design.id, property: 'is_muted', value }]) })
+    expectSuccess(t, await muteDesign(true))
+    await row(topicHash(design.id, 'beta')).locator('.muted-mark').waitFor({ timeout: 10_000 })
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation with muted rows')
+    await page.screenshot({ path: path.join(shots, 'recent-conversations-muted.png') })
+    await page.getByLabel('Include muted').uncheck()
+    t.same((await rows(page)).map((r) => r[0]), [`#dm/${other.id}`, topicHash(general.id, 'alpha')], "the muted channel's topics and the muted topic are left out")
+    expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: design.id, topic: 'beta', visibility_policy: 2 }))
+    await row(topicHash(design.id, 'beta')).waitFor({ timeout: 10_000 })
+    t.equal(await row(topicHash(design.id, 'beta')).locator('.muted-mark').count(), 0, 'a topic unmuted in a muted channel is shown, unmarked')
+    expectSuccess(t, await muteDesign(false))
+    expectSuccess(t, await as(app, member).post('/user_topics', { stream_id: design.id, topic: 'beta', visibility_policy: 0 }))
     t.equal((await rows(page)).length, 3)
   })
 
@@ -163,7 +198,51 @@ t.test('recent conversations and drafts', async (t) => {
     await phone.page.goto(`${origin}/#recent`)
     await phone.page.waitForSelector('.recent tbody tr')
     await phone.page.screenshot({ path: path.join(shots, 'recent-conversations-phone.png') })
+    await phone.page.getByLabel('Include muted').check()
+    await phone.page.locator('.recent .muted-mark').first().waitFor()
+    t.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'muted rows included: no sideways scrolling')
+    await phone.page.screenshot({ path: path.join(shots, 'recent-conversations-phone-muted.png') })
     t.same(phone.errors, [])
+  })
+
+  t.test("deleting a conversation's newest message: the row falls back to the newest left, and goes with the last", async (t) => {
+    const row = (hash: string) => page.locator(`.recent tr[data-conversation="${hash}"]`)
+    // The row's <time>: the message's timestamp (whole seconds, as the API gives it).
+    const timeOf = async (id: number) => new Date(Math.floor((await services.prisma.message.findUniqueOrThrow({ where: { id } })).dateSent.getTime() / 1000) * 1000).toISOString()
+    const remove = async (id: number) => void expectSuccess(t, await as(app, admin).delete(`/messages/${id}`))
+    // A direct conversation known only from recent_private_conversations: more than the view's first page (400) is newer.
+    const older = await send(admin, { type: 'direct', to: JSON.stringify([member.id]), content: 'an old word' })
+    const newest = await send(admin, { type: 'direct', to: JSON.stringify([member.id]), content: 'a later word' })
+    const ctx = { ...services, realm: fx.realm, log: app.log, clientName: 'test', user: other }
+    await sendBotMessages(ctx, Array.from({ length: 400 }, (_, i) => ({ kind: 'stream' as const, streamId: general.id, topic: 'flood', content: `flood ${i}` })))
+    await page.goto(`${origin}/#recent`)
+    await page.reload()
+    await row(topicHash(general.id, 'flood')).waitFor({ timeout: 10_000 })
+    const dm = row(`#dm/${admin.id}`)
+    t.equal(await dm.locator('time').count(), 0, 'its messages are not loaded')
+
+    const first = await send(other, { type: 'stream', to: general.id, topic: 'delta', content: 'first in delta' })
+    const mine = await send(member, { type: 'stream', to: general.id, topic: 'delta', content: 'mine in delta' })
+    const delta = row(topicHash(general.id, 'delta'))
+    await eventually('the topic row with both senders', async () => (await delta.locator('.senders').textContent()) === `you, ${other.fullName}`)
+    await page.getByLabel('Participated').check()
+    await remove(mine)
+    await delta.waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('with its newest message, the member no longer took part')
+    await page.getByLabel('Participated').uncheck()
+    t.equal(await delta.locator('.senders').textContent(), other.fullName, 'the senders of the messages left')
+    t.equal(await delta.locator('time').getAttribute('datetime'), await timeOf(first), 'the time of the newest message left')
+    await remove(first)
+    await delta.waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('the last message gone, the row goes')
+
+    await remove(newest)
+    await dm.locator('time').waitFor({ timeout: 10_000 })
+    t.equal(await dm.locator('time').getAttribute('datetime'), await timeOf(older), 'the server gave the newest message left')
+    t.equal(await dm.locator('.senders').textContent(), admin.fullName)
+    await remove(older)
+    await dm.waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('with none left, the row goes')
   })
 
   t.test('no errors in the page', async (t) => {

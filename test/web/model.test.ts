@@ -12,8 +12,8 @@ import { apply } from '../../web/src/model/apply.js'
 import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
 import { dmKey, hashToNarrow, matches, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
 import { fromRegister, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
-import { unreadCounts, VISIBILITY_MUTED } from '../../web/src/model/unread.js'
-import { recentConversations } from '../../web/src/model/recent.js'
+import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
+import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
@@ -169,6 +169,72 @@ t.test('pages merge into a message list: joined at its ends, sorted only when th
   t.not(list.ids, held, 'as a new array: views compare IDs by identity')
 })
 
+/** Recent conversations with no filter: every channel, read or not, whoever wrote, muted ones left out. */
+const ALL: RecentFilter = { channel: 'all', unreadOnly: false, participated: false, includeMuted: false }
+
+t.test('recent conversations: the participated and include-muted filters, and rows after deletions', async (t) => {
+  const SELF = 1, ANN = 2, BOB = 3
+  const sub = (streamId: number, name: string, isMuted: boolean) => ({ stream_id: streamId, name, is_muted: isMuted, in_home_view: !isMuted }) as never
+  const state = fromRegister({
+    queue_id: 'q', last_event_id: -1, user_id: SELF,
+    subscriptions: [sub(10, 'general', false), sub(20, 'quiet', true)],
+    user_topics: [
+      { stream_id: 10, topic_name: 'hushed', visibility_policy: VISIBILITY_MUTED },
+      { stream_id: 20, topic_name: 'kept', visibility_policy: VISIBILITY_UNMUTED },
+      { stream_id: 20, topic_name: 'followed', visibility_policy: VISIBILITY_FOLLOWED },
+    ],
+    // Only the newest ID of the conversation with Bob is known: none of its messages is loaded.
+    recent_private_conversations: [{ max_message_id: 90, user_ids: [ANN] }, { max_message_id: 95, user_ids: [BOB] }],
+  })
+  const lists: Lists = new Map()
+  const base = { flags: ['read'], content: '', timestamp: 0, reactions: [], avatar_url: null, sender_full_name: '', sender_email: '' }
+  const load = (id: number, senderId: number, where: { streamId: number; topic: string } | { dmWith: number }) =>
+    state.messages.set(id, 'streamId' in where
+      ? { ...base, id, sender_id: senderId, type: 'stream', stream_id: where.streamId, subject: where.topic, display_recipient: 'x' }
+      : { ...base, id, sender_id: senderId, type: 'private', subject: '', display_recipient: [{ id: SELF }, { id: where.dmWith }] })
+  load(50, ANN, { streamId: 10, topic: 'plans' })
+  load(60, SELF, { streamId: 10, topic: 'plans' })
+  load(70, ANN, { streamId: 10, topic: 'plans' })
+  load(51, ANN, { streamId: 10, topic: 'lunch' })
+  load(52, SELF, { streamId: 10, topic: 'hushed' })
+  load(53, ANN, { streamId: 20, topic: 'noise' })
+  load(54, ANN, { streamId: 20, topic: 'kept' })
+  load(55, SELF, { streamId: 20, topic: 'followed' })
+  load(80, SELF, { dmWith: ANN })
+  load(90, ANN, { dmWith: ANN })
+  const keys = (filter: Partial<RecentFilter>) => recentConversations(state, { ...ALL, ...filter }).map((r) => r.key.slice(2))
+  const row = (key: string) => recentConversations(state, { ...ALL, includeMuted: true }).find((r) => r.key.slice(2) === key)
+
+  t.same(keys({}), [String(BOB), String(ANN), '10\0plans', '20\0followed', '20\0kept', '10\0lunch'],
+    'muted topics and the other topics of a muted channel are left out; a topic unmuted or followed there is shown')
+  t.same(keys({ participated: true }), [String(ANN), '10\0plans', '20\0followed'], 'participated: a loaded message of the user in the conversation')
+  t.same(keys({ includeMuted: true }), [String(BOB), String(ANN), '10\0plans', '20\0followed', '20\0kept', '20\0noise', '10\0hushed', '10\0lunch'], 'include muted: all of them')
+  t.same(keys({ includeMuted: true, participated: true }), [String(ANN), '10\0plans', '20\0followed', '10\0hushed'])
+  t.same(keys({ channel: 20 }), ['20\0followed', '20\0kept', '20\0noise'], 'a muted channel chosen shows its topics')
+  t.same(keys({ channel: 10 }), ['10\0plans', '10\0lunch'], 'but never a topic muted on its own, unless muted ones are included')
+  t.same([row('10\0hushed')?.muted, row('20\0noise')?.muted, row('20\0kept')?.muted, row('20\0followed')?.muted, row('10\0plans')?.muted], [true, true, false, false, false], 'muted rows are marked')
+  t.match(row('10\0plans'), { maxId: 70, senderIds: [ANN, SELF], participated: true })
+
+  const remove = (ids: number[], where: { stream_id: number; topic: string } | 'private') =>
+    apply(state, lists, where === 'private' ? { type: 'delete_message', message_type: 'private', message_ids: ids } : { type: 'delete_message', message_type: 'stream', message_ids: ids, ...where })
+  remove([70], { stream_id: 10, topic: 'plans' })
+  t.match(row('10\0plans'), { maxId: 60, senderIds: [SELF, ANN], participated: true }, "the topic's newest message deleted: the newest loaded one left takes its place")
+  remove([60], { stream_id: 10, topic: 'plans' })
+  t.match(row('10\0plans'), { maxId: 50, senderIds: [ANN], participated: false }, "and once the user's own message is gone, the user no longer took part")
+  remove([50], { stream_id: 10, topic: 'plans' })
+  t.equal(row('10\0plans'), undefined, 'with no loaded message left, the row goes')
+
+  remove([90], 'private')
+  t.match(row(String(ANN)), { maxId: 80, senderIds: [SELF], participated: true }, 'a direct conversation falls back to its newest loaded message')
+  t.same([...state.emptiedDms], [], 'with no question to the server')
+  remove([95], 'private')
+  t.equal(row(String(BOB)), undefined, 'a conversation known only from recent_private_conversations goes when its newest message is deleted')
+  t.same([...state.emptiedDms], [String(BOB)], 'and is marked for the server to say whether older messages remain')
+  remove([80], 'private')
+  t.equal(row(String(ANN)), undefined)
+  t.same([...state.emptiedDms], [String(BOB), String(ANN)])
+})
+
 t.test('state + events = fresh register', async (t) => {
   const { app, fx } = await buildTestApp(t)
   const member = await fx.user('member')
@@ -195,7 +261,7 @@ t.test('state + events = fresh register', async (t) => {
     const group = await sent(other, { type: 'direct', to: JSON.stringify([member.id, admin.id]), content: 'three of us' })
     const topic = await sent(other, { type: 'stream', to: general.id, topic: 'Recent', content: 'a topic' })
     const state = fromRegister(await register(app, member))
-    const rows = recentConversations(state, { channel: 'all', unreadOnly: false })
+    const rows = recentConversations(state, ALL)
     // Register's unread messages and recent direct conversations, no message loaded.
     t.match(rows.slice(0, 2), [
       { kind: 'topic', streamId: general.id, topic: 'Recent', maxId: topic, unread: 1 },
@@ -203,10 +269,10 @@ t.test('state + events = fresh register', async (t) => {
     ])
     t.same(new Set(rows.map((r) => r.key)).size, rows.length, 'one row each')
     t.ok(rows.every((r, i) => i === 0 || rows[i - 1]!.maxId >= r.maxId), 'newest first')
-    t.ok(recentConversations(state, { channel: 'dm', unreadOnly: false }).every((r) => r.kind === 'dm'))
-    t.ok(recentConversations(state, { channel: general.id, unreadOnly: true }).every((r) => r.kind === 'topic' && r.streamId === general.id && r.unread > 0))
+    t.ok(recentConversations(state, { ...ALL, channel: 'dm' }).every((r) => r.kind === 'dm'))
+    t.ok(recentConversations(state, { ...ALL, channel: general.id, unreadOnly: true }).every((r) => r.kind === 'topic' && r.streamId === general.id && r.unread > 0))
     state.userTopics.set(topicKey(general.id, 'recent'), VISIBILITY_MUTED)
-    t.notOk(recentConversations(state, { channel: 'all', unreadOnly: false }).some((r) => r.kind === 'topic' && r.topic === 'Recent'), 'a muted topic is left out')
+    t.notOk(recentConversations(state, ALL).some((r) => r.kind === 'topic' && r.topic === 'Recent'), 'a muted topic is left out')
   })
 
   t.test('reading, unreading, starring', async (t) => {

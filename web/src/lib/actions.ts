@@ -71,6 +71,35 @@ export async function loadRecent(more = false): Promise<boolean> {
   return !recentDone
 }
 
+/**
+ * The direct conversations a deletion left with no known message
+ * (State.emptiedDms): asks the server for each one's newest message
+ * (`GET /messages`, anchor `newest`, one before, the conversation's narrow),
+ * as upstream does for its direct message list. A conversation with a message
+ * left comes back with that message loaded (its row's time and sender); an
+ * empty one, or one whose request fails, stays out.
+ */
+export async function refreshEmptiedDms(): Promise<void> {
+  const state = store.snapshot.state
+  if (!state || state.emptiedDms.size === 0) return
+  const keys = [...state.emptiedDms]
+  state.emptiedDms.clear()
+  await Promise.all(
+    keys.map(async (key) => {
+      const page = await fetchMessages({ kind: 'dm', userIds: key.split(',').map(Number) }, 'newest', 1, 0).catch(() => undefined)
+      const newest = page?.messages.at(-1)
+      if (!newest) return
+      store.change((s) => {
+        // A new register in the meantime has its own recent_private_conversations.
+        if (s.state !== undefined && s.state.selfId === state.selfId && s.state.queueId === state.queueId) {
+          if (!s.state.messages.has(newest.id)) s.state.messages.set(newest.id, messageOf(newest))
+          if ((s.state.recentDms.get(key) ?? 0) < newest.id) s.state.recentDms.set(key, newest.id)
+        }
+      })
+    }),
+  )
+}
+
 /** Shows a view that is not a message list (recent conversations, drafts). */
 export function openView(view: Exclude<View, 'messages'>): void {
   store.change((s) => (s.view = view))

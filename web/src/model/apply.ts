@@ -173,8 +173,11 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
 
 /**
  * Deleted messages that were a direct conversation's newest: the newest
- * loaded message left in it takes their place (a fresh register would give
- * the newest in the database, which the app may not have loaded).
+ * loaded message left in it takes their place. With none loaded, the
+ * conversation is taken out and marked in emptiedDms, for the server to say
+ * whether older messages remain (a fresh register gives the newest in the
+ * database, which the app may not have loaded): upstream's direct message
+ * list removes such a conversation and asks the server the same way.
  */
 function forgetRecentDms(state: State, ids: number[]): void {
   const gone = new Set(ids)
@@ -183,7 +186,10 @@ function forgetRecentDms(state: State, ids: number[]): void {
     let newest = 0
     for (const m of state.messages.values()) if (m.type === 'private' && !gone.has(m.id) && m.id > newest && messageDmKey(m, state.selfId) === key) newest = m.id
     if (newest > 0) state.recentDms.set(key, newest)
-    else state.recentDms.delete(key)
+    else {
+      state.recentDms.delete(key)
+      state.emptiedDms.add(key)
+    }
   }
 }
 

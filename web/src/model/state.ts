@@ -71,6 +71,12 @@ export interface State {
   alertWords: string[]
   /** The newest message ID per direct conversation (dmKey), from recent_private_conversations. */
   recentDms: Map<string, number>
+  /**
+   * Direct conversations (dmKey) a deletion took out of recentDms because no
+   * loaded message of theirs was left: the server is asked for their newest
+   * message (lib/actions.ts refreshEmptiedDms), which may bring them back.
+   */
+  emptiedDms: Set<string>
   /** Messages the app has fetched or received, by ID. */
   messages: Map<number, Message>
   /** Typing users per conversation key (see typingKey). */
@@ -120,6 +126,7 @@ export function fromRegister(r: RegisterResponse): State {
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
     alertWords: [...(r.alert_words ?? [])],
     recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
+    emptiedDms: new Set(),
     messages: new Map(),
     typing: new Map(),
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,

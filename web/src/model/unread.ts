@@ -3,7 +3,10 @@
 // left out, as upstream counts them).
 import { topicKey, type State } from './state.js'
 
+/** visibility_policy values of user_topics (0, inherit, is never stored). */
 export const VISIBILITY_MUTED = 1
+export const VISIBILITY_UNMUTED = 2
+export const VISIBILITY_FOLLOWED = 3
 
 export interface UnreadCounts {
   total: number
