@@ -185,6 +185,7 @@ t.test('two people in two browsers', async (t) => {
     await page.waitForFunction(() => (document.querySelector('.topic-bar select') as HTMLSelectElement).value === '1', undefined, { timeout: 10_000 })
     await page.locator(`nav li.muted a[href="#channel/${general.id}/topic/keys"]`).waitFor()
     t.pass('muted elsewhere: the view and the navigation show it')
+    t.same(await seriousViolations(page), [], 'axe-core on a muted topic (its title drawn muted)')
     // A muted topic's new messages do not count as unread for its channel.
     expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'keys', content: 'in a muted topic' }))
     await page.goto(`${origin}/#starred`)
