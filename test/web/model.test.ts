@@ -15,6 +15,8 @@ import { fromRegister, topicKey, type RegisterResponse, type State } from '../..
 import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
+import { SOUND_NOTES, soundFor } from '../../web/src/model/sounds.js'
+import type { MessageEvent, WireSubscription } from '../../web/src/model/events.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
 
@@ -122,6 +124,59 @@ t.test("a Web Push payload becomes the service worker's notification and the con
   t.equal(noticeFor({ ...base, event: 'remove' }), undefined, 'a removal shows nothing')
   t.same(removedMessageIds({ event: 'remove', zulip_message_ids: '40,41,42', zulip_message_id: 40 }), [40, 41, 42])
   t.same(removedMessageIds(base), [], 'a message removes nothing')
+})
+
+t.test('which new message plays the notification sound, and which sound', async (t) => {
+  const me = 5
+  const sub = (streamId: number, extra: Partial<WireSubscription> = {}) => ({ stream_id: streamId, name: `c${streamId}`, is_muted: false, audible_notifications: null, wildcard_mentions_notify: null, ...extra }) as WireSubscription
+  const defaults = { notification_sound: 'ding', enable_sounds: true, enable_stream_audible_notifications: false, enable_followed_topic_audible_notifications: true, wildcard_mentions_notify: true, enable_followed_topic_wildcard_mentions_notify: true }
+  const stateWith = (settings: Record<string, unknown> = {}, policies: [number, string, number][] = []) =>
+    fromRegister({
+      queue_id: 'q', last_event_id: -1, user_id: me,
+      subscriptions: [sub(1), sub(2, { audible_notifications: true }), sub(3, { is_muted: true, audible_notifications: true }), sub(4, { is_muted: true, wildcard_mentions_notify: true })],
+      user_settings: { ...defaults, ...settings },
+      user_topics: policies.map(([stream_id, topic_name, visibility_policy]) => ({ stream_id, topic_name, visibility_policy })),
+    })
+  const channel = (streamId: number, flags: string[] = [], topic = 't', sender = 7) =>
+    ({ message: { id: 1, type: 'stream', stream_id: streamId, subject: topic, sender_id: sender, display_recipient: `c${streamId}` }, flags }) as unknown as Pick<MessageEvent, 'message' | 'flags'>
+  const direct = (flags: string[] = [], sender = 7) =>
+    ({ message: { id: 2, type: 'private', subject: '', sender_id: sender, display_recipient: [{ id: me }, { id: sender }] }, flags }) as unknown as Pick<MessageEvent, 'message' | 'flags'>
+  const state = stateWith()
+  const cases: [string, ReturnType<typeof stateWith>, Pick<MessageEvent, 'message' | 'flags'>, string | undefined][] = [
+    ['a direct message', state, direct(), 'ding'],
+    ['one of my own', state, direct([], me), undefined],
+    ['one already read', state, direct(['read']), undefined],
+    ['a mention in a channel without sounds', state, channel(1, ['mentioned']), 'ding'],
+    ['a group mention', state, channel(1, ['group_mentioned']), 'ding'],
+    ['an alert word', state, channel(1, ['has_alert_word']), 'ding'],
+    ['a plain message in a channel without sounds', state, channel(1), undefined],
+    ['a message in a channel whose sound is on', state, channel(2), 'ding'],
+    ['a channel inheriting enable_stream_audible_notifications', stateWith({ enable_stream_audible_notifications: true }), channel(1), 'ding'],
+    ['a channel whose own setting overrides the default', stateWith({ enable_stream_audible_notifications: true }), channel(2), 'ding'],
+    ['a muted channel, even with its sound on', state, channel(3), undefined],
+    ['a mention in a muted channel', state, channel(3, ['mentioned']), 'ding'],
+    ['an unmuted topic of a muted channel', stateWith({}, [[3, 'T', VISIBILITY_UNMUTED]]), channel(3), 'ding'],
+    ['a muted topic of a channel whose sound is on', stateWith({}, [[2, 't', 1]]), channel(2), undefined],
+    ['@all in a muted channel that notifies of them', state, channel(4, ['stream_wildcard_mentioned']), 'ding'],
+    ['@all in a channel (wildcard_mentions_notify inherited)', state, channel(1, ['stream_wildcard_mentioned']), 'ding'],
+    ['@all in a channel with wildcard_mentions_notify off', stateWith({ wildcard_mentions_notify: false, enable_followed_topic_wildcard_mentions_notify: false }), channel(1, ['topic_wildcard_mentioned']), undefined],
+    ['a followed topic', stateWith({}, [[1, 't', VISIBILITY_FOLLOWED]]), channel(1), 'ding'],
+    ['a followed topic of a muted channel', stateWith({}, [[4, 't', VISIBILITY_FOLLOWED]]), channel(4), 'ding'],
+    ['a followed topic without its sound', stateWith({ enable_followed_topic_audible_notifications: false }, [[1, 't', VISIBILITY_FOLLOWED]]), channel(1), undefined],
+    ['a direct message with enable_sounds off', stateWith({ enable_sounds: false }), direct(), undefined],
+    ['a mention with enable_sounds off', stateWith({ enable_sounds: false }), channel(1, ['mentioned']), undefined],
+    ['a channel whose sound is on, with enable_sounds off', stateWith({ enable_sounds: false }), channel(2), 'ding'],
+    ['a direct message with the sound none', stateWith({ notification_sound: 'none' }), direct(), undefined],
+    ['a channel whose sound is on, with the sound none', stateWith({ notification_sound: 'none' }), channel(2), undefined],
+    ['the chosen sound', stateWith({ notification_sound: 'chime-bell' }), direct(), 'chime-bell'],
+    ["upstream's default when the setting is missing", stateWith({ notification_sound: undefined }), direct(), 'zulip'],
+  ]
+  for (const [what, s, event, expected] of cases) t.equal(soundFor(s, event), expected, what)
+
+  const names = ['zulip', 'ding', 'chime-bell']
+  t.same(Object.keys(SOUND_NOTES).sort(), [...names].sort(), "every sound of register's available_notification_sounds but none")
+  const signature = (name: string) => JSON.stringify(SOUND_NOTES[name]!.map((n) => [n.wave, n.frequency]))
+  t.equal(new Set(names.map(signature)).size, names.length, 'each a distinct set of notes')
 })
 
 t.test("a message's time and date: the user's 12- or 24-hour clock, one formatter each", async (t) => {
