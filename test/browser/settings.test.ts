@@ -1,7 +1,8 @@
 // The settings dialog clicked through in Chromium against a Roost node: the
 // avatar (upload, shown live; reset), the emoji style (the sets the app draws:
 // sprites of emoji-datasource's google and twitter sheets, or plain text), a
-// channel's notification settings.
+// channel's notification settings, the notification sounds (the page's
+// Web Audio oscillators recorded by an init script).
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -9,7 +10,10 @@ import sharp from 'sharp'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
+import { eventually } from '../support/eventually.js'
 import { ROOT } from '../support/root.js'
+import { SOUND_NOTES } from '../../web/src/model/sounds.js'
+import { FLAG_BITS } from '../../src/domain/flags.js'
 import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
 
 t.test('the settings dialog', async (t) => {
@@ -26,7 +30,7 @@ t.test('the settings dialog', async (t) => {
   const ownAvatarUrl = async () => expectSuccess(t, await as(app, member).get('/users/me')).avatar_url as string
   const mine = expectSuccess(t, await as(app, member).post('/messages', { type: 'stream', to: general.id, topic: 'faces', content: 'my face :smile:' })).id as number
   expectSuccess(t, await as(app, other).post(`/messages/${mine}/reactions`, { emoji_name: 'thumbs_up' }))
-  const { page, errors } = await openApp(t, browser, origin, member, await givePassword(services, member))
+  const { context, page, errors } = await openApp(t, browser, origin, member, await givePassword(services, member))
   await page.goto(`${origin}/#channel/${general.id}/topic/faces`)
   const row = page.locator(`[data-id="${mine}"]`)
   await row.waitFor({ timeout: 10_000 })
@@ -122,6 +126,86 @@ t.test('the settings dialog', async (t) => {
     await channel.scrollIntoViewIfNeeded()
     await page.screenshot({ path: path.join(shots, 'settings-channel-notifications.png') })
     await settings.getByRole('button', { name: 'Close' }).click()
+  })
+
+  t.test('notification sounds: chosen and played in the settings; a direct message plays the chosen sound; none, sounds off, a muted channel and a message read on arrival play nothing', async (t) => {
+    const owner = await fx.user('owner')
+    const { design } = fx.streams
+    type Played = { wave: string; frequency: number }[]
+    // Every oscillator the page starts, with its waveform and pitch: what the app synthesizes, as it plays it.
+    await context.addInitScript(() => {
+      const notes: { wave: string; frequency: number }[] = []
+      Object.defineProperty(window, 'startedNotes', { value: notes })
+      const start = OscillatorNode.prototype.start
+      OscillatorNode.prototype.start = function (this: OscillatorNode, when?: number) {
+        notes.push({ wave: this.type, frequency: this.frequency.value })
+        return start.call(this, when)
+      }
+    })
+    await page.reload()
+    await row.waitFor({ timeout: 10_000 })
+    const played = () => page.evaluate(() => (window as unknown as { startedNotes: { wave: string; frequency: number }[] }).startedNotes.splice(0))
+    const notesOf = (name: string) => SOUND_NOTES[name]!.map((n) => ({ wave: n.wave, frequency: n.frequency }))
+    const dmCount = page.locator(`nav .dms a[href="#dm/${other.id}"] .count`)
+    const designCount = page.locator(`nav a[href="#channel/${design.id}"] .count`)
+    const counted = (what: string, count: typeof dmCount, n: number) => eventually(what, () => count.textContent({ timeout: 1_000 }), { until: (text) => text === String(n) })
+    const dm = async (content: string) => expectSuccess(t, await as(app, other).post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content }))
+    const inDesign = async (content: string) => expectSuccess(t, await as(app, owner).post('/messages', { type: 'stream', to: design.id, topic: 'bells', content }))
+    const settingsRow = () => services.prisma.userSettings.findUniqueOrThrow({ where: { userId: member.id } })
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const choice = settings.getByLabel('Notification sound')
+    t.equal(await choice.inputValue(), 'zulip', "upstream's default sound")
+    const toggles = ['Sounds for direct messages, mentions and alert words', "Sounds for every message in channels (each channel's default)", 'Sounds for followed topics']
+    t.same(await Promise.all(toggles.map((label) => settings.getByLabel(label).isChecked())), [true, false, true], "the user's settings")
+    t.same(await choice.locator('option').allTextContents(), ['Zulip', 'Ding', 'Chime bell', 'None'], "register's available_notification_sounds")
+    await choice.selectOption({ label: 'Ding' })
+    await eventually('Ding saved', settingsRow, { until: (row) => row.notificationSound === 'ding' })
+    await settings.getByRole('button', { name: 'Play sound' }).click()
+    t.same(await eventually('the play button plays Ding', played, { until: (notes) => notes.length > 0 }), notesOf('ding'), 'the play button plays the chosen sound')
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+    await settings.getByRole('group', { name: 'Notifications', exact: true }).screenshot({ path: path.join(shots, 'settings-sounds.png') })
+    await settings.getByRole('button', { name: 'Close' }).click()
+
+    await dm('a sound, please')
+    const heard = await eventually('the direct message plays Ding', played, { until: (notes) => notes.length > 0 })
+    t.same(heard, notesOf('ding'), 'a direct message from another user plays the chosen sound, once')
+    await counted('the direct message arrives', dmCount, 1)
+
+    expectSuccess(t, await as(app, member).patch('/settings', { notification_sound: 'none' }))
+    await dm('none')
+    await counted('the second direct message arrives', dmCount, 2)
+    t.same(await played(), [], 'the sound none plays nothing')
+
+    expectSuccess(t, await as(app, member).patch('/settings', { notification_sound: 'chime-bell' }))
+    await page.getByRole('button', { name: 'Settings' }).click()
+    await settings.getByLabel(toggles[0]!).uncheck()
+    await eventually('enable_sounds saved', settingsRow, { until: (row) => !row.enableSounds })
+    await settings.getByRole('button', { name: 'Close' }).click()
+    await dm('sounds off')
+    await counted('the third direct message arrives', dmCount, 3)
+    t.same(await played(), [], 'with enable_sounds off a direct message plays nothing')
+
+    // A channel whose sound is on plays for every message, until it is muted.
+    expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design.id, property: 'audible_notifications', value: true }]) }))
+    await inDesign('ring')
+    t.same(await eventually('the channel plays Chime bell', played, { until: (notes) => notes.length > 0 }), notesOf('chime-bell'), "a channel's message plays when its sound is on, enable_sounds aside")
+    await counted('the channel message arrives', designCount, 1)
+    expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: design.id, property: 'is_muted', value: true }]) }))
+    await inDesign('muted ring')
+    await counted('the muted channel message arrives', designCount, 2)
+    t.same(await played(), [], 'a muted channel plays nothing, its sound on or not')
+
+    // A message that shows on arrival in the focused window is read at once: no sound (upstream plays only for unread ones).
+    expectSuccess(t, await as(app, member).patch('/settings', { enable_sounds: true }))
+    await page.goto(`${origin}/#dm/${other.id}`)
+    await page.getByText('sounds off').waitFor({ timeout: 10_000 })
+    t.ok(await page.evaluate(() => document.hasFocus()), 'the window has focus')
+    const seen = (await dm('seen at once')).id as number
+    await page.getByText('seen at once').waitFor({ timeout: 10_000 })
+    // Marked read by the view (after the app's wait for it to be seen): the sound would have started by then.
+    await eventually('the message marked read', () => services.prisma.userMessage.findUniqueOrThrow({ where: { userId_messageId: { userId: member.id, messageId: seen } } }), { until: (um) => (um.flags & FLAG_BITS.read) !== 0 })
+    t.same(await played(), [], 'a direct message shown at once in its open conversation plays nothing')
   })
 
   t.test('no errors in the page', async (t) => {

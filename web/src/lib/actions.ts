@@ -114,6 +114,11 @@ export function resetRecent(): void {
 let pendingRead = new Set<number>()
 let readTimer: ReturnType<typeof setTimeout> | undefined
 
+/** Whether a message is read, or seen in the view and about to be marked read. */
+export function readOrSeen(id: number): boolean {
+  return pendingRead.has(id) || store.snapshot.state?.unread.has(id) !== true
+}
+
 /** Marks a message read soon (seen in the view), one request per batch. */
 export function markSeen(id: number): void {
   const state = store.snapshot.state
