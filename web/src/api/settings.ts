@@ -22,3 +22,5 @@ export function uploadAvatar(file: File) {
   return call<{ avatar_url: string }>('POST', '/users/me/avatar', {}, { body: form })
 }
 export const resetAvatar = () => call('DELETE', '/users/me/avatar')
+/** Mutes or unmutes a user; a muted_users event brings the new list (and, for a mute, the read flags of their messages). */
+export const muteUser = (userId: number, muted: boolean) => call(muted ? 'POST' : 'DELETE', `/users/me/muted_users/${userId}`)

@@ -1,4 +1,5 @@
 // Compose autocomplete: @people, #channels, :emoji: from the word before the caret.
+import { isUserMuted } from '../model/muted-users.js'
 import type { State } from '../model/state.js'
 import { emojiChar, loadEmoji, type EmojiEntry } from './emoji.js'
 
@@ -13,7 +14,8 @@ export function suggestions(state: State, beforeCaret: string, _streamId: number
   const q = (partial ?? '').toLowerCase()
   if (sigil === '@') {
     return [...state.users.values()]
-      .filter((u) => u.isActive && (u.fullName.toLowerCase().includes(q) || (u.deliveryEmail ?? '').toLowerCase().startsWith(q)))
+      // Muted users are left out, as upstream's autocomplete does.
+      .filter((u) => u.isActive && !isUserMuted(state, u.id) && (u.fullName.toLowerCase().includes(q) || (u.deliveryEmail ?? '').toLowerCase().startsWith(q)))
       .slice(0, 8)
       .map((u) => ({ label: u.deliveryEmail ? `${u.fullName} (${u.deliveryEmail})` : u.fullName, insert: `@**${u.fullName}|${u.id}** ` }))
   }

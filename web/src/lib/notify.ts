@@ -3,7 +3,8 @@
 // permission and the user's settings): direct messages, mentions, and
 // messages in channels whose desktop notifications are on (the
 // subscription's desktop_notifications, else the user's
-// enable_stream_desktop_notifications), unless the channel or topic is muted.
+// enable_stream_desktop_notifications), unless the channel or topic or the
+// sender is muted.
 // Sounds, focused or not, as upstream plays them (model/sounds.ts), at most
 // one per batch of events. Upstream plays none for a message read on arrival
 // (shown in the focused window's open view): a message of the open narrow
@@ -12,6 +13,7 @@
 import { tick } from 'svelte'
 import type { AppEvent, MessageEvent } from '../model/events.js'
 import { matches } from '../model/narrow.js'
+import { isUserMuted } from '../model/muted-users.js'
 import { effectiveNotification } from '../model/notifications.js'
 import { chosenSound, soundFor } from '../model/sounds.js'
 import type { State } from '../model/state.js'
@@ -74,7 +76,7 @@ function inOpenView(state: State, e: MessageEvent): boolean {
 
 function notifyDesktop(state: State, e: MessageEvent): void {
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
-  if (e.message.sender_id === state.selfId) return
+  if (e.message.sender_id === state.selfId || isUserMuted(state, e.message.sender_id)) return
   const direct = e.message.type === 'private'
   const mentioned = e.flags.some((f) => f === 'mentioned')
   if (direct && state.settings.enable_desktop_notifications === false) return

@@ -124,6 +124,10 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       }
       return
     }
+    case 'muted_users':
+      // The whole list each time: replaced, so views comparing by identity see the change.
+      state.mutedUsers = new Map(event.muted_users.map((m) => [m.id, m.timestamp]))
+      return
     case 'user_status': {
       const status = { ...(state.userStatus.get(event.user_id) ?? {}) }
       if (event.away !== undefined) status.away = event.away

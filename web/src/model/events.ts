@@ -7,6 +7,7 @@ import type {
   DraftsEventSchema,
   HeartbeatEventSchema,
   MessageEventSchema,
+  MutedUsersEventSchema,
   PresenceEventSchema,
   ReactionEventSchema,
   RealmUserEventSchema,
@@ -36,6 +37,7 @@ export type UserSettingsEvent = Static<typeof UserSettingsEventSchema>
 export type UserTopicEvent = Static<typeof UserTopicEventSchema>
 export type DraftsEvent = Static<typeof DraftsEventSchema>
 export type AlertWordsEvent = Static<typeof AlertWordsEventSchema>
+export type MutedUsersEvent = Static<typeof MutedUsersEventSchema>
 export type HeartbeatEvent = Static<typeof HeartbeatEventSchema>
 
 /** The events the app registers for (REGISTERED_EVENT_TYPES) and applies. */
@@ -55,6 +57,7 @@ export type AppEvent =
   | UserTopicEvent
   | DraftsEvent
   | AlertWordsEvent
+  | MutedUsersEvent
   | HeartbeatEvent
 
 export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
@@ -73,6 +76,7 @@ export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
   'user_topic',
   'drafts',
   'alert_words',
+  'muted_users',
   'heartbeat',
 ]
 

@@ -8,6 +8,7 @@
 // message left (time, senders, whether the user took part) and goes when
 // nothing is left, as upstream recomputes a conversation from its loaded
 // messages after a deletion.
+import { isDmMuted } from './muted-users.js'
 import { messageDmKey, type Narrow } from './narrow.js'
 import { topicKey, type State } from './state.js'
 import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from './unread.js'
@@ -94,7 +95,8 @@ export function recentConversations(state: State, filter: RecentFilter): RecentR
   const shown = [...rows.values()].filter((row) => {
     if (filter.unreadOnly && row.unread === 0) return false
     if (filter.participated && !row.participated) return false
-    if (row.kind === 'dm') return filter.channel === 'all' || filter.channel === 'dm'
+    // A conversation made only of muted users is left out, muted ones included or not, as upstream does.
+    if (row.kind === 'dm') return (filter.channel === 'all' || filter.channel === 'dm') && !isDmMuted(state, row.key.slice(2))
     if (filter.channel === 'dm' || (typeof filter.channel === 'number' && filter.channel !== row.streamId)) return false
     if (!state.subscriptions.has(row.streamId)) return false
     if (!row.muted || filter.includeMuted) return true

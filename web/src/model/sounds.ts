@@ -2,6 +2,7 @@
 // upstream's rules, and what each named sound is. Roost ships no audio files:
 // each name is a few notes the app synthesizes (lib/sounds.ts plays them).
 import type { MessageEvent } from './events.js'
+import { isUserMuted } from './muted-users.js'
 import { effectiveNotification } from './notifications.js'
 import { topicKey, type State } from './state.js'
 import { VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from './unread.js'
@@ -44,7 +45,7 @@ const WILDCARD_FLAGS = ['stream_wildcard_mentioned', 'topic_wildcard_mentioned',
 
 /**
  * The sound a new message plays, or undefined, as upstream's web app decides:
- * never for one's own messages or for a message already read (the app also
+ * never for one's own messages, a muted sender's, or a message already read (the app also
  * drops one read as soon as it shows, lib/notify.ts); a direct mention or a followed
  * topic overrides muting, a muted topic or channel (unless the topic is
  * unmuted) is silent but for an @all mention in a channel notifying of them.
@@ -55,7 +56,7 @@ const WILDCARD_FLAGS = ['stream_wildcard_mentioned', 'topic_wildcard_mentioned',
  */
 export function soundFor(state: State, event: Pick<MessageEvent, 'message' | 'flags'>): string | undefined {
   const { message, flags } = event
-  if (message.sender_id === state.selfId || flags.includes('read')) return undefined
+  if (message.sender_id === state.selfId || isUserMuted(state, message.sender_id) || flags.includes('read')) return undefined
   const sound = chosenSound(state)
   if (sound === undefined) return undefined
   const direct = flags.includes('mentioned') || flags.includes('group_mentioned')

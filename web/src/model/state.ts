@@ -41,6 +41,7 @@ export interface RegisterResponse {
   user_topics?: { stream_id: number; topic_name: string; visibility_policy: number }[]
   drafts?: WireDraft[]
   alert_words?: string[]
+  muted_users?: { id: number; timestamp: number }[]
   recent_private_conversations?: { max_message_id: number; user_ids: number[] }[]
   realm_message_content_edit_limit_seconds?: number | null
   realm_message_content_delete_limit_seconds?: number | null
@@ -69,6 +70,8 @@ export interface State {
   userTopics: Map<string, number>
   drafts: Map<number, WireDraft>
   alertWords: string[]
+  /** The users this user muted, with when (Unix seconds); see muted-users.ts. */
+  mutedUsers: Map<number, number>
   /** The newest message ID per direct conversation (dmKey), from recent_private_conversations. */
   recentDms: Map<string, number>
   /**
@@ -125,6 +128,7 @@ export function fromRegister(r: RegisterResponse): State {
     userTopics: new Map((r.user_topics ?? []).filter((t) => t.visibility_policy !== 0).map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy])),
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
     alertWords: [...(r.alert_words ?? [])],
+    mutedUsers: new Map((r.muted_users ?? []).map((m) => [m.id, m.timestamp])),
     recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
     emptiedDms: new Set(),
     messages: new Map(),

@@ -1,6 +1,7 @@
 // Unread counts derived from State.unread: per channel, per topic, per
 // direct conversation, mentions, and the total (muted channels and topics
 // left out, as upstream counts them).
+import { isDmMuted } from './muted-users.js'
 import { topicKey, type State } from './state.js'
 
 /** visibility_policy values of user_topics (0, inherit, is never stored). */
@@ -50,7 +51,7 @@ export function topicsOf(state: State, streamId: number): { topic: string; maxId
   return [...topics.values()].sort((a, b) => b.maxId - a.maxId)
 }
 
-/** Direct conversations, newest first, from loaded and unread messages. */
+/** Direct conversations, newest first, from loaded and unread messages; those made only of muted users left out. */
 export function dmConversations(state: State): { key: string; maxId: number }[] {
   const convs = new Map<string, number>()
   for (const m of state.messages.values()) {
@@ -60,5 +61,5 @@ export function dmConversations(state: State): { key: string; maxId: number }[] 
     convs.set(key, Math.max(convs.get(key) ?? 0, m.id))
   }
   for (const [id, e] of state.unread) if (e.kind === 'dm') convs.set(e.key, Math.max(convs.get(e.key) ?? 0, id))
-  return [...convs].map(([key, maxId]) => ({ key, maxId })).sort((a, b) => b.maxId - a.maxId)
+  return [...convs].filter(([key]) => !isDmMuted(state, key)).map(([key, maxId]) => ({ key, maxId })).sort((a, b) => b.maxId - a.maxId)
 }
