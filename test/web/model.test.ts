@@ -16,6 +16,8 @@ import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { SOUND_NOTES, soundFor } from '../../web/src/model/sounds.js'
+import { isDmMuted, isUserMuted, mutedUsersList } from '../../web/src/model/muted-users.js'
+import { dmConversations } from '../../web/src/model/unread.js'
 import type { MessageEvent, WireSubscription } from '../../web/src/model/events.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
@@ -84,6 +86,7 @@ function comparable(state: State) {
     drafts: [...state.drafts.values()].sort((a, b) => a.id - b.id),
     alertWords: state.alertWords,
     recentDms: [...state.recentDms].sort(),
+    mutedUsers: [...state.mutedUsers].sort((a, b) => a[0] - b[0]),
   }
 }
 
@@ -132,6 +135,7 @@ t.test('which new message plays the notification sound, and which sound', async 
   const defaults = { notification_sound: 'ding', enable_sounds: true, enable_stream_audible_notifications: false, enable_followed_topic_audible_notifications: true, wildcard_mentions_notify: true, enable_followed_topic_wildcard_mentions_notify: true }
   const stateWith = (settings: Record<string, unknown> = {}, policies: [number, string, number][] = []) =>
     fromRegister({
+      muted_users: settings.muted === true ? [{ id: 7, timestamp: 1 }] : [],
       queue_id: 'q', last_event_id: -1, user_id: me,
       subscriptions: [sub(1), sub(2, { audible_notifications: true }), sub(3, { is_muted: true, audible_notifications: true }), sub(4, { is_muted: true, wildcard_mentions_notify: true })],
       user_settings: { ...defaults, ...settings },
@@ -168,6 +172,7 @@ t.test('which new message plays the notification sound, and which sound', async 
     ['a channel whose sound is on, with enable_sounds off', stateWith({ enable_sounds: false }), channel(2), 'ding'],
     ['a direct message with the sound none', stateWith({ notification_sound: 'none' }), direct(), undefined],
     ['a channel whose sound is on, with the sound none', stateWith({ notification_sound: 'none' }), channel(2), undefined],
+    ['a direct message from a muted sender (even if it arrived unread)', stateWith({ muted: true }), direct(), undefined],
     ['the chosen sound', stateWith({ notification_sound: 'chime-bell' }), direct(), 'chime-bell'],
     ["upstream's default when the setting is missing", stateWith({ notification_sound: undefined }), direct(), 'zulip'],
   ]
@@ -290,6 +295,31 @@ t.test('recent conversations: the participated and include-muted filters, and ro
   t.same([...state.emptiedDms], [String(BOB), String(ANN)])
 })
 
+t.test('muted users: the list, direct conversations made only of them, and the muted_users event', async (t) => {
+  const SELF = 1, ANN = 2, BOB = 3
+  const state = fromRegister({
+    queue_id: 'q', last_event_id: -1, user_id: SELF,
+    realm_users: [ANN, BOB].map((id) => ({ user_id: id, full_name: id === ANN ? 'Ann' : 'Bob', email: `${id}@x`, avatar_url: null, is_bot: false, role: 400 }) as never),
+    muted_users: [{ id: ANN, timestamp: 100 }],
+    recent_private_conversations: [{ max_message_id: 10, user_ids: [ANN] }, { max_message_id: 11, user_ids: [ANN, BOB] }, { max_message_id: 12, user_ids: [BOB] }, { max_message_id: 13, user_ids: [] }],
+  })
+  state.unread.set(9, { kind: 'dm', key: String(ANN) })
+  t.ok(isUserMuted(state, ANN))
+  t.notOk(isUserMuted(state, BOB))
+  t.same([isDmMuted(state, String(ANN)), isDmMuted(state, `${ANN},${BOB}`), isDmMuted(state, String(SELF))], [true, false, false], 'only a conversation whose other members are all muted; never one with oneself')
+  t.same(dmConversations(state).map((c) => c.key), [], 'the unread direct message from a muted user does not list the conversation')
+  const keys = (filter: Partial<RecentFilter>) => recentConversations(state, { ...ALL, ...filter }).map((r) => r.key.slice(2))
+  t.same(keys({}), [String(SELF), String(BOB), `${ANN},${BOB}`], 'recent conversations leave out the one with only a muted user')
+  t.same(keys({ includeMuted: true, channel: 'dm' }), [String(SELF), String(BOB), `${ANN},${BOB}`], 'muted conversations included or not')
+
+  apply(state, new Map(), { type: 'muted_users', muted_users: [{ id: ANN, timestamp: 100 }, { id: BOB, timestamp: 200 }] })
+  t.same(mutedUsersList(state), [{ id: BOB, name: 'Bob', timestamp: 200 }, { id: ANN, name: 'Ann', timestamp: 100 }], 'the whole list replaced, most recently muted first')
+  t.same(keys({}), [String(SELF)], 'a group of muted users is left out too')
+  apply(state, new Map(), { type: 'muted_users', muted_users: [] })
+  t.same(keys({}), [String(SELF), String(BOB), `${ANN},${BOB}`, String(ANN)], 'unmuting brings the conversations back')
+  t.same(dmConversations(state).map((c) => c.key), [String(ANN)])
+})
+
 t.test('state + events = fresh register', async (t) => {
   const { app, fx } = await buildTestApp(t)
   const member = await fx.user('member')
@@ -360,5 +390,19 @@ t.test('state + events = fresh register', async (t) => {
       expectSuccess(t, await as(app, member).post('/users/me/alert_words', { alert_words: JSON.stringify(['roost']) }))
       expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general.id, property: 'pin_to_top', value: true }]) }))
     }, ['reaction', 'user_status', 'user_topic', 'user_settings', 'drafts', 'alert_words', 'subscription'])
+  })
+
+  t.test('muting and unmuting users', async (t) => {
+    await sent(admin, { type: 'direct', to: JSON.stringify([member.id]), content: 'from someone about to be muted' })
+    const state = await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, member).post(`/users/me/muted_users/${admin.id}`))
+      expectSuccess(t, await as(app, member).post(`/users/me/muted_users/${other.id}`))
+      expectSuccess(t, await as(app, member).delete(`/users/me/muted_users/${other.id}`))
+      await sent(admin, { type: 'direct', to: JSON.stringify([member.id]), content: 'from a muted sender' })
+    }, ['muted_users', 'update_message_flags', 'message'])
+    t.same([...state.mutedUsers.keys()], [admin.id], 'the list as the last event gave it')
+    t.equal(unreadCounts(state).byDm.get(String(admin.id)), undefined, "the muted sender's messages are read, the new one included")
+    t.notOk(dmConversations(state).some((c) => c.key === String(admin.id)), 'and the conversation is out of the direct message list')
+    expectSuccess(t, await as(app, member).delete(`/users/me/muted_users/${admin.id}`))
   })
 })
