@@ -16,7 +16,8 @@ import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { SOUND_NOTES, soundFor } from '../../web/src/model/sounds.js'
-import { isDmMuted, isUserMuted, mutedUsersList } from '../../web/src/model/muted-users.js'
+import { isDmMuted, isUserMuted, mutedUsersList, typingUsers } from '../../web/src/model/muted-users.js'
+import { notifiesDesktop } from '../../web/src/model/notifications.js'
 import { dmConversations } from '../../web/src/model/unread.js'
 import type { MessageEvent, WireSubscription } from '../../web/src/model/events.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
@@ -311,6 +312,12 @@ t.test('muted users: the list, direct conversations made only of them, and the m
   const keys = (filter: Partial<RecentFilter>) => recentConversations(state, { ...ALL, ...filter }).map((r) => r.key.slice(2))
   t.same(keys({}), [String(SELF), String(BOB), `${ANN},${BOB}`], 'recent conversations leave out the one with only a muted user')
   t.same(keys({ includeMuted: true, channel: 'dm' }), [String(SELF), String(BOB), `${ANN},${BOB}`], 'muted conversations included or not')
+
+  state.typing.set('d:2,3', new Set([ANN, BOB, SELF]))
+  t.same(typingUsers(state, 'd:2,3'), [BOB], 'a muted user typing is not named, nor oneself')
+  const dmFrom = (sender: number) => ({ message: { id: 20, type: 'private', subject: '', sender_id: sender, display_recipient: [{ id: SELF }, { id: sender }], content: '' }, flags: [] }) as unknown as Pick<MessageEvent, 'message' | 'flags'>
+  t.same([notifiesDesktop(state, dmFrom(BOB)), notifiesDesktop(state, dmFrom(ANN)), notifiesDesktop(state, dmFrom(SELF))], [true, false, false], "a desktop notification for a direct message, never a muted sender's or one's own")
+  t.equal(soundFor({ ...state, settings: { enable_sounds: true } }, dmFrom(ANN)), undefined, "and no sound for a muted sender's")
 
   apply(state, new Map(), { type: 'muted_users', muted_users: [{ id: ANN, timestamp: 100 }, { id: BOB, timestamp: 200 }] })
   t.same(mutedUsersList(state), [{ id: BOB, name: 'Bob', timestamp: 200 }, { id: ANN, name: 'Ann', timestamp: 100 }], 'the whole list replaced, most recently muted first')

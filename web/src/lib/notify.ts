@@ -13,11 +13,9 @@
 import { tick } from 'svelte'
 import type { AppEvent, MessageEvent } from '../model/events.js'
 import { matches } from '../model/narrow.js'
-import { isUserMuted } from '../model/muted-users.js'
-import { effectiveNotification } from '../model/notifications.js'
+import { notifiesDesktop } from '../model/notifications.js'
 import { chosenSound, soundFor } from '../model/sounds.js'
 import type { State } from '../model/state.js'
-import { isTopicMuted } from '../model/unread.js'
 import { readOrSeen } from './actions.js'
 import { playSound, unlockAudioOnGesture } from './sounds.js'
 import { store } from './store.js'
@@ -76,13 +74,7 @@ function inOpenView(state: State, e: MessageEvent): boolean {
 
 function notifyDesktop(state: State, e: MessageEvent): void {
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
-  if (e.message.sender_id === state.selfId || isUserMuted(state, e.message.sender_id)) return
-  const direct = e.message.type === 'private'
-  const mentioned = e.flags.some((f) => f === 'mentioned')
-  if (direct && state.settings.enable_desktop_notifications === false) return
-  const sub = e.message.type === 'stream' && e.message.stream_id !== undefined ? state.subscriptions.get(e.message.stream_id) : undefined
-  const channelOn = sub !== undefined && !sub.is_muted && !isTopicMuted(state, sub.stream_id, e.message.subject) && effectiveNotification(state, sub, 'desktop_notifications')
-  if (!direct && !mentioned && !channelOn) return
+  if (!notifiesDesktop(state, e)) return
   const text = new DOMParser().parseFromString(e.message.content, 'text/html').body.textContent ?? ''
   new Notification(e.message.sender_full_name, { body: text.slice(0, 200), tag: String(e.message.id) })
 }

@@ -24,3 +24,8 @@ export function mutedUsersList(state: State): { id: number; name: string; timest
     .map(([id, timestamp]) => ({ id, name: state.users.get(id)?.fullName ?? `#${id}`, timestamp }))
     .sort((a, b) => b.timestamp - a.timestamp || a.name.localeCompare(b.name))
 }
+
+/** Who is typing in a conversation (typingKey), as the compose box names them: neither oneself nor a muted user. */
+export function typingUsers(state: State, key: string): number[] {
+  return [...(state.typing.get(key) ?? [])].filter((id) => id !== state.selfId && !state.mutedUsers.has(id))
+}
