@@ -2,7 +2,9 @@
 // avatar (upload, shown live; reset), the emoji style (the sets the app draws:
 // sprites of emoji-datasource's google and twitter sheets, or plain text), a
 // channel's notification settings, the notification sounds (the page's
-// Web Audio oscillators recorded by an init script).
+// Web Audio oscillators recorded by an init script), muted users (muted from
+// the profile card, their messages hidden live behind a notice revealed by
+// keyboard, no sound, unmuted from the settings' list).
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -206,6 +208,77 @@ t.test('the settings dialog', async (t) => {
     // Marked read by the view (after the app's wait for it to be seen): the sound would have started by then.
     await eventually('the message marked read', () => services.prisma.userMessage.findUniqueOrThrow({ where: { userId_messageId: { userId: member.id, messageId: seen } } }), { until: (um) => (um.flags & FLAG_BITS.read) !== 0 })
     t.same(await played(), [], 'a direct message shown at once in its open conversation plays nothing')
+  })
+
+  t.test('muted users: muted from the profile card, messages hidden live and revealed by keyboard, silent, listed and unmuted in the settings', async (t) => {
+    // Follows the sound test: its recorder of started notes is in the page, the sound is Chime bell with enable_sounds on.
+    const owner = await fx.user('owner')
+    const played = () => page.evaluate(() => (window as unknown as { startedNotes: { wave: string; frequency: number }[] }).startedNotes.splice(0))
+    const notes = SOUND_NOTES['chime-bell']!.map((n) => ({ wave: n.wave, frequency: n.frequency }))
+    const said = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'mute', content: 'words of the soon muted' })).id as number
+    await page.goto(`${origin}/#channel/${general.id}/topic/mute`)
+    const msg = page.locator(`[data-id="${said}"]`)
+    await msg.getByText('words of the soon muted').waitFor({ timeout: 10_000 })
+    const dmLink = page.locator(`nav .dms a[href="#dm/${other.id}"]`)
+    await dmLink.waitFor()
+
+    await msg.getByRole('button', { name: other.fullName }).click()
+    const card = page.getByRole('dialog', { name: other.fullName })
+    page.once('dialog', (d) => void d.accept())
+    await card.getByRole('button', { name: 'Mute this user' }).click()
+    await msg.locator('.hidden-message').waitFor({ timeout: 10_000 })
+    t.pass('muted: the message becomes a notice live')
+    await card.getByRole('button', { name: 'Unmute this user' }).waitFor()
+    t.pass('the card offers to unmute')
+    t.ok(await services.prisma.mutedUser.count({ where: { userId: member.id, mutedUserId: other.id } }), 'muted on the server')
+    await card.press('Escape')
+    t.equal(await msg.getByText('words of the soon muted').count(), 0, 'the content is hidden')
+    t.equal(await msg.getByText(other.fullName).count(), 0, "the sender's name is hidden")
+    t.equal(await msg.locator('img').count(), 0, "the sender's avatar is hidden")
+    t.ok(await msg.getByText('Muted user').isVisible(), 'the sender shows as "Muted user"')
+    await dmLink.waitFor({ state: 'detached' })
+    t.pass('the direct conversation with the muted user leaves the navigation')
+    t.same(await seriousViolations(page), [], 'axe-core on a hidden message')
+    await msg.screenshot({ path: path.join(shots, 'muted-user-message.png') })
+
+    // By keyboard: the time link, Tab to the reveal button, Enter; Enter on the hide button hides it again.
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent)
+    await msg.locator('.time').focus()
+    await page.keyboard.press('Tab')
+    t.equal(await focusedName(), 'Click here to reveal.', 'Tab reaches the reveal button')
+    await page.keyboard.press('Enter')
+    await msg.getByText('words of the soon muted').waitFor()
+    t.ok(await msg.getByRole('button', { name: other.fullName }).isVisible(), 'revealed: the sender is shown')
+    t.equal(await focusedName(), 'Hide muted message again', 'the focus moves to the control that hides it again')
+    await msg.screenshot({ path: path.join(shots, 'muted-user-revealed.png') })
+    await page.keyboard.press('Enter')
+    await msg.locator('.hidden-message').waitFor()
+    t.equal(await focusedName(), 'Click here to reveal.', 'hidden again, the focus back on the reveal button')
+
+    // A muted user's direct message: read on arrival, no sound; the next one from someone else plays.
+    await page.goto(`${origin}/#starred`)
+    await page.waitForSelector('.messages')
+    expectSuccess(t, await as(app, other).post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content: 'muted sender speaks' }))
+    expectSuccess(t, await as(app, owner).post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content: 'the owner speaks' }))
+    await page.locator(`nav .dms a[href="#dm/${owner.id}"] .count`).waitFor({ timeout: 10_000 })
+    t.same(await eventually('the owner plays Chime bell', played, { until: (n) => n.length > 0 }), notes, 'one sound, for the owner alone')
+    t.equal(await dmLink.count(), 0, "the muted user's direct message brings no conversation to the navigation")
+
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const list = settings.getByRole('group', { name: 'Muted users' })
+    await list.getByRole('cell', { name: other.fullName, exact: true }).waitFor()
+    t.same(await seriousViolations(page), [], 'axe-core on the settings with a muted user')
+    await list.scrollIntoViewIfNeeded()
+    await list.screenshot({ path: path.join(shots, 'settings-muted-users.png') })
+    await list.getByRole('button', { name: `Unmute ${other.fullName}` }).click()
+    await list.getByText('You have not muted anyone.').waitFor({ timeout: 10_000 })
+    t.equal(await services.prisma.mutedUser.count({ where: { userId: member.id } }), 0, 'unmuted on the server')
+    await settings.getByRole('button', { name: 'Close' }).click()
+    await dmLink.waitFor()
+    t.pass('the direct conversation is back in the navigation')
+    await page.goto(`${origin}/#channel/${general.id}/topic/mute`)
+    await msg.getByText('words of the soon muted').waitFor({ timeout: 10_000 })
+    t.equal(await msg.locator('.hidden-message').count(), 0, 'unmuted: the message shows again')
   })
 
   t.test('no errors in the page', async (t) => {
