@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
+import { eventually } from '../support/eventually.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
 import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
@@ -207,6 +208,160 @@ t.test('two people in two browsers', async (t) => {
     const link = bob.page.locator('.message .content a', { hasText: 'notes.txt' })
     await link.waitFor({ timeout: 10_000 })
     t.match(await link.getAttribute('href'), /\/user_uploads\//)
+  })
+
+  t.test('compose autocomplete: @ people, # channels, : emoji picked by keyboard; the topic field offers the channel topics', async (t) => {
+    const page = ann.page
+    await page.goto(`${origin}/#channel/${general.id}`)
+    await page.waitForSelector('.compose textarea')
+    const topics = await page.$$eval('datalist#topic-list option', (options) => options.map((o) => (o as HTMLOptionElement).value))
+    t.ok(['greetings', 'keys', 'files'].every((topic) => topics.includes(topic)), `the topic field's suggestions are the channel's topics (${topics.join(', ')})`)
+    await page.goto(`${origin}/#channel/${general.id}/topic/autocomplete`)
+    const box = page.locator('.compose textarea')
+    await box.focus()
+    const options = page.locator('#compose-suggestions [role="option"]')
+    // The other user's name as it is now (an earlier subtest renamed them).
+    const name = (await services.prisma.user.findUniqueOrThrow({ where: { id: other.id } })).fullName
+    await page.keyboard.type(`Hi @${name.slice(0, 3)}`)
+    await options.first().waitFor()
+    t.match(await options.first().textContent(), name, 'people whose name matches')
+    await page.keyboard.press('Enter')
+    t.equal(await box.inputValue(), `Hi @**${name}|${other.id}** `, 'Enter inserts the mention syntax')
+    await page.keyboard.type('see #')
+    await options.first().waitFor()
+    const channels = await options.allTextContents()
+    const index = channels.indexOf('#general')
+    t.ok(index >= 0, `every channel offered (${channels.join(', ')})`)
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown')
+    t.equal(await options.nth(index).getAttribute('aria-selected'), 'true', 'the arrow keys move the selection')
+    await page.keyboard.press('Tab')
+    t.match(await box.inputValue(), /see #\*\*general\*\* $/, 'Tab inserts the channel link syntax')
+    await page.keyboard.type('now :tad')
+    // The emoji names load on the first emoji query: type again until they are offered.
+    await eventually('emoji offered', async () => {
+      if ((await options.count()) > 0) return true
+      await page.keyboard.press('Backspace')
+      await page.keyboard.type('d')
+      return (await options.count()) > 0
+    }, { intervalMs: 50 })
+    t.match(await options.first().textContent(), ':tada:')
+    await page.keyboard.press('Enter')
+    t.equal(await box.inputValue(), `Hi @**${name}|${other.id}** see #**general** now :tada: `)
+    await page.keyboard.press('Enter')
+    const content = page.locator('.message .content', { hasText: 'see' }).last()
+    await content.locator('.user-mention').waitFor({ timeout: 10_000 })
+    t.equal(await content.locator('.user-mention').textContent(), `@${name}`, 'the sent message shows the mention')
+    t.equal(await content.locator('a.stream').getAttribute('data-stream-id'), String(general.id), 'the channel link')
+    t.equal(await content.locator('.emoji').getAttribute('aria-label'), 'tada', 'and the emoji')
+  })
+
+  t.test('the preview shows the message rendered by the server', async (t) => {
+    const page = ann.page
+    const box = page.locator('.compose textarea')
+    await box.fill('**bold** and `code`')
+    const [rendered] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/json/messages/render')), page.getByRole('button', { name: 'Preview', exact: true }).click()])
+    t.equal(rendered.status(), 200, 'POST /messages/render')
+    await page.locator('.compose .preview strong', { hasText: 'bold' }).waitFor()
+    t.equal(await page.locator('.compose .preview code').textContent(), 'code')
+    await page.getByRole('button', { name: 'Write', exact: true }).click()
+    await page.locator('.compose .preview').waitFor({ state: 'detached' })
+    await box.fill('')
+  })
+
+  t.test('a file pasted or dropped into the compose box is uploaded and linked', async (t) => {
+    const page = ann.page
+    const box = page.locator('.compose textarea')
+    const uploaded = async (name: string) => (await services.prisma.attachment.findMany({ where: { ownerId: member.id, fileName: name } })).length
+    await page.evaluate(() => {
+      const data = new DataTransfer()
+      data.items.add(new File(['pasted bytes\n'], 'pasted.txt', { type: 'text/plain' }))
+      document.querySelector('.compose textarea')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
+    })
+    await eventually('the pasted file linked', () => box.inputValue(), { until: (v) => /\[pasted\.txt\]\(\/user_uploads\/[^)]+\)/.test(v) })
+    t.equal(await uploaded('pasted.txt'), 1, 'the pasted file is on the server')
+    await page.evaluate(() => {
+      const data = new DataTransfer()
+      data.items.add(new File(['dropped bytes\n'], 'dropped.txt', { type: 'text/plain' }))
+      document.querySelector('.compose')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }))
+    })
+    const text = await eventually('the dropped file linked', () => box.inputValue(), { until: (v) => /\[dropped\.txt\]\(\/user_uploads\/[^)]+\)/.test(v) })
+    t.match(text, /^\[pasted\.txt\]\(.*\)\n\[dropped\.txt\]\(.*\)\n$/, 'both links, one a line')
+    t.equal(await uploaded('dropped.txt'), 1, 'the dropped file is on the server')
+    await box.focus()
+    await page.keyboard.press('Enter')
+    const link = bob.page.locator('.message .content a', { hasText: 'dropped.txt' })
+    await link.waitFor({ timeout: 10_000 })
+    const href = (await link.getAttribute('href')) ?? ''
+    t.equal(await bob.page.evaluate(async (url) => (await fetch(url)).status, href), 200, 'the other user can fetch it')
+  })
+
+  t.test('quote and reply puts the quoted message in the compose box', async (t) => {
+    const page = ann.page
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'autocomplete', content: 'worth *quoting*' })).id as number
+    const row = page.locator(`[data-id="${id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    await row.hover()
+    await row.getByRole('button', { name: 'Quote and reply' }).click()
+    const box = page.locator('.compose textarea')
+    const text = await eventually('the quote in the compose box', () => box.inputValue(), { until: (v) => v.includes('```quote') })
+    const name = (await services.prisma.user.findUniqueOrThrow({ where: { id: other.id } })).fullName
+    t.equal(text, `@_**${name}|${other.id}** said:\n\`\`\`quote\nworth *quoting*\n\`\`\`\n`, 'a silent mention and the raw Markdown in a quote block')
+    t.ok(await box.evaluate((el) => el === document.activeElement), 'the compose box has the focus')
+    await box.fill('')
+  })
+
+  t.test("clicking one's own reaction removes it", async (t) => {
+    const page = ann.page
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'autocomplete', content: 'react to me' })).id as number
+    expectSuccess(t, await as(app, member).post(`/messages/${id}/reactions`, { emoji_name: 'heart' }))
+    expectSuccess(t, await as(app, other).post(`/messages/${id}/reactions`, { emoji_name: 'octopus' }))
+    const row = page.locator(`[data-id="${id}"]`)
+    const mine = row.locator('.reactions button[aria-pressed="true"]')
+    await mine.waitFor({ timeout: 10_000 })
+    await mine.click()
+    await mine.waitFor({ state: 'detached', timeout: 10_000 })
+    const reactions = async () => (expectSuccess(t, await as(app, member).get(`/messages/${id}`)).message as { reactions: { emoji_name: string }[] }).reactions.map((r) => r.emoji_name)
+    t.same(await reactions(), ['octopus'], "removed on the server; the other user's stays")
+    t.equal(await row.locator('.reactions button').count(), 1)
+  })
+
+  t.test('a direct message sent from the compose box of a direct conversation', async (t) => {
+    const page = ann.page
+    await page.goto(`${origin}/#dm/${other.id}`)
+    await page.locator('.compose textarea').fill('a direct hello')
+    await page.locator('.compose textarea').press('Enter')
+    await page.locator('.message .content', { hasText: 'a direct hello' }).waitFor({ timeout: 10_000 })
+    const sent = await services.prisma.message.findFirstOrThrow({ where: { content: 'a direct hello' } })
+    t.match(sent, { senderId: member.id, streamId: null, dmUserIds: [member.id, other.id].sort((a, b) => a - b) }, 'a direct message to the other user')
+    await bob.page.locator(`nav a[href="#dm/${member.id}"] .count`).waitFor({ timeout: 10_000 })
+    t.pass('it arrives unread for the other user')
+  })
+
+  t.test('axe-core on the emoji picker, the login page and an invitation page', async (t) => {
+    const page = ann.page
+    await page.goto(`${origin}/#channel/${general.id}/topic/autocomplete`)
+    await page.waitForSelector('.message')
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'autocomplete', content: 'pick an emoji' })).id as number
+    const row = page.locator(`[data-id="${id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    await row.hover()
+    await row.getByRole('button', { name: 'Add reaction' }).click()
+    await page.locator('.picker input').waitFor()
+    t.same(await seriousViolations(page), [], 'the emoji picker open')
+    await row.getByRole('button', { name: 'Add reaction' }).click()
+    await page.locator('.picker').waitFor({ state: 'detached' })
+
+    const context = await browser.newContext()
+    t.teardown(() => context.close().catch(() => undefined))
+    const anonymous = await context.newPage()
+    await anonymous.goto(`${origin}/login`)
+    await anonymous.waitForSelector('#username')
+    t.same(await seriousViolations(anonymous), [], 'the login page')
+    const admin = await fx.user('admin')
+    const link = expectSuccess(t, await as(app, admin).post('/invites/multiuse', { invite_expires_in_minutes: 60, stream_ids: JSON.stringify([general.id]) })).invite_link as string
+    await anonymous.goto(`${origin}/join/${link.split('/join/')[1]}`)
+    await anonymous.waitForSelector('form[action^="/join/"]')
+    t.same(await seriousViolations(anonymous), [], 'an invitation page')
   })
 
   t.test('a view opens at the first unread; scrolling up loads older messages until the first', async (t) => {
