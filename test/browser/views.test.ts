@@ -14,6 +14,7 @@ import { as } from '../support/client.js'
 import { eventually } from '../support/eventually.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
+import { FLAG_BITS } from '../../src/domain/flags.js'
 import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
 
 t.test('recent conversations and drafts', async (t) => {
@@ -243,6 +244,87 @@ t.test('recent conversations and drafts', async (t) => {
     await remove(older)
     await dm.waitFor({ state: 'detached', timeout: 10_000 })
     t.pass('with none left, the row goes')
+  })
+
+  t.test('the star button sets the starred flag; the starred view lists the message', async (t) => {
+    const id = await send(other, { type: 'stream', to: general.id, topic: 'reading', content: 'a message to keep' })
+    const starred = async () => ((await services.prisma.userMessage.findUniqueOrThrow({ where: { userId_messageId: { userId: member.id, messageId: id } } })).flags & FLAG_BITS.starred) !== 0
+    await page.goto(`${origin}/${topicHash(general.id, 'reading')}`)
+    const row = page.locator(`[data-id="${id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    await row.hover()
+    await row.getByRole('button', { name: 'Star', exact: true }).click()
+    await eventually('starred on the server', starred)
+    await row.getByRole('button', { name: 'Unstar' }).waitFor()
+    await page.getByRole('link', { name: /^Starred/ }).click()
+    await page.locator(`[data-id="${id}"] .content`, { hasText: 'a message to keep' }).waitFor({ timeout: 10_000 })
+    t.pass('listed in the starred view')
+    await page.locator(`[data-id="${id}"]`).hover()
+    await page.locator(`[data-id="${id}"]`).getByRole('button', { name: 'Unstar' }).click()
+    await eventually('unstarred on the server', async () => !(await starred()))
+    await page.locator(`[data-id="${id}"]`).waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('unstarred, it leaves the starred view')
+  })
+
+  t.test("the sender's name opens their profile card; Escape closes it", async (t) => {
+    await page.goto(`${origin}/${topicHash(general.id, 'reading')}`)
+    await page.locator('.message .sender', { hasText: other.fullName }).first().click()
+    const card = page.getByRole('dialog', { name: other.fullName })
+    await card.waitFor()
+    const text = (await card.textContent()) ?? ''
+    t.match(text, other.deliveryEmail, 'the email')
+    t.match(text, 'Member', 'the role')
+    t.ok(await card.evaluate((el) => el === document.activeElement), 'the card has the focus')
+    t.same(await seriousViolations(page), [], 'axe-core on the profile card')
+    await page.keyboard.press('Escape')
+    await card.waitFor({ state: 'detached' })
+    t.pass('closed by Escape')
+  })
+
+  t.test("one sender line for a sender's consecutive messages; a date line between days", async (t) => {
+    const ids = [
+      await send(other, { type: 'stream', to: general.id, topic: 'grouping', content: 'from two days ago' }),
+      await send(other, { type: 'stream', to: general.id, topic: 'grouping', content: 'grouped one' }),
+      await send(other, { type: 'stream', to: general.id, topic: 'grouping', content: 'grouped two' }),
+      await send(admin, { type: 'stream', to: general.id, topic: 'grouping', content: 'another sender' }),
+    ]
+    // The API cannot backdate a message: the first one is moved two days back in the database.
+    await services.prisma.message.update({ where: { id: ids[0] }, data: { dateSent: new Date(Date.now() - 2 * 86_400_000) } })
+    await page.goto(`${origin}/#starred`)
+    await page.reload()
+    await page.goto(`${origin}/${topicHash(general.id, 'grouping')}`)
+    await page.locator(`[data-id="${ids[3]}"]`).waitFor({ timeout: 10_000 })
+    const senders = await Promise.all(ids.map((id) => page.locator(`[data-id="${id}"] .sender`).count()))
+    t.same(senders, [1, 1, 0, 1], 'a sender line for the first message of each run (and after the date changes)')
+    const separators = await page.$$eval('.messages > .date', (els) => els.map((el) => (el.nextElementSibling as HTMLElement | null)?.dataset.id))
+    t.same(separators, [String(ids[0]), String(ids[1])], 'a date line before the first message and where the day changes')
+    t.not(await page.locator('.messages > .date').nth(0).textContent(), await page.locator('.messages > .date').nth(1).textContent(), 'two different dates')
+  })
+
+  t.test('the mentions view lists a message that mentions the user', async (t) => {
+    const id = await send(other, { type: 'stream', to: general.id, topic: 'reading', content: `@**${member.fullName}|${member.id}** have a look` })
+    await page.getByRole('link', { name: /^Mentions/ }).click()
+    await page.locator(`[data-id="${id}"] .content .user-mention`).waitFor({ timeout: 10_000 })
+    t.match(page.url(), /#mentions$/)
+  })
+
+  t.test('opened at an old first unread, scrolling down loads the newer pages to the newest', async (t) => {
+    expectSuccess(t, await as(app, member).post('/mark_all_as_read'))
+    const ctx = { ...services, realm: fx.realm, log: app.log, clientName: 'test', user: other }
+    await sendBotMessages(ctx, Array.from({ length: 300 }, (_, i) => ({ kind: 'stream' as const, streamId: general.id, topic: 'long', content: `long ${i}` })))
+    await page.goto(`${origin}/#starred`)
+    await page.reload()
+    await page.goto(`${origin}/${topicHash(general.id, 'long')}`)
+    await page.locator('.message .content', { hasText: /^long 0$/ }).waitFor({ timeout: 10_000 })
+    t.equal(await page.locator('.message .content', { hasText: /^long 299$/ }).count(), 0, 'opened at the first unread, the newest not loaded yet')
+    await eventually('the newest message reached by scrolling down', () =>
+      page.evaluate(() => {
+        const el = document.querySelector('.messages') as HTMLElement
+        el.scrollTop = el.scrollHeight
+        el.dispatchEvent(new Event('scroll'))
+        return [...document.querySelectorAll('.message .content')].some((c) => c.textContent?.trim() === 'long 299')
+      }), { timeoutMs: 30_000, intervalMs: 50 })
+    t.pass('the newer pages loaded')
   })
 
   t.test('no errors in the page', async (t) => {
