@@ -1,7 +1,9 @@
 // A topic of thousands of messages in the app: scrolling from the newest to
 // the first and back keeps the page at a bounded number of rows (the list is
 // windowed), the message on screen stays where it is while older rows and
-// pages are added above it, and a new message still shows at the bottom.
+// pages are added above it, and a new message still shows at the bottom. A
+// link to a message in the middle opens the topic at that message, and
+// scrolling down from there loads the newer pages.
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -11,7 +13,7 @@ import { buildTestApp } from '../support/app.js'
 import { as } from '../support/client.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
-import { freePort, givePassword, launchBrowser, openApp } from './browser.js'
+import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
 
 /** How many messages the topic holds: many pages (the app fetches 100 at a time) and far more than the window. */
 const MESSAGES = 2000
@@ -48,6 +50,7 @@ t.test('a topic of thousands of messages', async (t) => {
   // Sent as a client's POST /messages would be, but a batch in a few statements (the notification bot's way), so that the
   // fixture takes seconds: the subject here is the app.
   const ctx = { ...services, realm: fx.realm, log: app.log, clientName: 'test', user: other }
+  const ids: number[] = []
   for (let from = 0; from < MESSAGES; from += 500) {
     const batch = Array.from({ length: Math.min(500, MESSAGES - from) }, (_, i) => {
       const n = from + i
@@ -55,7 +58,7 @@ t.test('a topic of thousands of messages', async (t) => {
       const content = n % 5 === 0 ? `long ${n}\n\n${'a line of text\n\n'.repeat(n % 4)}` : `long ${n}`
       return { kind: 'stream' as const, streamId: general.id, topic: 'long', content }
     })
-    t.equal((await sendBotMessages(ctx, batch)).length, batch.length)
+    ids.push(...(await sendBotMessages(ctx, batch)))
   }
   expectSuccess(t, await as(app, member).post('/mark_all_as_read'))
   const browser = await launchBrowser(t)
@@ -131,6 +134,61 @@ t.test('a topic of thousands of messages', async (t) => {
     t.ok(await newest.isVisible(), 'shown in the view')
     const seen = await most()
     t.ok(seen > 0 && seen <= WINDOW, `at most ${WINDOW} rows in the page at any frame (${seen})`)
+  })
+
+  t.test('a link to a message in the middle opens the topic at it, and newer pages load below it', async (t) => {
+    const topicHash = `#channel/${general.id}/topic/long`
+    t.equal(await page.locator(`.messages [data-id="${ids[last]}"] a.time`).getAttribute('href'), `${topicHash}/near/${ids[last]}`, "a message's time links to it in its conversation")
+    const middle = ids[1000]!
+    const inView = async (id: number) =>
+      page.evaluate((id) => {
+        const row = document.querySelector<HTMLElement>(`.messages [data-id="${id}"]`)
+        const box = document.querySelector('.messages')!.getBoundingClientRect()
+        const r = row?.getBoundingClientRect()
+        return r !== undefined && r.top >= box.top && r.bottom <= box.bottom && document.activeElement === row && row?.classList.contains('linked') === true
+      }, id)
+    // The address changes as a click on the link would change it.
+    await page.evaluate((hash) => (location.hash = hash), `${topicHash}/near/${middle}`)
+    await page.locator(`.messages [data-id="${middle}"]`).waitFor({ timeout: 20_000 })
+    await page.waitForFunction(() => document.activeElement?.matches('.messages [data-id]'), undefined, { timeout: 5_000 })
+    t.ok(await inView(middle), `message ${middle} (long 1000) is in view, focused and highlighted`)
+    t.equal(await page.locator('.link-notice').count(), 0, 'no notice')
+    await page.screenshot({ path: path.join(ROOT, 'dist/screenshots/message-link.png') })
+    // j moves on from the linked message.
+    await page.keyboard.press('j')
+    t.equal(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.id), String(ids[1001]), 'j goes to the next message')
+    // Down to long 1200: past the first page (50 after the linked message), so newer pages come by scrolling.
+    await page.waitForFunction(
+      () => {
+        const el = document.querySelector('.messages') as HTMLElement
+        el.scrollTop = el.scrollTop + 800
+        el.dispatchEvent(new Event('scroll'))
+        return [...document.querySelectorAll('.message .content')].some((c) => c.textContent?.trim() === 'long 1200')
+      },
+      undefined,
+      { polling: 'raf', timeout: 60_000 },
+    )
+    t.pass('scrolling down loads the newer pages')
+    t.ok((await page.locator('.messages [data-id]').count()) <= WINDOW, 'within the window')
+
+    // A permalink that follows its message: the topic named in it is wrong, the message's own topic opens.
+    await page.evaluate((hash) => (location.hash = hash), `#channel/${general.id}/topic/elsewhere/with/${ids[500]}`)
+    await page.waitForFunction((id) => document.activeElement?.matches(`.messages [data-id="${id}"]`), ids[500], { timeout: 20_000 })
+    t.equal(await page.evaluate(() => location.hash), `${topicHash}/with/${ids[500]}`, 'with/ID: the address becomes the topic the message is in')
+    t.ok(await inView(ids[500]!), 'and the message is in view')
+
+    // The search box's near: operator.
+    await page.evaluate((hash) => (location.hash = hash), `#search/${encodeURIComponent(`topic:long near:${ids[1500]}`)}`)
+    await page.waitForFunction((id) => document.activeElement?.matches(`.messages [data-id="${id}"]`), ids[1500], { timeout: 20_000 })
+    t.ok(await inView(ids[1500]!), 'near: in a search opens the search at the message')
+
+    // A message that is not in the conversation: the conversation, with a notice.
+    const dm = expectSuccess(t, await as(app, other).post('/messages', { type: 'direct', to: JSON.stringify([other.id]), content: 'not for ann' })).id as number
+    await page.evaluate((hash) => (location.hash = hash), `${topicHash}/near/${dm}`)
+    await page.locator('.link-notice', { hasText: 'The linked message is not in this conversation' }).waitFor({ timeout: 20_000 })
+    t.pass('a message the user cannot see: the topic opens with a notice')
+    await page.screenshot({ path: path.join(ROOT, 'dist/screenshots/message-link-missing.png') })
+    t.same(await seriousViolations(page), [], 'no serious accessibility violation with the notice')
   })
 
   t.test('no uncaught error in the page', async (t) => {

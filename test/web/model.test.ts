@@ -10,7 +10,8 @@ import { bodyOf, expectSuccess } from '../support/expect.js'
 import { checkEventSchemas, MODERN_CAPABILITIES } from '../support/events.js'
 import { apply } from '../../web/src/model/apply.js'
 import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
-import { dmKey, hashToNarrow, matches, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
+import { conversationOf, dmKey, hashToNarrow, hashToTarget, matches, messageHash, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
+import { listKey } from '../../web/src/model/lists.js'
 import { fromRegister, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
 import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
@@ -50,6 +51,32 @@ t.test('every narrow survives its address, and bad addresses are refused', async
   for (const n of narrows) t.same(hashToNarrow(narrowToHash(n)), n, narrowToHash(n))
   for (const bad of ['#channel/x', '#dm/1,a', '#nope', '#search/%E0%A4%A', '']) t.equal(hashToNarrow(bad), undefined, bad)
   t.same(narrowTerms({ kind: 'topic', streamId: 4, topic: 'x' }), [{ operator: 'channel', operand: 4 }, { operator: 'topic', operand: 'x' }])
+})
+
+t.test("a link to a message is its conversation's address with near/ID; with/ID follows the message", async (t) => {
+  const topic = { id: 77, type: 'stream' as const, stream_id: 4, subject: 'a/near/5', sender_id: 2, display_recipient: 'g', flags: [] }
+  t.same(conversationOf(topic, 1), { kind: 'topic', streamId: 4, topic: 'a/near/5' })
+  t.equal(messageHash(conversationOf(topic, 1), 77), '#channel/4/topic/a%2Fnear%2F5/near/77', "a topic's own slashes are encoded")
+  const dm = { id: 78, type: 'private' as const, subject: '', sender_id: 2, display_recipient: [{ id: 1 }, { id: 9 }, { id: 2 }], flags: [] }
+  t.equal(messageHash(conversationOf(dm, 1), 78), '#dm/2,9/near/78', 'a direct conversation as the navigation links it (without the user)')
+  t.equal(messageHash(conversationOf({ ...dm, display_recipient: [{ id: 1 }] }, 1), 79), '#dm/1/near/79', 'a conversation with oneself')
+  const narrows: Narrow[] = [{ kind: 'all' }, { kind: 'channel', streamId: 4 }, { kind: 'topic', streamId: 4, topic: 'a/near/5' }, { kind: 'dm', userIds: [2, 9] }, { kind: 'starred' }, { kind: 'search', query: 'x/y' }]
+  for (const narrow of narrows) {
+    t.same(hashToTarget(messageHash(narrow, 77)), { narrow, near: 77 }, messageHash(narrow, 77))
+    t.same(hashToTarget(messageHash(narrow, 77, 'with')), { narrow, near: 77, follow: true }, messageHash(narrow, 77, 'with'))
+    t.same(hashToNarrow(messageHash(narrow, 77)), narrow, 'the narrow alone')
+    t.same(hashToTarget(narrowToHash(narrow)), { narrow }, 'no message without near/ID')
+  }
+  t.same(hashToTarget('#channel/4/topic/near'), { narrow: { kind: 'topic', streamId: 4, topic: 'near' } }, 'a topic called "near"')
+  t.same(hashToTarget('#channel/4/near/x'), { narrow: { kind: 'channel', streamId: 4 } }, 'near/ with no ID is ignored')
+  t.equal(hashToTarget('#channel/x/near/5'), undefined, 'a bad narrow stays bad')
+  // The search box's near: operator opens the rest of the query at the message.
+  t.same(hashToTarget(narrowToHash({ kind: 'search', query: 'near:12' })), { narrow: { kind: 'all' }, near: 12 })
+  t.same(hashToTarget(narrowToHash({ kind: 'search', query: 'topic:x near:12 lunch' })), { narrow: { kind: 'search', query: 'topic:x lunch' }, near: 12 })
+  t.same(hashToTarget(narrowToHash({ kind: 'search', query: 'near:soon' })), { narrow: { kind: 'search', query: 'near:soon' } }, 'only a message ID')
+  // A list opened at a message is kept apart from its conversation's.
+  t.not(listKey({ kind: 'topic', streamId: 4, topic: 'x' }, 77), listKey({ kind: 'topic', streamId: 4, topic: 'x' }))
+  t.equal(emptyList({ kind: 'all' }, 77).near, 77)
 })
 
 t.test('live messages match narrows; direct conversations by their members', async (t) => {

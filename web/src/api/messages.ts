@@ -10,6 +10,11 @@ export function fetchMessages(narrow: Narrow, anchor: number | 'newest' | 'oldes
   return call<Page>('GET', '/messages', { narrow: narrowTerms(narrow), anchor, num_before: before, num_after: after, apply_markdown: true, client_gravatar: false })
 }
 
+/** One message (`GET /messages/{id}`): rejects when it does not exist or the user may not see it. */
+export function fetchMessage(id: number): Promise<WireMessage> {
+  return call<{ message: WireMessage }>('GET', `/messages/${id}`, { apply_markdown: true }).then((r) => r.message)
+}
+
 export type Destination = { type: 'stream'; streamId: number; topic: string } | { type: 'direct'; userIds: number[] }
 
 export function sendMessage(to: Destination, content: string, localId?: string): Promise<{ id: number }> {

@@ -1,45 +1,76 @@
-// What views call: open a narrow (fetched around the first unread), load
-// older/newer pages by anchor, mark messages read in batches. Results go
-// into the store; views never fetch on their own.
-import { fetchMessages, setFlag } from '../api/messages.js'
-import { mergePage } from '../model/lists.js'
-import { narrowKey, type Narrow } from '../model/narrow.js'
+// What views call: open a narrow (fetched around the first unread, or
+// around a linked message), load older/newer pages by anchor, mark messages
+// read in batches. Results go into the store; views never fetch on their own.
+import { fetchMessage, fetchMessages, setFlag } from '../api/messages.js'
+import { listKey, mergePage } from '../model/lists.js'
+import { conversationOf, messageHash, narrowKey, type Narrow } from '../model/narrow.js'
 import { messageOf } from '../model/state.js'
 import { store, type View } from './store.js'
 
 const PAGE = 100
 const loading = new Set<string>()
+/** Counts openings: a `with` link's lookup that answers after another view was opened changes nothing. */
+let openings = 0
 
-export async function openNarrow(narrow: Narrow): Promise<void> {
+/**
+ * Opens a narrow: at its first unread message, or at the message `near`
+ * (a link to a message: the page around it, as upstream's `near`). With
+ * `follow` (a `with/ID` link) the message is looked up first, and a topic,
+ * channel or direct conversation it has left is replaced by the one it is
+ * in now (the address too, without a new history entry).
+ */
+export async function openNarrow(narrow: Narrow, near?: number, follow = false): Promise<void> {
+  const opening = ++openings
+  if (near !== undefined && follow && store.snapshot.state) {
+    const selfId = store.snapshot.state.selfId
+    const message = store.snapshot.state.messages.get(near) ?? (await fetchMessage(near).then(messageOf, () => undefined))
+    if (opening !== openings) return
+    const now = message && movedTo(narrow, conversationOf(message, selfId))
+    if (now) {
+      narrow = now
+      history.replaceState(history.state, '', messageHash(now, near, 'with'))
+    }
+  }
   store.change((s) => {
     s.narrow = narrow
+    s.near = near
     s.view = 'messages'
   })
-  const list = store.list(narrow)
-  if (list.ids.length > 0 || loading.has(narrowKey(narrow))) return
-  await load(narrow, 'first_unread', PAGE / 2, PAGE / 2, true)
+  const list = store.list(narrow, near)
+  if (list.ids.length > 0) return
+  await load(narrow, near, near ?? 'first_unread', PAGE / 2, PAGE / 2, near === undefined)
 }
 
-export async function loadOlder(narrow: Narrow): Promise<void> {
-  const list = store.list(narrow)
+/** Where a `with` link's narrow goes when its message is elsewhere now: the message's topic, channel or direct conversation (undefined: stay). */
+function movedTo(narrow: Narrow, conversation: Narrow): Narrow | undefined {
+  const to =
+    narrow.kind === 'channel' && conversation.kind === 'topic' ? { kind: 'channel' as const, streamId: conversation.streamId }
+    : narrow.kind === 'topic' || narrow.kind === 'dm' ? conversation
+    : undefined
+  return to && narrowKey(to) !== narrowKey(narrow) ? to : undefined
+}
+
+export async function loadOlder(narrow: Narrow, near?: number): Promise<void> {
+  const list = store.list(narrow, near)
   if (list.foundOldest || list.ids.length === 0) return
-  await load(narrow, list.ids[0]!, PAGE, 0, false)
+  await load(narrow, near, list.ids[0]!, PAGE, 0, false)
 }
 
-export async function loadNewer(narrow: Narrow): Promise<void> {
-  const list = store.list(narrow)
+export async function loadNewer(narrow: Narrow, near?: number): Promise<void> {
+  const list = store.list(narrow, near)
   if (list.foundNewest || list.ids.length === 0) return
-  await load(narrow, list.ids[list.ids.length - 1]!, 0, PAGE, false)
+  await load(narrow, near, list.ids[list.ids.length - 1]!, 0, PAGE, false)
 }
 
-async function load(narrow: Narrow, anchor: number | 'first_unread', before: number, after: number, first: boolean): Promise<void> {
-  const key = `${narrowKey(narrow)}:${anchor}`
+/** Fetches a page into the list of the narrow (or of the narrow opened at `near`). */
+async function load(narrow: Narrow, near: number | undefined, anchor: number | 'first_unread', before: number, after: number, first: boolean): Promise<void> {
+  const key = `${listKey(narrow, near)}:${anchor}`
   if (loading.has(key)) return
   loading.add(key)
   try {
     const page = await fetchMessages(narrow, anchor, before, after)
     store.change((s) => {
-      const list = store.list(narrow)
+      const list = store.list(narrow, near)
       if (s.state) mergePage(s.state, list, page.messages.map(messageOf), { foundOldest: page.found_oldest, foundNewest: page.found_newest })
       if (first) list.firstUnreadId = page.messages.find((m) => !m.flags.includes('read'))?.id
     })

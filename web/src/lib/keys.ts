@@ -5,8 +5,7 @@
 // the messages (compose.svelte). Links, buttons and fields are reachable by
 // Tab as well.
 import { isTopicMuted } from '../model/unread.js'
-import { narrowKey, narrowToHash, type Narrow } from '../model/narrow.js'
-import { dmKey } from '../model/narrow.js'
+import { conversationOf, narrowKey, narrowToHash, type Narrow } from '../model/narrow.js'
 import { composer } from './composer.js'
 import { store } from './store.js'
 
@@ -21,19 +20,11 @@ function move(step: 1 | -1, from: HTMLElement | null): void {
   next.scrollIntoView({ block: 'nearest' })
 }
 
-/** The conversation a message belongs to. */
-function conversationOf(id: number): Narrow | undefined {
-  const state = store.snapshot.state
-  const m = state?.messages.get(id)
-  if (!state || !m) return undefined
-  if (m.type === 'stream' && m.stream_id !== undefined) return { kind: 'topic', streamId: m.stream_id, topic: m.subject }
-  const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : []
-  return { kind: 'dm', userIds: dmKey(ids, state.selfId).split(',').map(Number) }
-}
-
 function reply(row: HTMLElement): void {
-  const target = conversationOf(Number(row.dataset.id))
-  if (!target) return
+  const state = store.snapshot.state
+  const m = state?.messages.get(Number(row.dataset.id))
+  if (!state || !m) return
+  const target = conversationOf(m, state.selfId)
   if (narrowKey(target) === narrowKey(store.snapshot.narrow)) return composer.focus()
   composer.focusNext()
   window.location.hash = narrowToHash(target)

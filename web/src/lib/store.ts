@@ -1,8 +1,8 @@
 // The app's one store: the model's State and message lists, the open narrow
 // and the connection state, with Svelte's store contract (views read
 // `$store` and re-render after every change).
-import { emptyList, type Lists, type MessageList } from '../model/lists.js'
-import { narrowKey, type Narrow } from '../model/narrow.js'
+import { emptyList, listKey, type Lists, type MessageList } from '../model/lists.js'
+import type { Narrow } from '../model/narrow.js'
 import type { State } from '../model/state.js'
 
 export type Connection = 'connecting' | 'connected' | 'reconnecting'
@@ -15,6 +15,8 @@ export interface AppSnapshot {
   state: State | undefined
   lists: Lists
   narrow: Narrow
+  /** The message a link opened the narrow at (`near/ID`), if any. */
+  near: number | undefined
   view: View
   connection: Connection
   /** Bumped on every change: views key derived values on it. */
@@ -24,7 +26,7 @@ export interface AppSnapshot {
 type Listener = (snapshot: AppSnapshot) => void
 
 class AppStore {
-  snapshot: AppSnapshot = { state: undefined, lists: new Map(), narrow: { kind: 'all' }, view: 'messages', connection: 'connecting', version: 0 }
+  snapshot: AppSnapshot = { state: undefined, lists: new Map(), narrow: { kind: 'all' }, near: undefined, view: 'messages', connection: 'connecting', version: 0 }
   private listeners = new Set<Listener>()
 
   subscribe(listener: Listener): () => void {
@@ -42,11 +44,12 @@ class AppStore {
     for (const l of this.listeners) l(this.snapshot)
   }
 
-  list(narrow: Narrow): MessageList {
-    const key = narrowKey(narrow)
+  /** The narrow's list, or the one opened at a linked message (`near`). */
+  list(narrow: Narrow, near?: number): MessageList {
+    const key = listKey(narrow, near)
     let list = this.snapshot.lists.get(key)
     if (!list) {
-      list = emptyList(narrow)
+      list = emptyList(narrow, near)
       this.snapshot.lists.set(key, list)
     }
     return list

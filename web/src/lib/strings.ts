@@ -18,6 +18,7 @@ export const t = {
   loading: 'Loading…',
   loadOlder: 'Load older messages',
   noMessages: 'No messages here yet.',
+  linkedMessageMissing: 'The linked message is not in this conversation, or you cannot see it. Showing the messages nearest to it.',
   unread: (n: number) => `${n} unread`,
   edited: 'edited',
   moved: 'moved',

@@ -1,7 +1,7 @@
 // The loaded part of a narrow's messages: IDs in order and whether the
 // oldest and newest ends were reached. Fetches (api/messages.ts) merge pages
 // in; live events append only when the newest end is loaded.
-import { matches, narrowKey, type Narrow } from './narrow.js'
+import { matches, messageHash, narrowKey, type Narrow } from './narrow.js'
 import type { Message, State } from './state.js'
 
 export interface MessageList {
@@ -11,12 +11,24 @@ export interface MessageList {
   foundNewest: boolean
   /** The first unread message when the list was opened (the view scrolls to it). */
   firstUnreadId?: number
+  /** The message a link opened the list at (fetched around it; the view scrolls to it). */
+  near?: number
 }
 
 export type Lists = Map<string, MessageList>
 
-export function emptyList(narrow: Narrow): MessageList {
-  return { narrow, ids: [], foundOldest: false, foundNewest: false }
+export function emptyList(narrow: Narrow, near?: number): MessageList {
+  return near === undefined ? { narrow, ids: [], foundOldest: false, foundNewest: false } : { narrow, ids: [], foundOldest: false, foundNewest: false, near }
+}
+
+/**
+ * The key a list is kept under: its narrow's, and for a list opened at a
+ * linked message the link's. A list opened at a message is a list of its own
+ * (its loaded IDs are one run around the message, which need not meet the
+ * conversation's other loaded run), as upstream makes a new list for it.
+ */
+export function listKey(narrow: Narrow, near?: number): string {
+  return near === undefined ? narrowKey(narrow) : messageHash(narrow, near)
 }
 
 /** The index of the first of the sorted `ids` that is not below `id` (`ids.length` when all are). */

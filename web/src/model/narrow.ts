@@ -1,6 +1,7 @@
 // Narrows: which messages a view shows. A narrow is the API's list of
 // operator/operand terms; `matches` decides whether a live message belongs
-// to an open view, `narrowToHash`/`hashToNarrow` are the app's addresses.
+// to an open view, `narrowToHash`/`hashToNarrow` are the app's addresses,
+// `messageHash`/`hashToTarget` those of one message in its view.
 
 export type Narrow =
   | { kind: 'all' }
@@ -33,6 +34,12 @@ export function dmKey(userIds: number[], selfId: number): string {
 export function messageDmKey(message: NarrowMessage, selfId: number): string {
   const ids = Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id) : []
   return dmKey(ids, selfId)
+}
+
+/** The conversation a message belongs to: its topic, or its direct conversation (keyed as `dmKey`). */
+export function conversationOf(message: NarrowMessage, selfId: number): Narrow {
+  if (message.type === 'stream' && message.stream_id !== undefined) return { kind: 'topic', streamId: message.stream_id, topic: message.subject }
+  return { kind: 'dm', userIds: messageDmKey(message, selfId).split(',').map(Number) }
 }
 
 export function narrowTerms(narrow: Narrow): NarrowTerm[] {
@@ -120,9 +127,31 @@ export function narrowToHash(narrow: Narrow): string {
   }
 }
 
+/**
+ * An address: a narrow and, for a link to a message, the message the view
+ * opens at. `near/ID` (upstream's link to a message) opens the narrow at the
+ * message; `with/ID` (upstream's link that follows a moved message) opens
+ * the conversation the message is in now.
+ */
+export interface Target {
+  narrow: Narrow
+  near?: number
+  follow?: boolean
+}
+
+/** A link to a message in a view: the view's address with `/near/ID` (or `/with/ID`, which follows the message when it moves). */
+export function messageHash(narrow: Narrow, id: number, operator: 'near' | 'with' = 'near'): string {
+  return `${narrowToHash(narrow)}/${operator}/${id}`
+}
+
 /** The narrow of an address; undefined for anything else (the app then shows its home view). */
 export function hashToNarrow(hash: string): Narrow | undefined {
-  const parts = hash.replace(/^#/, '').split('/')
+  return hashToTarget(hash)?.narrow
+}
+
+/** The narrow of an address and the message it opens at (a link to a message). */
+export function hashToTarget(hash: string): Target | undefined {
+  let parts = hash.replace(/^#/, '').split('/')
   const int = (s: string | undefined) => (s !== undefined && /^\d{1,10}$/.test(s) ? Number(s) : undefined)
   const decode = (s: string) => {
     try {
@@ -131,6 +160,27 @@ export function hashToNarrow(hash: string): Narrow | undefined {
       return undefined
     }
   }
+  // A trailing `near/ID` or `with/ID` (a topic's or a query's own slashes are encoded: the last two parts are never theirs).
+  const at = parts.length >= 3 ? int(parts[parts.length - 1]) : undefined
+  const operator = parts[parts.length - 2]
+  if (at !== undefined && (operator === 'near' || operator === 'with')) {
+    parts = parts.slice(0, -2)
+    const narrow = partsToNarrow(parts, int, decode)
+    return narrow && (operator === 'with' ? { narrow, near: at, follow: true } : { narrow, near: at })
+  }
+  const narrow = partsToNarrow(parts, int, decode)
+  // The search box's `near:ID`: the rest of the query, opened at that message (all messages when nothing else is left).
+  if (narrow?.kind === 'search') {
+    const near = /(?:^|\s)near:(\d{1,10})(?=\s|$)/.exec(narrow.query)
+    if (near) {
+      const query = narrow.query.replace(near[0], ' ').replace(/\s+/g, ' ').trim()
+      return { narrow: query ? { kind: 'search', query } : { kind: 'all' }, near: Number(near[1]) }
+    }
+  }
+  return narrow && { narrow }
+}
+
+function partsToNarrow(parts: string[], int: (s: string | undefined) => number | undefined, decode: (s: string) => string | undefined): Narrow | undefined {
   switch (parts[0]) {
     case 'all':
       return { kind: 'all' }
