@@ -18,8 +18,8 @@ import { recentConversations, type RecentFilter } from '../../web/src/model/rece
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { SOUND_NOTES, soundFor } from '../../web/src/model/sounds.js'
 import { isDmMuted, isUserMuted, mutedUsersList, typingUsers } from '../../web/src/model/muted-users.js'
-import { notifiesDesktop } from '../../web/src/model/notifications.js'
 import { dmConversations } from '../../web/src/model/unread.js'
+import { alerts } from '../../web/src/model/notifications.js'
 import type { MessageEvent, WireSubscription } from '../../web/src/model/events.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
@@ -157,7 +157,7 @@ t.test("a Web Push payload becomes the service worker's notification and the con
   t.same(removedMessageIds(base), [], 'a message removes nothing')
 })
 
-t.test('which new message plays the notification sound, and which sound', async (t) => {
+t.test('which new message plays the notification sound (and which sound) and which notifies on the desktop', async (t) => {
   const me = 5
   const sub = (streamId: number, extra: Partial<WireSubscription> = {}) => ({ stream_id: streamId, name: `c${streamId}`, is_muted: false, audible_notifications: null, wildcard_mentions_notify: null, ...extra }) as WireSubscription
   const defaults = { notification_sound: 'ding', enable_sounds: true, enable_stream_audible_notifications: false, enable_followed_topic_audible_notifications: true, wildcard_mentions_notify: true, enable_followed_topic_wildcard_mentions_notify: true }
@@ -205,6 +205,31 @@ t.test('which new message plays the notification sound, and which sound', async 
     ["upstream's default when the setting is missing", stateWith({ notification_sound: undefined }), direct(), 'zulip'],
   ]
   for (const [what, s, event, expected] of cases) t.equal(soundFor(s, event), expected, what)
+
+  // Desktop notifications: the same decision, with the desktop settings.
+  const desktopDefaults = { enable_desktop_notifications: true, enable_stream_desktop_notifications: false, enable_followed_topic_desktop_notifications: true, enable_stream_audible_notifications: true, enable_followed_topic_audible_notifications: false, enable_sounds: false }
+  const desktopState = (settings: Record<string, unknown> = {}, policies: [number, string, number][] = []) => stateWith({ ...desktopDefaults, ...settings }, policies)
+  const d = desktopState()
+  const desktopCases: [string, ReturnType<typeof stateWith>, Pick<MessageEvent, 'message' | 'flags'>, boolean][] = [
+    ['a direct message', d, direct(), true],
+    ['a mention', d, channel(1, ['mentioned']), true],
+    ['an alert word', d, channel(1, ['has_alert_word']), true],
+    ['@all where the channel notifies of them', d, channel(1, ['stream_wildcard_mentioned']), true],
+    ['a plain channel message (the sound settings aside)', d, channel(1), false],
+    ['a direct message with enable_desktop_notifications off', desktopState({ enable_desktop_notifications: false }), direct(), false],
+    ['a mention with enable_desktop_notifications off', desktopState({ enable_desktop_notifications: false }), channel(1, ['mentioned']), false],
+    ['an alert word with enable_desktop_notifications off', desktopState({ enable_desktop_notifications: false }), channel(1, ['has_alert_word']), false],
+    ['a channel inheriting enable_stream_desktop_notifications', desktopState({ enable_stream_desktop_notifications: true, enable_desktop_notifications: false }), channel(1), true],
+    ['a channel whose own desktop setting is on', fromRegister({ queue_id: 'q', last_event_id: -1, user_id: me, subscriptions: [sub(1, { desktop_notifications: true })], user_settings: desktopDefaults }), channel(1), true],
+    ['a muted channel whose desktop setting is on', desktopState({ enable_stream_desktop_notifications: true }), channel(3), false],
+    ['a mention in a muted channel', d, channel(3, ['mentioned']), true],
+    ['a muted topic', desktopState({}, [[1, 't', VISIBILITY_MUTED]]), channel(1, ['has_alert_word']), false],
+    ['a followed topic', desktopState({}, [[1, 't', VISIBILITY_FOLLOWED]]), channel(1), true],
+    ['a followed topic without enable_followed_topic_desktop_notifications', desktopState({ enable_followed_topic_desktop_notifications: false }, [[1, 't', VISIBILITY_FOLLOWED]]), channel(1), false],
+    ['one of my own', d, direct([], me), false],
+    ['one already read', d, direct(['read']), false],
+  ]
+  for (const [what, s, event, expected] of desktopCases) t.equal(alerts(s, event, 'desktop'), expected, `desktop: ${what}`)
 
   const names = ['zulip', 'ding', 'chime-bell']
   t.same(Object.keys(SOUND_NOTES).sort(), [...names].sort(), "every sound of register's available_notification_sounds but none")
@@ -343,7 +368,7 @@ t.test('muted users: the list, direct conversations made only of them, and the m
   state.typing.set('d:2,3', new Set([ANN, BOB, SELF]))
   t.same(typingUsers(state, 'd:2,3'), [BOB], 'a muted user typing is not named, nor oneself')
   const dmFrom = (sender: number) => ({ message: { id: 20, type: 'private', subject: '', sender_id: sender, display_recipient: [{ id: SELF }, { id: sender }], content: '' }, flags: [] }) as unknown as Pick<MessageEvent, 'message' | 'flags'>
-  t.same([notifiesDesktop(state, dmFrom(BOB)), notifiesDesktop(state, dmFrom(ANN)), notifiesDesktop(state, dmFrom(SELF))], [true, false, false], "a desktop notification for a direct message, never a muted sender's or one's own")
+  t.same([alerts(state, dmFrom(BOB), 'desktop'), alerts(state, dmFrom(ANN), 'desktop'), alerts(state, dmFrom(SELF), 'desktop')], [true, false, false], "a desktop notification for a direct message, never a muted sender's or one's own")
   t.equal(soundFor({ ...state, settings: { enable_sounds: true } }, dmFrom(ANN)), undefined, "and no sound for a muted sender's")
 
   apply(state, new Map(), { type: 'muted_users', muted_users: [{ id: ANN, timestamp: 100 }, { id: BOB, timestamp: 200 }] })

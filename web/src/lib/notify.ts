@@ -1,10 +1,7 @@
 // Notifications of new messages while the app is open.
-// Desktop notifications while the window is not focused (the browser's
-// permission and the user's settings): direct messages, mentions, and
-// messages in channels whose desktop notifications are on (the
-// subscription's desktop_notifications, else the user's
-// enable_stream_desktop_notifications), unless the channel or topic or the
-// sender is muted.
+// Desktop notifications while the window is not focused, with the browser's
+// permission, for the messages the user's settings alert of
+// (model/notifications.ts, the same decision as for sounds).
 // Sounds, focused or not, as upstream plays them (model/sounds.ts), at most
 // one per batch of events. Upstream plays none for a message read on arrival
 // (shown in the focused window's open view): a message of the open narrow
@@ -13,12 +10,13 @@
 import { tick } from 'svelte'
 import type { AppEvent, MessageEvent } from '../model/events.js'
 import { matches } from '../model/narrow.js'
-import { notifiesDesktop } from '../model/notifications.js'
+import { alerts } from '../model/notifications.js'
 import { chosenSound, soundFor } from '../model/sounds.js'
 import type { State } from '../model/state.js'
 import { readOrSeen } from './actions.js'
 import { playSound, unlockAudioOnGesture } from './sounds.js'
 import { store } from './store.js'
+import { t } from './strings.js'
 
 /** Prepares sounds: the audio context starts at the user's first gesture while a sound is chosen. Returns the remover. */
 export function startSounds(): () => void {
@@ -74,7 +72,12 @@ function inOpenView(state: State, e: MessageEvent): boolean {
 
 function notifyDesktop(state: State, e: MessageEvent): void {
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return
-  if (!notifiesDesktop(state, e)) return
-  const text = new DOMParser().parseFromString(e.message.content, 'text/html').body.textContent ?? ''
-  new Notification(e.message.sender_full_name, { body: text.slice(0, 200), tag: String(e.message.id) })
+  if (!alerts(state, e, 'desktop')) return
+  const m = e.message
+  const sub = m.type === 'stream' && m.stream_id !== undefined ? state.subscriptions.get(m.stream_id) : undefined
+  const title = sub ? t.desktopChannelTitle(m.sender_full_name, sub.name, m.subject) : m.sender_full_name
+  // Upstream leaves a direct message's text out unless pm_content_in_desktop_notifications is on.
+  const hidden = m.type === 'private' && state.settings.pm_content_in_desktop_notifications === false
+  const text = hidden ? t.desktopHiddenDirect(m.sender_full_name) : (new DOMParser().parseFromString(m.content, 'text/html').body.textContent ?? '')
+  new Notification(title, { body: text.slice(0, 200), tag: String(m.id) })
 }

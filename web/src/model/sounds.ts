@@ -2,10 +2,8 @@
 // upstream's rules, and what each named sound is. Roost ships no audio files:
 // each name is a few notes the app synthesizes (lib/sounds.ts plays them).
 import type { MessageEvent } from './events.js'
-import { isUserMuted } from './muted-users.js'
-import { effectiveNotification } from './notifications.js'
-import { topicKey, type State } from './state.js'
-import { VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from './unread.js'
+import { alerts } from './notifications.js'
+import type { State } from './state.js'
 
 /** The user's `notification_sound` when the setting is missing (upstream's default). */
 export const DEFAULT_SOUND = 'zulip'
@@ -41,39 +39,8 @@ export function chosenSound(state: State): string | undefined {
   return sound in SOUND_NOTES ? sound : undefined
 }
 
-const WILDCARD_FLAGS = ['stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned']
-
-/**
- * The sound a new message plays, or undefined, as upstream's web app decides:
- * never for one's own messages, a muted sender's, or a message already read (the app also
- * drops one read as soon as it shows, lib/notify.ts); a direct mention or a followed
- * topic overrides muting, a muted topic or channel (unless the topic is
- * unmuted) is silent but for an @all mention in a channel notifying of them.
- * Then a channel whose sound is on (the subscription's
- * `audible_notifications`, else `enable_stream_audible_notifications`), a
- * followed topic with `enable_followed_topic_audible_notifications`, and,
- * with `enable_sounds`, direct messages, mentions and alert words.
- */
+/** The sound a new message plays, or undefined: the user's chosen sound when the message alerts by sound (`alerts` in notifications.ts). */
 export function soundFor(state: State, event: Pick<MessageEvent, 'message' | 'flags'>): string | undefined {
-  const { message, flags } = event
-  if (message.sender_id === state.selfId || isUserMuted(state, message.sender_id) || flags.includes('read')) return undefined
   const sound = chosenSound(state)
-  if (sound === undefined) return undefined
-  const direct = flags.includes('mentioned') || flags.includes('group_mentioned')
-  const wildcard = flags.some((f) => WILDCARD_FLAGS.includes(f))
-  const sub = message.type === 'stream' && message.stream_id !== undefined ? state.subscriptions.get(message.stream_id) : undefined
-  const policy = sub ? state.userTopics.get(topicKey(sub.stream_id, message.subject)) : undefined
-  const followed = policy === VISIBILITY_FOLLOWED
-  if (sub && !direct && !followed) {
-    if (policy === VISIBILITY_MUTED) return undefined
-    if (sub.is_muted && policy !== VISIBILITY_UNMUTED && !(wildcard && sub.wildcard_mentions_notify === true)) return undefined
-  }
-  const settings = state.settings
-  if (sub && effectiveNotification(state, sub, 'audible_notifications')) return sound
-  if (followed && settings.enable_followed_topic_audible_notifications === true) return sound
-  if (settings.enable_sounds === false) return undefined
-  if (message.type === 'private' || direct || flags.includes('has_alert_word')) return sound
-  if (sub && wildcard && effectiveNotification(state, sub, 'wildcard_mentions_notify')) return sound
-  if (followed && wildcard && settings.enable_followed_topic_wildcard_mentions_notify === true) return sound
-  return undefined
+  return sound !== undefined && alerts(state, event, 'audible') ? sound : undefined
 }
