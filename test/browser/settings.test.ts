@@ -281,6 +281,85 @@ t.test('the settings dialog', async (t) => {
     t.equal(await msg.locator('.hidden-message').count(), 0, 'unmuted: the message shows again')
   })
 
+  t.test("account-wide notification settings: an email setting saved and shown live; desktop notifications of mentions and alert words, none with the setting off", async (t) => {
+    const settingsRow = () => services.prisma.userSettings.findUniqueOrThrow({ where: { userId: member.id } })
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const email = settings.getByLabel('Emails for direct messages, mentions and alert words while I am away')
+    t.ok(await email.isChecked(), "upstream's default: on")
+    await email.uncheck()
+    await eventually('enable_offline_email_notifications saved', settingsRow, { until: (row) => !row.enableOfflineEmailNotifications })
+    const batching = settings.getByLabel('Wait before sending notification emails')
+    await batching.selectOption({ label: '10 minutes' })
+    await eventually('the batching period saved', settingsRow, { until: (row) => row.emailNotificationsBatchingPeriodSeconds === 600 })
+    const online = settings.getByLabel('Send mobile notifications even while I am online')
+    expectSuccess(t, await as(app, member).patch('/settings', { enable_online_push_notifications: !(await online.isChecked()), enable_offline_email_notifications: true }))
+    await eventually('another client\'s change shows', () => email.isChecked(), { until: (on) => on })
+    t.equal(await online.isChecked(), (await settingsRow()).enableOnlinePushNotifications, 'live from user_settings events')
+    await settings.getByRole('button', { name: 'Close' }).click()
+
+    // A stand-in for the browser's Notification (granted), and a window without focus, where the app notifies.
+    await context.addInitScript(() => {
+      const shown: { title: string; body?: string }[] = []
+      Object.defineProperty(window, 'shownNotifications', { value: shown })
+      class FakeNotification {
+        static permission = 'granted'
+        static requestPermission = () => Promise.resolve('granted')
+        constructor(title: string, options?: { body?: string }) {
+          shown.push({ title, body: options?.body })
+        }
+      }
+      Object.defineProperty(window, 'Notification', { value: FakeNotification, configurable: true, writable: true })
+      document.hasFocus = () => false
+    })
+    await page.goto(`${origin}/#channel/${general.id}/topic/faces`)
+    await page.reload()
+    await row.waitFor({ timeout: 10_000 })
+    const shown = () => page.evaluate(() => (window as unknown as { shownNotifications: { title: string; body?: string }[] }).shownNotifications.splice(0))
+    const arrived = (id: number) => page.locator(`[data-id="${id}"]`).waitFor({ timeout: 10_000 })
+    const say = async (content: string) => expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'faces', content })).id as number
+    expectSuccess(t, await as(app, member).post('/users/me/alert_words', { alert_words: JSON.stringify(['kestrel']) }))
+    // The channel test above turned #general's own desktop notifications on.
+    expectSuccess(t, await as(app, member).post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general.id, property: 'desktop_notifications', value: false }]) }))
+    await arrived(await say(`@**${member.fullName}** look`))
+    t.match(await eventually('the mention notifies', shown, { until: (n) => n.length > 0 }), [{ title: `${other.fullName} (#general > faces)`, body: `@${member.fullName} look` }], 'a mention notifies')
+    await arrived(await say('a kestrel overhead'))
+    t.match(await eventually('the alert word notifies', shown, { until: (n) => n.length > 0 }), [{ body: 'a kestrel overhead' }], 'an alert word notifies')
+    await arrived(await say('nothing for you'))
+    t.same(await shown(), [], 'a plain message does not')
+    expectSuccess(t, await as(app, member).patch('/settings', { enable_desktop_notifications: false }))
+    // Events come in order: once the mention shows, the app has the setting.
+    await arrived(await say(`@**${member.fullName}** again`))
+    t.same(await shown(), [], 'no mention notifies with enable_desktop_notifications off')
+    expectSuccess(t, await as(app, member).patch('/settings', { enable_desktop_notifications: true }))
+  })
+
+  t.test('the settings dialog keeps Tab inside while open and gives focus back to its opener; the profile card too', async (t) => {
+    const opener = page.getByRole('button', { name: 'Settings' })
+    await opener.focus()
+    await page.keyboard.press('Enter')
+    await settings.waitFor()
+    const inDialog = () => page.evaluate(() => document.querySelector('[role="dialog"]')?.contains(document.activeElement) === true)
+    await page.keyboard.press('Shift+Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Close', 'Shift+Tab from the start wraps to the last control')
+    await page.keyboard.press('Tab')
+    t.ok(await inDialog(), 'Tab from the last control wraps to the first')
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab')
+    t.ok(await inDialog(), 'still inside')
+    await page.keyboard.press('Escape')
+    await settings.waitFor({ state: 'detached' })
+    t.ok(await opener.evaluate((el) => el === document.activeElement), 'focus returns to the Settings button')
+
+    const sender = row.locator('button.sender')
+    await sender.focus()
+    await page.keyboard.press('Enter')
+    const card = page.locator('.profile-card')
+    await card.waitFor()
+    t.ok(await card.evaluate((el) => el === document.activeElement), 'the card takes focus')
+    await page.keyboard.press('Escape')
+    await card.waitFor({ state: 'detached' })
+    t.ok(await sender.evaluate((el) => el === document.activeElement), "focus returns to the sender's name")
+  })
+
   t.test('no errors in the page', async (t) => {
     t.same(errors, [])
   })
