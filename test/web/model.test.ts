@@ -12,7 +12,7 @@ import { apply } from '../../web/src/model/apply.js'
 import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../../web/src/model/events.js'
 import { conversationOf, dmKey, hashToNarrow, hashToTarget, matches, messageHash, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
 import { listKey } from '../../web/src/model/lists.js'
-import { fromRegister, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
+import { canDeleteMessage, canEditMessage, fromRegister, holdsGroupSetting, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
 import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
@@ -97,6 +97,7 @@ const REGISTER = {
   include_subscribers: true,
   slim_presence: true,
   apply_markdown: true,
+  client_gravatar: false,
 }
 
 /** The parts of the state a fresh register determines (presence timestamps and loaded messages aside). */
@@ -115,6 +116,8 @@ function comparable(state: State) {
     alertWords: state.alertWords,
     recentDms: [...state.recentDms].sort(),
     mutedUsers: [...state.mutedUsers].sort((a, b) => a[0] - b[0]),
+    realm: { name: state.realmName, allowEditing: state.allowEditing, edit: state.editLimitSeconds, delete: state.deleteLimitSeconds, deleteOwn: state.canDeleteOwn, deleteAny: state.canDeleteAny },
+    groups: [...state.groups].sort((a, b) => a[0] - b[0]),
   }
 }
 
@@ -463,5 +466,42 @@ t.test('state + events = fresh register', async (t) => {
     t.equal(unreadCounts(state).byDm.get(String(admin.id)), undefined, "the muted sender's messages are read, the new one included")
     t.notOk(dmConversations(state).some((c) => c.key === String(admin.id)), 'and the conversation is out of the direct message list')
     expectSuccess(t, await as(app, member).delete(`/users/me/muted_users/${admin.id}`))
+  })
+
+  t.test('organization settings: name, edit and delete limits, who may delete', async (t) => {
+    const state = await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, admin).patch('/realm', { name: 'Renamed org', message_content_edit_limit_seconds: 120, message_content_delete_limit_seconds: 60 }))
+      expectSuccess(t, await as(app, admin).patch('/realm', { allow_message_editing: false }))
+      expectSuccess(t, await as(app, admin).patch('/realm', { can_delete_own_message_group: JSON.stringify({ new: { direct_members: [other.id], direct_subgroups: [] } }) }))
+    }, ['realm'])
+    t.equal(state.realmName, 'Renamed org')
+    const now = Date.now() / 1000
+    const own = { sender_id: member.id, timestamp: now - 30 }
+    t.notOk(canEditMessage(state, own, now), 'editing is off')
+    t.notOk(canDeleteMessage(state, own, now), 'the member may not delete their own messages any more')
+    state.canDeleteOwn = { direct_members: [member.id], direct_subgroups: [] }
+    t.ok(canDeleteMessage(state, own, now), 'within the delete limit')
+    t.notOk(canDeleteMessage(state, { ...own, timestamp: now - 61 }, now), 'past the delete limit')
+    state.allowEditing = true
+    t.ok(canEditMessage(state, own, now))
+    t.notOk(canEditMessage(state, { ...own, timestamp: now - 121 }, now), 'past the edit limit')
+    t.notOk(canEditMessage(state, { ...own, sender_id: other.id }, now), "another's message")
+    expectSuccess(t, await as(app, admin).patch('/realm', { allow_message_editing: true, message_content_edit_limit_seconds: 'unlimited', message_content_delete_limit_seconds: 'unlimited' }))
+  })
+
+  t.test('people: added, deactivated before register, reactivated; roles move system groups', async (t) => {
+    const early = await fx.newUser({ fullName: 'Early Leaver' })
+    expectSuccess(t, await as(app, admin).delete(`/users/${early.id}`))
+    const before = fromRegister(await register(app, admin))
+    t.equal(before.users.get(early.id)?.isActive, false, 'a user deactivated before register is listed, inactive')
+    const state = await checkState(t, app, admin, async () => {
+      expectSuccess(t, await as(app, admin).post(`/users/${early.id}/reactivate`))
+      expectSuccess(t, await as(app, admin).delete(`/users/${other.id}`))
+      expectSuccess(t, await as(app, admin).post(`/users/${other.id}/reactivate`))
+      expectSuccess(t, await as(app, admin).patch(`/users/${member.id}`, { role: 200 }))
+      expectSuccess(t, await as(app, admin).post('/users', { email: `newcomer@${fx.host}`, password: 'a long enough password', full_name: 'Newcomer' }))
+    }, ['realm_user', 'user_group'])
+    t.equal(state.users.get(early.id)?.isActive, true)
+    t.ok(holdsGroupSetting(state, state.canDeleteAny, member.id), 'the new administrator may delete any message')
   })
 })

@@ -45,6 +45,7 @@ export const t = {
   uploading: (name: string, pct: number) => `Uploading ${name}: ${pct}%`,
   typing: (names: string[]) => (names.length === 1 ? `${names[0]} is typing…` : `${names.join(', ')} are typing…`),
   confirmDelete: 'Delete this message?',
+  actionFailed: (msg: string) => `Not done: ${msg}`,
   sendFailed: (msg: string) => `Not sent: ${msg}`,
   emojiPicker: 'Choose an emoji',
   emojiSearch: 'Search emoji',

@@ -4,7 +4,7 @@
 import type { AppEvent, FlagsEvent, UpdateMessageEvent, WireMessage } from './events.js'
 import { dmKey, messageDmKey } from './narrow.js'
 import { addToLists, refileInLists, removeFromLists, type Lists } from './lists.js'
-import { messageOf, newestPresence, personOf, topicKey, type State, type UnreadEntry } from './state.js'
+import { messageOf, newestPresence, personOf, topicKey, type GroupSetting, type State, type UnreadEntry } from './state.js'
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']
 
@@ -170,9 +170,44 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
     case 'alert_words':
       state.alertWords = [...event.alert_words]
       return
+    case 'realm':
+      if (event.op === 'update') applyRealmSetting(state, event.property, event.value)
+      else if (event.op === 'update_dict') for (const [name, value] of Object.entries(event.data)) applyRealmSetting(state, name, value)
+      return
+    case 'user_group': {
+      if (event.op === 'add') {
+        state.groups.set(event.group.id, { members: [...event.group.members].sort((a, b) => a - b), subgroups: [...event.group.direct_subgroup_ids].sort((a, b) => a - b) })
+        return
+      }
+      if (event.op === 'remove') {
+        state.groups.delete(event.group_id)
+        return
+      }
+      const old = state.groups.get(event.group_id)
+      if (!old || event.op === 'update') return
+      const change = (list: number[], ids: number[], add: boolean) => {
+        const set = new Set(list)
+        for (const id of ids) if (add) set.add(id)
+        else set.delete(id)
+        return [...set].sort((a, b) => a - b)
+      }
+      if ('user_ids' in event) state.groups.set(event.group_id, { ...old, members: change(old.members, event.user_ids, event.op === 'add_members') })
+      else if ('direct_subgroup_ids' in event) state.groups.set(event.group_id, { ...old, subgroups: change(old.subgroups, event.direct_subgroup_ids, event.op === 'add_subgroups') })
+      return
+    }
     case 'heartbeat':
       return
   }
+}
+
+/** One organization setting of a `realm` update or update_dict event (named without the realm_ prefix of register). */
+function applyRealmSetting(state: State, name: string, value: unknown): void {
+  if (name === 'name' && typeof value === 'string') state.realmName = value
+  else if (name === 'allow_message_editing' && typeof value === 'boolean') state.allowEditing = value
+  else if (name === 'message_content_edit_limit_seconds') state.editLimitSeconds = (value as number | null) ?? null
+  else if (name === 'message_content_delete_limit_seconds') state.deleteLimitSeconds = (value as number | null) ?? null
+  else if (name === 'can_delete_own_message_group') state.canDeleteOwn = value as GroupSetting
+  else if (name === 'can_delete_any_message_group') state.canDeleteAny = value as GroupSetting
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   MutedUsersEventSchema,
   PresenceEventSchema,
   ReactionEventSchema,
+  RealmEventSchema,
   RealmUserEventSchema,
   StreamEventSchema,
   SubscriptionEventSchema,
@@ -18,6 +19,7 @@ import type {
   UpdateMessageFlagsEventSchema,
   UserSettingsEventSchema,
   UserStatusEventSchema,
+  UserGroupEventSchema,
   UserTopicEventSchema,
 } from '../../../src/events/schemas/index.js'
 import type { DraftDict, MessageDict, SubscriptionDict, UserDict } from '../../../src/events/schemas/common.js'
@@ -38,6 +40,8 @@ export type UserTopicEvent = Static<typeof UserTopicEventSchema>
 export type DraftsEvent = Static<typeof DraftsEventSchema>
 export type AlertWordsEvent = Static<typeof AlertWordsEventSchema>
 export type MutedUsersEvent = Static<typeof MutedUsersEventSchema>
+export type RealmEvent = Static<typeof RealmEventSchema>
+export type UserGroupEvent = Static<typeof UserGroupEventSchema>
 export type HeartbeatEvent = Static<typeof HeartbeatEventSchema>
 
 /** The events the app registers for (REGISTERED_EVENT_TYPES) and applies. */
@@ -58,6 +62,8 @@ export type AppEvent =
   | DraftsEvent
   | AlertWordsEvent
   | MutedUsersEvent
+  | RealmEvent
+  | UserGroupEvent
   | HeartbeatEvent
 
 export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
@@ -77,11 +83,17 @@ export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
   'drafts',
   'alert_words',
   'muted_users',
+  'realm',
+  'user_group',
   'heartbeat',
 ]
 
-/** What the app asks register for: its event types' state, and the recent direct conversations (no event type of their own; kept by message events). */
-export const FETCH_EVENT_TYPES: string[] = [...REGISTERED_EVENT_TYPES, 'recent_private_conversations']
+/**
+ * What the app asks register for: its event types' state, the user groups
+ * (fetched as realm_user_groups, kept by user_group events) and the recent
+ * direct conversations (no event type of their own; kept by message events).
+ */
+export const FETCH_EVENT_TYPES: string[] = [...REGISTERED_EVENT_TYPES, 'realm_user_groups', 'recent_private_conversations']
 
 /** The register keys the app reads (fetch_event_types = REGISTERED_EVENT_TYPES). */
 export type WireMessage = Static<typeof MessageDict> & { flags: string[]; last_edit_timestamp?: number; last_moved_timestamp?: number }

@@ -27,6 +27,11 @@ export interface RegisterResponse {
   realm_name?: string
   max_message_id?: number
   realm_users?: WireUser[]
+  /** Deactivated users (with realm_user), listed so administrators can reactivate them. */
+  realm_non_active_users?: WireUser[]
+  realm_user_groups?: { id: number; members: number[]; direct_subgroup_ids: number[] }[]
+  realm_can_delete_own_message_group?: GroupSetting
+  realm_can_delete_any_message_group?: GroupSetting
   subscriptions?: WireSubscription[]
   unread_msgs?: {
     pms: { other_user_id: number; unread_message_ids: number[] }[]
@@ -48,6 +53,9 @@ export interface RegisterResponse {
   realm_allow_message_editing?: boolean
   max_file_upload_size_mib?: number
 }
+
+/** A group-setting value: a group's ID, or an anonymous group of users and subgroups. */
+export type GroupSetting = number | { direct_members: number[]; direct_subgroups: number[] }
 
 /** `email` is the API's address (a stand-in when the user hides the real one); `deliveryEmail` the real one, when this user may see it. */
 export interface Person { id: number; fullName: string; email: string; deliveryEmail: string | null; avatarUrl: string | null; isActive: boolean; isBot: boolean; role: number }
@@ -84,9 +92,14 @@ export interface State {
   messages: Map<number, Message>
   /** Typing users per conversation key (see typingKey). */
   typing: Map<string, Set<number>>
+  /** The organization's settings the app uses (realm_*, kept by `realm` events). */
   editLimitSeconds: number | null
   deleteLimitSeconds: number | null
   allowEditing: boolean
+  canDeleteOwn: GroupSetting | null
+  canDeleteAny: GroupSetting | null
+  /** User groups (realm_user_groups, kept by `user_group` events): direct members and subgroups, for group settings. */
+  groups: Map<number, { members: number[]; subgroups: number[] }>
 }
 
 export const topicKey = (streamId: number, topic: string) => `${streamId}\0${topic.toLowerCase()}`
@@ -118,7 +131,7 @@ export function fromRegister(r: RegisterResponse): State {
     lastEventId: r.last_event_id,
     selfId: r.user_id,
     realmName: r.realm_name ?? '',
-    users: new Map((r.realm_users ?? []).map((u) => [u.user_id, personOf(u)])),
+    users: new Map([...(r.realm_users ?? []).map((u) => personOf(u)), ...(r.realm_non_active_users ?? []).map((u) => ({ ...personOf(u), isActive: false }))].map((p) => [p.id, p])),
     subscriptions: new Map((r.subscriptions ?? []).map((s) => [s.stream_id, s])),
     unread,
     mentions: new Set(r.unread_msgs?.mentions ?? []),
@@ -136,6 +149,9 @@ export function fromRegister(r: RegisterResponse): State {
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,
     deleteLimitSeconds: r.realm_message_content_delete_limit_seconds ?? null,
     allowEditing: r.realm_allow_message_editing ?? true,
+    canDeleteOwn: r.realm_can_delete_own_message_group ?? null,
+    canDeleteAny: r.realm_can_delete_any_message_group ?? null,
+    groups: new Map((r.realm_user_groups ?? []).map((g) => [g.id, { members: [...g.members].sort((a, b) => a - b), subgroups: [...g.direct_subgroup_ids].sort((a, b) => a - b) }])),
   }
 }
 
@@ -163,4 +179,37 @@ export function messageOf(m: WireMessage): Message {
     last_edit_timestamp: m.last_edit_timestamp,
     last_moved_timestamp: m.last_moved_timestamp,
   }
+}
+
+/** Whether a user holds a group setting: a member of its group or of one of its subgroups, at any depth. Unknown (null): no. */
+export function holdsGroupSetting(state: Pick<State, 'groups'>, setting: GroupSetting | null, userId: number): boolean {
+  if (setting === null) return false
+  const seen = new Set<number>()
+  const inGroup = (id: number): boolean => {
+    if (seen.has(id)) return false
+    seen.add(id)
+    const group = state.groups.get(id)
+    return !!group && (group.members.includes(userId) || group.subgroups.some(inGroup))
+  }
+  return typeof setting === 'number' ? inGroup(setting) : setting.direct_members.includes(userId) || setting.direct_subgroups.some(inGroup)
+}
+
+/**
+ * Upstream's rules for offering to edit or delete a message (message_edit.ts):
+ * only one's own; editing while the organization allows it and within its
+ * limit; deleting by anyone holding can_delete_any_message_group, else one's
+ * own by those holding can_delete_own_message_group within its limit. A null
+ * limit is none (0 too, as older servers sent it). `now` in seconds.
+ */
+export function canEditMessage(state: State, message: { sender_id: number; timestamp: number }, now: number): boolean {
+  if (message.sender_id !== state.selfId || !state.allowEditing) return false
+  return !state.editLimitSeconds || now - message.timestamp < state.editLimitSeconds
+}
+
+export function canDeleteMessage(state: State, message: { sender_id: number; timestamp: number }, now: number): boolean {
+  // Before a server sends the group settings (older levels), one's own messages within the limit.
+  if (state.canDeleteAny !== null && holdsGroupSetting(state, state.canDeleteAny, state.selfId)) return true
+  if (message.sender_id !== state.selfId) return false
+  if (state.canDeleteOwn !== null && !holdsGroupSetting(state, state.canDeleteOwn, state.selfId)) return false
+  return !state.deleteLimitSeconds || now - message.timestamp < state.deleteLimitSeconds
 }
