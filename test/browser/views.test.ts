@@ -1,8 +1,9 @@
 // The views that are not message lists, clicked through in Chromium against
 // a Roost node: recent conversations (one row per topic and direct
 // conversation, newest first, unread counts, filters, muted rows, live rows,
-// rows after deletions, a row opens its conversation) and the drafts list
-// (restore into the compose box, delete). Screenshots of both for the
+// rows after deletions, a row opens its conversation), the drafts list
+// (restore into the compose box, delete), and the navigation's old topics and
+// direct conversations. Screenshots of both for the
 // documentation.
 import t from 'tap'
 import { mkdirSync } from 'node:fs'
@@ -325,6 +326,24 @@ t.test('recent conversations and drafts', async (t) => {
         return [...document.querySelectorAll('.message .content')].some((c) => c.textContent?.trim() === 'long 299')
       }), { timeoutMs: 30_000, intervalMs: 50 })
     t.pass('the newer pages loaded')
+  })
+
+  t.test("the navigation lists a channel's old topics and old direct conversations, none of whose messages is loaded", async (t) => {
+    // Loaded afresh at the topic gamma: its messages are all the app loads. The topic beta and the
+    // conversation with Otto are older (and read), known only from the server.
+    const topicRequests: string[] = []
+    page.on('request', (r) => void (r.url().includes(`/json/users/me/${design.id}/topics`) && topicRequests.push(r.url())))
+    await page.goto(`${origin}/${topicHash(design.id, 'gamma')}`)
+    await page.reload()
+    await page.locator('.message .content', { hasText: 'news in gamma' }).waitFor({ timeout: 10_000 })
+    await page.locator(`nav .topics a[href="${topicHash(design.id, 'beta')}"]`).waitFor({ timeout: 10_000 })
+    t.pass("the channel's old topic is listed under it (GET /users/me/{stream_id}/topics)")
+    t.equal(await page.locator('#topic-list option[value="beta"]').count(), 1, 'and offered by the compose topic autocomplete')
+    t.equal(await page.locator('.message .content', { hasText: 'mine in beta' }).count(), 0)
+    t.equal(await page.locator(`nav .dms a[href="#dm/${other.id}"]`).count(), 1, 'an old direct conversation, from recent_private_conversations')
+    await page.goto(`${origin}/#channel/${design.id}`)
+    await page.locator('.message .content', { hasText: 'mine in beta' }).waitFor({ timeout: 10_000 })
+    t.equal(topicRequests.length, 1, 'the topics are fetched once per channel')
   })
 
   t.test('no errors in the page', async (t) => {

@@ -13,7 +13,7 @@ import { FETCH_EVENT_TYPES, REGISTERED_EVENT_TYPES, type AppEvent } from '../../
 import { conversationOf, dmKey, hashToNarrow, hashToTarget, matches, messageHash, narrowToHash, narrowTerms, parseSearch, type Narrow } from '../../web/src/model/narrow.js'
 import { listKey } from '../../web/src/model/lists.js'
 import { canDeleteMessage, canEditMessage, fromRegister, holdsGroupSetting, topicKey, type RegisterResponse, type State } from '../../web/src/model/state.js'
-import { unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
+import { dmConversations, topicsOf, unreadCounts, VISIBILITY_FOLLOWED, VISIBILITY_MUTED, VISIBILITY_UNMUTED } from '../../web/src/model/unread.js'
 import { recentConversations, type RecentFilter } from '../../web/src/model/recent.js'
 import { noticeFor, removedMessageIds } from '../../web/src/model/push.js'
 import { SOUND_NOTES, soundFor } from '../../web/src/model/sounds.js'
@@ -420,6 +420,38 @@ t.test('state + events = fresh register', async (t) => {
     t.ok(recentConversations(state, { ...ALL, channel: general.id, unreadOnly: true }).every((r) => r.kind === 'topic' && r.streamId === general.id && r.unread > 0))
     state.userTopics.set(topicKey(general.id, 'recent'), VISIBILITY_MUTED)
     t.notOk(recentConversations(state, ALL).some((r) => r.kind === 'topic' && r.topic === 'Recent'), 'a muted topic is left out')
+  })
+
+  t.test("the navigation's direct conversations include recent_private_conversations, none of whose messages is loaded", async (t) => {
+    const old = await sent(admin, { type: 'direct', to: JSON.stringify([member.id]), content: 'an old conversation' })
+    expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([old]), op: 'add', flag: 'read' }))
+    const state = fromRegister(await register(app, member))
+    t.equal(state.messages.size, 0, 'no message loaded')
+    t.match(dmConversations(state).find((d) => d.key === String(admin.id)), { maxId: old })
+  })
+
+  t.test("a channel's topics: the server's list + events = a fresh list", async (t) => {
+    const channel = fx.streams.general
+    const oldTopic = await sent(other, { type: 'stream', to: channel.id, topic: 'Long ago', content: 'old' })
+    expectSuccess(t, await as(app, member).post('/messages/flags', { messages: JSON.stringify([oldTopic]), op: 'add', flag: 'read' }))
+    const moved = await sent(other, { type: 'stream', to: channel.id, topic: 'to move', content: 'x' })
+    const doomed = await sent(other, { type: 'stream', to: channel.id, topic: 'doomed', content: 'y' })
+    const reg = await register(app, member)
+    const state = fromRegister(reg)
+    const fetch = async () => (expectSuccess(t, await as(app, member).get(`/users/me/${channel.id}/topics`)).topics as { name: string; max_id: number }[])
+    t.notOk(topicsOf(state, channel.id).some((tp) => tp.topic === 'Long ago'), 'an old topic is unknown before the fetch')
+    state.streamTopics.set(channel.id, new Map((await fetch()).map((tp) => [tp.name.toLowerCase(), { topic: tp.name, maxId: tp.max_id }])))
+    t.match(topicsOf(state, channel.id).find((tp) => tp.topic === 'Long ago'), { maxId: oldTopic }, "and listed from the server's list")
+    const fresh = await sent(other, { type: 'stream', to: channel.id, topic: 'new one', content: 'z' })
+    expectSuccess(t, await as(app, other).patch(`/messages/${moved}`, { topic: 'moved here', propagate_mode: 'change_all' }))
+    expectSuccess(t, await as(app, admin).delete(`/messages/${doomed}`))
+    const events = bodyOf(await as(app, member).get('/events', { queue_id: reg.queue_id, last_event_id: reg.last_event_id, dont_block: true })).events as AppEvent[]
+    for (const event of events) apply(state, new Map(), event)
+    t.same([...state.staleTopics], [channel.id], "a deleted topic's newest message, none loaded: the channel is fetched again")
+    const listed = (topics: { topic: string; maxId: number }[]) => topics.map((tp) => [tp.topic, tp.maxId]).sort()
+    t.same(listed([...state.streamTopics.get(channel.id)!.values()]), listed((await fetch()).map((tp) => ({ topic: tp.name, maxId: tp.max_id }))), 'state + events = a fresh list')
+    t.same(topicsOf(state, channel.id).slice(0, 2).map((tp) => tp.topic), ['moved here', 'new one'], 'newest first (the move notice is the newest message)')
+    t.match(topicsOf(state, channel.id)[1], { maxId: fresh })
   })
 
   t.test('reading, unreading, starring', async (t) => {

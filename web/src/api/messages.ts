@@ -38,3 +38,5 @@ export const react = (id: number, emojiName: string, op: 'add' | 'remove') => ca
 export const renderPreview = (content: string) => call<{ rendered: string }>('POST', '/messages/render', { content }).then((r) => r.rendered)
 export const setTyping = (to: Destination, op: 'start' | 'stop') =>
   call('POST', '/typing', to.type === 'stream' ? { type: 'stream', stream_id: to.streamId, topic: to.topic, op } : { type: 'direct', to: to.userIds, op })
+/** A channel's topics, newest first (`GET /users/me/{stream_id}/topics`). */
+export const fetchStreamTopics = (streamId: number) => call<{ topics: { name: string; max_id: number }[] }>('GET', `/users/me/${streamId}/topics`).then((r) => r.topics)

@@ -1,7 +1,7 @@
 // What views call: open a narrow (fetched around the first unread, or
 // around a linked message), load older/newer pages by anchor, mark messages
 // read in batches. Results go into the store; views never fetch on their own.
-import { fetchMessage, fetchMessages, setFlag } from '../api/messages.js'
+import { fetchMessage, fetchMessages, fetchStreamTopics, setFlag } from '../api/messages.js'
 import { listKey, mergePage } from '../model/lists.js'
 import { conversationOf, messageHash, narrowKey, type Narrow } from '../model/narrow.js'
 import { messageOf } from '../model/state.js'
@@ -36,6 +36,7 @@ export async function openNarrow(narrow: Narrow, near?: number, follow = false):
     s.near = near
     s.view = 'messages'
   })
+  if (narrow.kind === 'channel' || narrow.kind === 'topic') void loadTopics(narrow.streamId)
   const list = store.list(narrow, near)
   if (list.ids.length > 0) return
   await load(narrow, near, near ?? 'first_unread', PAGE / 2, PAGE / 2, near === undefined)
@@ -129,6 +130,45 @@ export async function refreshEmptiedDms(): Promise<void> {
       })
     }),
   )
+}
+
+const topicsLoading = new Set<number>()
+
+/**
+ * A channel's topics from the server (`GET /users/me/{stream_id}/topics`),
+ * once per channel for each register (message events keep the list current
+ * after that, State.streamTopics), as upstream fetches a channel's topic
+ * history when the channel is opened. A failed request leaves the topics of
+ * the loaded messages.
+ */
+export async function loadTopics(streamId: number, again = false): Promise<void> {
+  const state = store.snapshot.state
+  if (!state || (state.streamTopics.has(streamId) && !again) || topicsLoading.has(streamId)) return
+  topicsLoading.add(streamId)
+  try {
+    const topics = await fetchStreamTopics(streamId)
+    store.change((s) => {
+      // A new register in the meantime fetches for itself.
+      if (s.state?.queueId !== state.queueId) return
+      const known = new Map(topics.map((t) => [t.name.toLowerCase(), { topic: t.name, maxId: t.max_id }]))
+      // Messages that arrived while the request was under way.
+      for (const [key, old] of s.state.streamTopics.get(streamId) ?? []) if ((known.get(key)?.maxId ?? 0) < old.maxId) known.set(key, old)
+      s.state.streamTopics.set(streamId, known)
+    })
+  } catch {
+    // The loaded messages' topics stay.
+  } finally {
+    topicsLoading.delete(streamId)
+  }
+}
+
+/** Fetches again the channels whose topic list a deletion or a move left unsure (State.staleTopics). */
+export async function refreshStaleTopics(): Promise<void> {
+  const state = store.snapshot.state
+  if (!state || state.staleTopics.size === 0) return
+  const ids = [...state.staleTopics]
+  state.staleTopics.clear()
+  await Promise.all(ids.map((id) => loadTopics(id, true)))
 }
 
 /** Shows a view that is not a message list (recent conversations, drafts). */

@@ -4,6 +4,7 @@
 import type { AppEvent, FlagsEvent, UpdateMessageEvent, WireMessage } from './events.js'
 import { dmKey, messageDmKey } from './narrow.js'
 import { addToLists, refileInLists, removeFromLists, type Lists } from './lists.js'
+import { forgetServerTopicMessages, seeServerTopic } from './unread.js'
 import { messageOf, newestPresence, personOf, topicKey, type GroupSetting, type State, type UnreadEntry } from './state.js'
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']
@@ -22,6 +23,7 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       // A channel's first message: register reports it as first_message_id.
       const sub = message.stream_id !== undefined ? state.subscriptions.get(message.stream_id) : undefined
       if (sub && sub.first_message_id === null) sub.first_message_id = message.id
+      if (message.type === 'stream' && message.stream_id !== undefined) seeServerTopic(state, message.stream_id, message.subject, message.id)
       if (message.type === 'private') {
         const key = messageDmKey(message, state.selfId)
         if ((state.recentDms.get(key) ?? 0) < message.id) state.recentDms.set(key, message.id)
@@ -36,6 +38,7 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
     case 'delete_message': {
       const ids = 'message_ids' in event ? event.message_ids : [event.message_id]
       forgetRecentDms(state, ids)
+      if (event.message_type === 'stream') forgetServerTopicMessages(state, event.stream_id, event.topic, ids)
       for (const id of ids) {
         state.messages.delete(id)
         state.unread.delete(id)
@@ -250,6 +253,13 @@ function applyUpdate(state: State, lists: Lists, event: UpdateMessageEvent): voi
   }
   const moved = event.subject !== undefined || event.new_stream_id !== undefined
   if (!moved) return
+  // The channels' topic lists (State.streamTopics): the moved messages leave their topic for another.
+  const from = event.orig_subject ?? first?.subject
+  if (event.stream_id !== undefined && from !== undefined && event.message_ids.length > 0) {
+    if (event.propagate_mode === 'change_all') state.streamTopics.get(event.stream_id)?.delete(from.toLowerCase())
+    else forgetServerTopicMessages(state, event.stream_id, from, event.message_ids)
+    seeServerTopic(state, event.new_stream_id ?? event.stream_id, event.subject ?? from, Math.max(...event.message_ids))
+  }
   const resolveOnly =
     event.new_stream_id === undefined && event.subject !== undefined && event.orig_subject !== undefined && isResolveToggle(event.orig_subject, event.subject)
   for (const id of event.message_ids) {

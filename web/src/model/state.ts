@@ -88,6 +88,15 @@ export interface State {
    * message (lib/actions.ts refreshEmptiedDms), which may bring them back.
    */
   emptiedDms: Set<string>
+  /**
+   * Each channel's topics as the server listed them (`GET
+   * /users/me/{stream_id}/topics`, fetched when the channel is first opened;
+   * by lowercased topic), kept current by message events. A channel absent
+   * has not been fetched.
+   */
+  streamTopics: Map<number, Map<string, { topic: string; maxId: number }>>
+  /** Fetched channels whose list a deletion or move left unsure (a topic's newest message gone): fetched again (lib/actions.ts refreshStaleTopics). */
+  staleTopics: Set<number>
   /** Messages the app has fetched or received, by ID. */
   messages: Map<number, Message>
   /** Typing users per conversation key (see typingKey). */
@@ -144,6 +153,8 @@ export function fromRegister(r: RegisterResponse): State {
     mutedUsers: new Map((r.muted_users ?? []).map((m) => [m.id, m.timestamp])),
     recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
     emptiedDms: new Set(),
+    streamTopics: new Map(),
+    staleTopics: new Set(),
     messages: new Map(),
     typing: new Map(),
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,

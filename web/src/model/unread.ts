@@ -38,7 +38,7 @@ export function unreadCounts(state: State): UnreadCounts {
   return counts
 }
 
-/** A channel's topics, newest first, from the loaded messages and the unread ones. */
+/** A channel's topics, newest first: the server's list (State.streamTopics), the loaded messages and the unread ones. */
 export function topicsOf(state: State, streamId: number): { topic: string; maxId: number }[] {
   const topics = new Map<string, { topic: string; maxId: number }>()
   const see = (topic: string, id: number) => {
@@ -46,12 +46,13 @@ export function topicsOf(state: State, streamId: number): { topic: string; maxId
     const old = topics.get(key)
     if (!old || old.maxId < id) topics.set(key, { topic, maxId: id })
   }
+  for (const t of state.streamTopics.get(streamId)?.values() ?? []) see(t.topic, t.maxId)
   for (const m of state.messages.values()) if (m.type === 'stream' && m.stream_id === streamId) see(m.subject, m.id)
   for (const [id, e] of state.unread) if (e.kind === 'stream' && e.streamId === streamId) see(e.topic, id)
   return [...topics.values()].sort((a, b) => b.maxId - a.maxId)
 }
 
-/** Direct conversations, newest first, from loaded and unread messages; those made only of muted users left out. */
+/** Direct conversations, newest first: register's recent_private_conversations (State.recentDms), loaded and unread messages; those made only of muted users left out. */
 export function dmConversations(state: State): { key: string; maxId: number }[] {
   const convs = new Map<string, number>()
   for (const m of state.messages.values()) {
@@ -60,6 +61,39 @@ export function dmConversations(state: State): { key: string; maxId: number }[] 
     const key = (ids.length > 0 ? ids.sort((a, b) => a - b) : [state.selfId]).join(',')
     convs.set(key, Math.max(convs.get(key) ?? 0, m.id))
   }
+  for (const [key, maxId] of state.recentDms) convs.set(key, Math.max(convs.get(key) ?? 0, maxId))
   for (const [id, e] of state.unread) if (e.kind === 'dm') convs.set(e.key, Math.max(convs.get(e.key) ?? 0, id))
   return [...convs].filter(([key]) => !isDmMuted(state, key)).map(([key, maxId]) => ({ key, maxId })).sort((a, b) => b.maxId - a.maxId)
+}
+
+/** Records a topic's message in a fetched channel's list (State.streamTopics); nothing for a channel not fetched. */
+export function seeServerTopic(state: State, streamId: number, topic: string, id: number): void {
+  const topics = state.streamTopics.get(streamId)
+  if (!topics) return
+  const key = topic.toLowerCase()
+  const old = topics.get(key)
+  if (!old || old.maxId < id) topics.set(key, { topic, maxId: id })
+}
+
+/**
+ * Messages gone from a fetched channel's topic (deleted or moved away): a
+ * topic whose newest message went takes the newest loaded message left in it;
+ * with none loaded it is dropped and the channel marked for fetching again
+ * (the server knows whether older messages remain).
+ */
+export function forgetServerTopicMessages(state: State, streamId: number, topic: string, ids: readonly number[]): void {
+  const topics = state.streamTopics.get(streamId)
+  const key = topic.toLowerCase()
+  const entry = topics?.get(key)
+  if (!topics || !entry || !ids.includes(entry.maxId)) return
+  const gone = new Set(ids)
+  let newest = 0
+  for (const m of state.messages.values()) {
+    if (m.type === 'stream' && m.stream_id === streamId && !gone.has(m.id) && m.id > newest && m.subject.toLowerCase() === key) newest = m.id
+  }
+  if (newest > 0) topics.set(key, { topic: entry.topic, maxId: newest })
+  else {
+    topics.delete(key)
+    state.staleTopics.add(streamId)
+  }
 }
