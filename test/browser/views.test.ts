@@ -333,8 +333,8 @@ t.test('recent conversations and drafts', async (t) => {
     // conversation with Otto are older (and read), known only from the server.
     const topicRequests: string[] = []
     page.on('request', (r) => void (r.url().includes(`/json/users/me/${design.id}/topics`) && topicRequests.push(r.url())))
+    await page.goto('about:blank')
     await page.goto(`${origin}/${topicHash(design.id, 'gamma')}`)
-    await page.reload()
     await page.locator('.message .content', { hasText: 'news in gamma' }).waitFor({ timeout: 10_000 })
     await page.locator(`nav .topics a[href="${topicHash(design.id, 'beta')}"]`).waitFor({ timeout: 10_000 })
     t.pass("the channel's old topic is listed under it (GET /users/me/{stream_id}/topics)")
