@@ -10,7 +10,12 @@ export const setSubscriptionProperty = (streamId: number, property: string, valu
 export const setTopicVisibility = (streamId: number, topic: string, policy: number) => call('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: policy })
 export const createChannel = (name: string, description: string) => call('POST', '/users/me/subscriptions', { subscriptions: [{ name, description }] })
 export const archiveChannel = (streamId: number) => call('DELETE', `/streams/${streamId}`)
-export const invite = (emails: string, streamIds: number[]) => call('POST', '/invites', { invitee_emails: emails, stream_ids: streamIds })
+/** An invitation's role, expiry (null: never) and channels, as upstream's invitation dialog chooses them. */
+export interface InviteOptions { inviteAs: number; expiresInMinutes: number | null; streamIds: number[]; includeDefaults: boolean }
+const inviteParams = (o: InviteOptions) => ({ invite_as: o.inviteAs, invite_expires_in_minutes: JSON.stringify(o.expiresInMinutes), stream_ids: o.streamIds, include_realm_default_subscriptions: o.includeDefaults })
+export const invite = (emails: string, o: InviteOptions) => call('POST', '/invites', { invitee_emails: emails, ...inviteParams(o) })
+/** A reusable invitation link (POST /invites/multiuse). */
+export const createInviteLink = (o: InviteOptions) => call<{ invite_link: string }>('POST', '/invites/multiuse', inviteParams(o)).then((r) => r.invite_link)
 export const setRole = (userId: number, role: number) => call('PATCH', `/users/${userId}`, { role })
 export const deactivateUser = (userId: number) => call('DELETE', `/users/${userId}`)
 export const reactivateUser = (userId: number) => call('POST', `/users/${userId}/reactivate`)
