@@ -173,6 +173,59 @@ t.test('recent conversations and drafts', async (t) => {
     t.equal(await page.locator('.compose textarea').inputValue(), '', 'and no longer in its compose box')
   })
 
+  t.test('scheduled messages: sent later from the compose box, listed, rescheduled, edited in the compose box, cancelled', async (t) => {
+    const scheduled = async () => expectSuccess(t, await as(app, member).get('/scheduled_messages')).scheduled_messages as { scheduled_message_id: number; content: string; scheduled_delivery_timestamp: number }[]
+    // A datetime-local value in the page's time zone, and the UNIX time it stands for.
+    const inDays = (days: number) => page.evaluate((days) => {
+      const d = new Date(Date.now() + days * 86_400_000)
+      d.setSeconds(0, 0)
+      const p = (n: number) => String(n).padStart(2, '0')
+      return { value: `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`, at: d.getTime() / 1000 }
+    }, days)
+    await page.goto(`${origin}/${topicHash(general.id, 'later')}`)
+    await page.fill('.compose textarea', 'see you tomorrow')
+    const tomorrow = await inDays(1)
+    await page.getByLabel('Send at').fill(tomorrow.value)
+    await page.getByRole('button', { name: 'Send later' }).click()
+    const count = page.locator('nav .scheduled-count')
+    await eventually('the navigation counts it', () => count.textContent({ timeout: 1_000 }), { until: (text) => text === '1' })
+    t.match(await scheduled(), [{ content: 'see you tomorrow', scheduled_delivery_timestamp: tomorrow.at }], 'scheduled on the server')
+    t.equal(await page.locator('.compose textarea').inputValue(), '', 'the compose box is emptied')
+
+    await page.getByRole('link', { name: /^Scheduled messages/ }).click()
+    const item = page.getByRole('listitem', { name: 'Scheduled message to #general › later' })
+    await item.waitFor({ timeout: 10_000 })
+    t.match(await item.textContent(), /see you tomorrow/, 'listed with its text')
+    t.match(await item.locator('.time').textContent(), /^Will be sent /, 'and its time')
+    t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+    await page.screenshot({ path: path.join(shots, 'scheduled-messages.png') })
+
+    const later = await inDays(2)
+    await item.getByRole('button', { name: 'Reschedule' }).click()
+    await item.getByLabel('New time').fill(later.value)
+    await item.getByRole('button', { name: 'Save' }).click()
+    await eventually('rescheduled on the server', scheduled, { until: (list) => list[0]?.scheduled_delivery_timestamp === later.at })
+    t.pass('rescheduled')
+
+    await item.getByRole('button', { name: 'Edit' }).click()
+    await page.waitForURL(`${origin}/${topicHash(general.id, 'later')}`)
+    const box = page.locator('.compose textarea')
+    t.equal(await box.inputValue(), 'see you tomorrow', 'in the compose box of its topic')
+    t.equal(await page.getByLabel('Send at').inputValue(), later.value, 'with its time')
+    await box.press('End')
+    await page.keyboard.type(', at noon')
+    await page.getByRole('button', { name: 'Save scheduled message' }).click()
+    const edited = await eventually('the edit saved', scheduled, { until: (list) => list[0]?.content === 'see you tomorrow, at noon' })
+    t.equal(edited.length, 1, 'the same scheduled message, edited in place')
+    t.equal(edited[0]!.scheduled_delivery_timestamp, later.at, 'at the same time')
+
+    await page.getByRole('link', { name: /^Scheduled messages/ }).click()
+    await item.getByRole('button', { name: 'Cancel' }).click()
+    await item.waitFor({ state: 'detached', timeout: 10_000 })
+    t.same(await scheduled(), [], 'cancelled on the server')
+    t.equal(await count.count(), 0, 'no count left')
+  })
+
   t.test("the app's address alone opens the home view: recent conversations, or all messages when the user chose so", async (t) => {
     t.teardown(async () => void (await as(app, member).patch('/settings', { web_home_view: 'inbox' })))
     await page.goto(`${origin}/`)

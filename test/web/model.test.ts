@@ -114,6 +114,7 @@ function comparable(state: State) {
     drafts: [...state.drafts.values()].sort((a, b) => a.id - b.id),
     alertWords: state.alertWords,
     recentDms: [...state.recentDms].sort(),
+    scheduledMessages: [...state.scheduledMessages.values()].sort((a, b) => a.scheduled_message_id - b.scheduled_message_id),
     mutedUsers: [...state.mutedUsers].sort((a, b) => a[0] - b[0]),
     realm: { name: state.realmName, allowEditing: state.allowEditing, edit: state.editLimitSeconds, delete: state.deleteLimitSeconds, deleteOwn: state.canDeleteOwn, deleteAny: state.canDeleteAny },
     groups: [...state.groups].sort((a, b) => a[0] - b[0]),
@@ -470,6 +471,20 @@ t.test('state + events = fresh register', async (t) => {
       expectSuccess(t, await as(app, other).patch(`/messages/${a}`, { topic: 'after', propagate_mode: 'change_all' }))
       expectSuccess(t, await as(app, other).delete(`/messages/${b}`))
     }, ['update_message'])
+  })
+
+  t.test('scheduled messages: scheduled, edited, rescheduled, cancelled', async (t) => {
+    const at = Math.floor(Date.now() / 1000) + 3600
+    const schedule = async (content: string) => expectSuccess(t, await as(app, member).post('/scheduled_messages', { type: 'stream', to: general.id, topic: 'later', content, scheduled_delivery_timestamp: at })).scheduled_message_id as number
+    const kept = await schedule('kept')
+    const state = await checkState(t, app, member, async () => {
+      const gone = await schedule('gone')
+      expectSuccess(t, await as(app, member).post('/scheduled_messages', { type: 'direct', to: JSON.stringify([other.id]), content: 'psst, later', scheduled_delivery_timestamp: at + 60 }))
+      expectSuccess(t, await as(app, member).patch(`/scheduled_messages/${kept}`, { content: 'kept, edited', topic: 'moved', scheduled_delivery_timestamp: at + 120 }))
+      expectSuccess(t, await as(app, member).delete(`/scheduled_messages/${gone}`))
+    }, ['scheduled_messages'])
+    t.match(state.scheduledMessages.get(kept), { content: 'kept, edited', topic: 'moved', scheduled_delivery_timestamp: at + 120 }, 'the edit applied')
+    t.equal(state.scheduledMessages.size, 2, 'the cancelled one removed')
   })
 
   t.test('reactions, status, topics, settings, drafts, alert words', async (t) => {

@@ -40,3 +40,11 @@ export const setTyping = (to: Destination, op: 'start' | 'stop') =>
   call('POST', '/typing', to.type === 'stream' ? { type: 'stream', stream_id: to.streamId, topic: to.topic, op } : { type: 'direct', to: to.userIds, op })
 /** A channel's topics, newest first (`GET /users/me/{stream_id}/topics`). */
 export const fetchStreamTopics = (streamId: number) => call<{ topics: { name: string; max_id: number }[] }>('GET', `/users/me/${streamId}/topics`).then((r) => r.topics)
+
+/** A scheduled message's new content, recipient or time (`PATCH /scheduled_messages/{id}`); a scheduled_messages event updates the store. */
+export function editScheduled(id: number, changes: { to?: Destination; content?: string; at?: number }): Promise<unknown> {
+  const to = changes.to
+  const params = to === undefined ? {} : to.type === 'stream' ? { type: 'stream', to: to.streamId, topic: to.topic } : { type: 'direct', to: to.userIds }
+  return call('PATCH', `/scheduled_messages/${id}`, { ...params, content: changes.content, scheduled_delivery_timestamp: changes.at })
+}
+export const deleteScheduled = (id: number) => call('DELETE', `/scheduled_messages/${id}`)

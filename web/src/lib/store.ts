@@ -8,8 +8,8 @@ import type { State } from '../model/state.js'
 export type Connection = 'connecting' | 'connected' | 'reconnecting'
 
 /** What the main area shows: the open narrow's messages, or one of the views that are not message lists. */
-export type View = 'messages' | 'recent' | 'drafts'
-export const VIEW_HASHES: Record<Exclude<View, 'messages'>, string> = { recent: '#recent', drafts: '#drafts' }
+export type View = 'messages' | 'recent' | 'drafts' | 'scheduled'
+export const VIEW_HASHES: Record<Exclude<View, 'messages'>, string> = { recent: '#recent', drafts: '#drafts', scheduled: '#scheduled' }
 
 export interface AppSnapshot {
   state: State | undefined

@@ -127,6 +127,12 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       }
       return
     }
+    case 'scheduled_messages':
+      // Replaced, never mutated: the view compares by identity.
+      if (event.op === 'add') for (const m of event.scheduled_messages) state.scheduledMessages.set(m.scheduled_message_id, m)
+      else if (event.op === 'update') state.scheduledMessages.set(event.scheduled_message.scheduled_message_id, event.scheduled_message)
+      else state.scheduledMessages.delete(event.scheduled_message_id)
+      return
     case 'muted_users':
       // The whole list each time: replaced, so views comparing by identity see the change.
       state.mutedUsers = new Map(event.muted_users.map((m) => [m.id, m.timestamp]))

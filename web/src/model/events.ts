@@ -8,6 +8,7 @@ import type {
   HeartbeatEventSchema,
   MessageEventSchema,
   MutedUsersEventSchema,
+  ScheduledMessagesEventSchema,
   PresenceEventSchema,
   ReactionEventSchema,
   RealmEventSchema,
@@ -22,7 +23,7 @@ import type {
   UserGroupEventSchema,
   UserTopicEventSchema,
 } from '../../../src/events/schemas/index.js'
-import type { DraftDict, MessageDict, SubscriptionDict, UserDict } from '../../../src/events/schemas/common.js'
+import type { DraftDict, MessageDict, ScheduledMessageDict, SubscriptionDict, UserDict } from '../../../src/events/schemas/common.js'
 
 export type MessageEvent = Static<typeof MessageEventSchema>
 export type UpdateMessageEvent = Static<typeof UpdateMessageEventSchema>
@@ -42,6 +43,7 @@ export type AlertWordsEvent = Static<typeof AlertWordsEventSchema>
 export type MutedUsersEvent = Static<typeof MutedUsersEventSchema>
 export type RealmEvent = Static<typeof RealmEventSchema>
 export type UserGroupEvent = Static<typeof UserGroupEventSchema>
+export type ScheduledMessagesEvent = Static<typeof ScheduledMessagesEventSchema>
 export type HeartbeatEvent = Static<typeof HeartbeatEventSchema>
 
 /** The events the app registers for (REGISTERED_EVENT_TYPES) and applies. */
@@ -64,6 +66,7 @@ export type AppEvent =
   | MutedUsersEvent
   | RealmEvent
   | UserGroupEvent
+  | ScheduledMessagesEvent
   | HeartbeatEvent
 
 export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
@@ -85,6 +88,7 @@ export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
   'muted_users',
   'realm',
   'user_group',
+  'scheduled_messages',
   'heartbeat',
 ]
 
@@ -100,4 +104,5 @@ export type WireMessage = Static<typeof MessageDict> & { flags: string[]; last_e
 export type WireSubscription = Static<typeof SubscriptionDict>
 export type WireUser = Static<typeof UserDict>
 export type WireDraft = Static<typeof DraftDict>
+export type WireScheduledMessage = Static<typeof ScheduledMessageDict>
 export interface WireReaction { emoji_name: string; emoji_code: string; reaction_type: string; user_id: number }

@@ -1,7 +1,7 @@
 // The client's state: what POST /register returned, kept exact by apply()
 // (apply.ts). Plain data and Maps, no I/O, no framework: the unit tests
 // compare a state that applied events with one built from a fresh register.
-import type { WireDraft, WireMessage, WireReaction, WireSubscription, WireUser } from './events.js'
+import type { WireDraft, WireScheduledMessage, WireMessage, WireReaction, WireSubscription, WireUser } from './events.js'
 import { dmKey, type NarrowMessage } from './narrow.js'
 
 export interface UserStatus { away?: boolean; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: string }
@@ -47,6 +47,7 @@ export interface RegisterResponse {
   drafts?: WireDraft[]
   alert_words?: string[]
   muted_users?: { id: number; timestamp: number }[]
+  scheduled_messages?: WireScheduledMessage[]
   recent_private_conversations?: { max_message_id: number; user_ids: number[] }[]
   realm_message_content_edit_limit_seconds?: number | null
   realm_message_content_delete_limit_seconds?: number | null
@@ -80,6 +81,8 @@ export interface State {
   alertWords: string[]
   /** The users this user muted, with when (Unix seconds); see muted-users.ts. */
   mutedUsers: Map<number, number>
+  /** The user's scheduled messages not yet sent, by ID. */
+  scheduledMessages: Map<number, WireScheduledMessage>
   /** The newest message ID per direct conversation (dmKey), from recent_private_conversations. */
   recentDms: Map<string, number>
   /**
@@ -151,6 +154,7 @@ export function fromRegister(r: RegisterResponse): State {
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
     alertWords: [...(r.alert_words ?? [])],
     mutedUsers: new Map((r.muted_users ?? []).map((m) => [m.id, m.timestamp])),
+    scheduledMessages: new Map((r.scheduled_messages ?? []).map((m) => [m.scheduled_message_id, m])),
     recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
     emptiedDms: new Set(),
     streamTopics: new Map(),
