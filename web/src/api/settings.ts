@@ -5,6 +5,7 @@ import { call } from './client.js'
 export const updateSettings = (params: Record<string, string | number | boolean>) => call('PATCH', '/settings', params)
 export const setStatus = (statusText: string, away: boolean) => call('POST', '/users/me/status', { status_text: statusText, away })
 export const setAlertWords = (words: string[]) => call('POST', '/users/me/alert_words', { alert_words: words })
+export const removeAlertWords = (words: string[]) => call('DELETE', '/users/me/alert_words', { alert_words: words })
 export const setSubscriptionProperty = (streamId: number, property: string, value: boolean | string) =>
   call('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: streamId, property, value }] })
 export const setTopicVisibility = (streamId: number, topic: string, policy: number) => call('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: policy })
