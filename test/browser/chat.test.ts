@@ -23,7 +23,17 @@ t.test('two people in two browsers', async (t) => {
   const general = fx.streams.general
   const browser = await launchBrowser(t)
   const ann = await openApp(t, browser, origin, member, memberPassword)
+  // Bob's presence dot in Ann's list of people: hollow until Bob opens the app and reports himself active.
+  const bobDot = ann.page.locator(`nav ul.people a[href="#dm/${other.id}"] .dot`)
+  await bobDot.waitFor()
+  const bobWasOffline = await bobDot.evaluate((el) => el.classList.contains('offline'))
   const bob = await openApp(t, browser, origin, other, await givePassword(services, other))
+
+  t.test("the other person's presence dot goes active when they open the app", async (t) => {
+    t.ok(bobWasOffline, 'offline before')
+    await ann.page.locator(`nav ul.people a[href="#dm/${other.id}"] .dot.active`).waitFor({ timeout: 10_000 })
+    t.equal(await bobDot.getAttribute('aria-label'), 'active')
+  })
 
   t.test('a message sent in one browser arrives live in the other, with an unread count', async (t) => {
     await bob.page.click(`nav a[href="#channel/${general.id}"]`)

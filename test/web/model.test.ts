@@ -22,6 +22,7 @@ import { alerts } from '../../web/src/model/notifications.js'
 import type { MessageEvent, WireSubscription } from '../../web/src/model/events.js'
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
+import { applyPresences, presenceStatus, timingOf } from '../../web/src/model/presence.js'
 
 t.test('search syntax becomes narrow terms', async (t) => {
   t.same(parseSearch('sender:ann@example.com topic:"lunch plans" hello world'), [
@@ -99,10 +100,11 @@ const REGISTER = {
   client_gravatar: false,
 }
 
-/** The parts of the state a fresh register determines (presence timestamps and loaded messages aside). */
+/** The parts of the state a fresh register determines (presence as statuses, not timestamps; loaded messages aside). */
 function comparable(state: State) {
   const counts = unreadCounts(state)
   return {
+    presence: [...state.users.keys()].sort((a, b) => a - b).map((id) => [id, presenceStatus(state, id)]),
     users: [...state.users.values()].sort((a, b) => a.id - b.id),
     subscriptions: [...state.subscriptions.values()].sort((a, b) => a.stream_id - b.stream_id),
     unread: [...state.unread].sort((a, b) => a[0] - b[0]),
@@ -382,6 +384,28 @@ t.test('muted users: the list, direct conversations made only of them, and the m
   t.same(dmConversations(state).map((c) => c.key), [String(SELF), String(BOB), `${ANN},${BOB}`, String(ANN)])
 })
 
+t.test("presence: upstream's active, idle and offline, judged at the server's time of the newest data", async (t) => {
+  const ME = 1
+  const state = fromRegister({
+    queue_id: 'q', last_event_id: -1, user_id: ME, server_presence_offline_threshold_seconds: 200,
+    presences: { 2: { active_timestamp: 1000, idle_timestamp: 1000 }, 3: { active_timestamp: 700, idle_timestamp: 1000 }, 4: { active_timestamp: 700, idle_timestamp: 750 } },
+    server_timestamp: 1100, presence_last_update_id: 7,
+  } as RegisterResponse)
+  t.same([2, 3, 4, 5].map((id) => presenceStatus(state, id)), ['active', 'idle', 'offline', 'offline'], 'active report within 200 s; else an idle one; else offline; none is offline')
+  t.equal(presenceStatus(state, ME), 'active', 'the user sees themself active')
+  state.settings.presence_enabled = false
+  t.equal(presenceStatus(state, ME), 'offline', 'and offline when not sharing presence')
+  t.equal(state.presenceLastUpdateId, 7)
+  // A later answer lists only what changed since last_update_id; the rest is judged again at its time.
+  applyPresences(state, { presences: { 4: { active_timestamp: 1290, idle_timestamp: 1290 } }, server_timestamp: 1300, presence_last_update_id: 9 })
+  t.same([2, 3, 4].map((id) => presenceStatus(state, id)), ['offline', 'offline', 'active'], 'not heard from in 200 s: offline')
+  t.equal(state.presenceLastUpdateId, 9)
+  applyPresences(state, { presence_last_update_id: 9 })
+  t.equal(state.presenceServerTime, 1300, 'a ping-only answer changes nothing')
+  t.equal(presenceStatus(fromRegister({ queue_id: 'q', last_event_id: -1, user_id: ME, presences: { 2: { website: { status: 'idle', timestamp: 990 } } }, server_timestamp: 1100 } as RegisterResponse), 2), 'idle', 'the legacy per-client form')
+  t.same(timingOf({}), { presencePingSeconds: 60, presenceOfflineSeconds: 140, typingExpiryMs: 15_000, typingStartedWaitMs: 10_000, typingStoppedWaitMs: 5_000 }, "upstream's values for a server that sends none")
+})
+
 t.test('state + events = fresh register', async (t) => {
   const { app, fx } = await buildTestApp(t)
   const member = await fx.user('member')
@@ -452,6 +476,19 @@ t.test('state + events = fresh register', async (t) => {
     t.same(listed([...state.streamTopics.get(channel.id)!.values()]), listed((await fetch()).map((tp) => ({ topic: tp.name, maxId: tp.max_id }))), 'state + events = a fresh list')
     t.same(topicsOf(state, channel.id).slice(0, 2).map((tp) => tp.topic), ['moved here', 'new one'], 'newest first (the move notice is the newest message)')
     t.match(topicsOf(state, channel.id)[1], { maxId: fresh })
+  })
+
+  t.test('presence: another user comes online', async (t) => {
+    const state = await checkState(t, app, member, async () => {
+      expectSuccess(t, await as(app, other).post('/users/me/presence', { status: 'active', ping_only: true }))
+    }, ['presence'])
+    t.equal(presenceStatus(state, other.id), 'active')
+    t.equal(state.timing.presencePingSeconds, 60, 'the intervals come with register')
+    const before = state.presenceLastUpdateId
+    const answer = expectSuccess(t, await as(app, member).post('/users/me/presence', { status: 'idle', last_update_id: before, new_user_input: false }))
+    applyPresences(state, answer)
+    t.ok(state.presenceLastUpdateId > before, 'a report with last_update_id moves it on')
+    t.same(Object.keys(answer.presences as object).sort(), [String(member.id), String(other.id)].sort(), 'listing only the users reported since')
   })
 
   t.test('reading, unreading, starring', async (t) => {

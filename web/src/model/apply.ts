@@ -4,8 +4,9 @@
 import type { AppEvent, FlagsEvent, UpdateMessageEvent, WireMessage } from './events.js'
 import { dmKey, messageDmKey } from './narrow.js'
 import { addToLists, refileInLists, removeFromLists, type Lists } from './lists.js'
+import { applyPresenceEvent } from './presence.js'
 import { forgetServerTopicMessages, seeServerTopic } from './unread.js'
-import { messageOf, newestPresence, personOf, topicKey, type GroupSetting, type State, type UnreadEntry } from './state.js'
+import { messageOf, personOf, topicKey, type GroupSetting, type State, type UnreadEntry } from './state.js'
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']
 
@@ -156,12 +157,9 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       else state.userStatus.set(event.user_id, status)
       return
     }
-    case 'presence': {
-      const newest = newestPresence(event.presence)
-      const old = state.presence.get(event.user_id)
-      if (newest && (!old || newest.timestamp >= old.timestamp)) state.presence.set(event.user_id, newest)
+    case 'presence':
+      applyPresenceEvent(state, event.user_id, event.presence, event.server_timestamp)
       return
-    }
     case 'user_settings':
       state.settings[event.property] = event.value
       return

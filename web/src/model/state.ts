@@ -3,6 +3,7 @@
 // compare a state that applied events with one built from a fresh register.
 import type { WireDraft, WireScheduledMessage, WireMessage, WireReaction, WireSubscription, WireUser } from './events.js'
 import { dmKey, type NarrowMessage } from './narrow.js'
+import { applyPresences, timingOf, type LegacyPresence, type ModernPresence, type PresenceTimes, type Timing } from './presence.js'
 
 export interface UserStatus { away?: boolean; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: string }
 
@@ -41,7 +42,9 @@ export interface RegisterResponse {
   }
   user_status?: Record<string, UserStatus>
   /** slim_presence: by user ID, either upstream's modern form or the per-client one. */
-  presences?: Record<string, { active_timestamp: number; idle_timestamp: number } | Record<string, { status: string; timestamp: number }>>
+  presences?: Record<string, ModernPresence | LegacyPresence>
+  presence_last_update_id?: number
+  server_timestamp?: number
   user_settings?: Record<string, unknown>
   user_topics?: { stream_id: number; topic_name: string; visibility_policy: number }[]
   drafts?: WireDraft[]
@@ -72,8 +75,14 @@ export interface State {
   unread: Map<number, UnreadEntry>
   mentions: Set<number>
   userStatus: Map<number, UserStatus>
-  /** The newest presence timestamp and status per user. */
-  presence: Map<number, { status: string; timestamp: number }>
+  /** The newest active and idle report per user (model/presence.ts). */
+  presence: Map<number, PresenceTimes>
+  /** The server's clock when the newest presence data was read: statuses are judged at it. */
+  presenceServerTime: number
+  /** The last presence_last_update_id, sent with the next presence report. */
+  presenceLastUpdateId: number
+  /** Presence and typing intervals from register (`realm`). */
+  timing: Timing
   settings: Record<string, unknown>
   /** visibility_policy per `streamId\0topic` (lowercased topic). */
   userTopics: Map<string, number>
@@ -121,22 +130,18 @@ export function personOf(user: WireUser): Person {
 }
 
 export function fromRegister(r: RegisterResponse): State {
+  const state = stateOf(r)
+  applyPresences(state, r)
+  return state
+}
+
+function stateOf(r: RegisterResponse): State {
   const unread = new Map<number, UnreadEntry>()
   for (const s of r.unread_msgs?.streams ?? []) for (const id of s.unread_message_ids) unread.set(id, { kind: 'stream', streamId: s.stream_id, topic: s.topic })
   for (const p of r.unread_msgs?.pms ?? []) for (const id of p.unread_message_ids) unread.set(id, { kind: 'dm', key: dmKey([p.other_user_id], r.user_id) })
   for (const h of r.unread_msgs?.huddles ?? []) {
     const key = dmKey(h.user_ids_string.split(',').map(Number), r.user_id)
     for (const id of h.unread_message_ids) unread.set(id, { kind: 'dm', key })
-  }
-  const presence = new Map<number, { status: string; timestamp: number }>()
-  for (const [id, value] of Object.entries(r.presences ?? {})) {
-    const newest =
-      'active_timestamp' in value && typeof value.active_timestamp === 'number'
-        ? value.active_timestamp >= (value.idle_timestamp as number)
-          ? { status: 'active', timestamp: value.active_timestamp }
-          : { status: 'idle', timestamp: value.idle_timestamp as number }
-        : newestPresence(value as Record<string, { status: string; timestamp: number }>)
-    if (newest) presence.set(Number(id), newest)
   }
   return {
     queueId: r.queue_id,
@@ -148,7 +153,10 @@ export function fromRegister(r: RegisterResponse): State {
     unread,
     mentions: new Set(r.unread_msgs?.mentions ?? []),
     userStatus: new Map(Object.entries(r.user_status ?? {}).map(([id, s]) => [Number(id), { ...s }])),
-    presence,
+    presence: new Map(),
+    presenceServerTime: 0,
+    presenceLastUpdateId: -1,
+    timing: timingOf(r as unknown as Record<string, unknown>),
     settings: { ...(r.user_settings ?? {}) },
     userTopics: new Map((r.user_topics ?? []).filter((t) => t.visibility_policy !== 0).map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy])),
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
@@ -168,12 +176,6 @@ export function fromRegister(r: RegisterResponse): State {
     canDeleteAny: r.realm_can_delete_any_message_group ?? null,
     groups: new Map((r.realm_user_groups ?? []).map((g) => [g.id, { members: [...g.members].sort((a, b) => a - b), subgroups: [...g.direct_subgroup_ids].sort((a, b) => a - b) }])),
   }
-}
-
-export function newestPresence(clients: Record<string, { status: string; timestamp: number }>): { status: string; timestamp: number } | undefined {
-  let newest: { status: string; timestamp: number } | undefined
-  for (const p of Object.values(clients)) if (!newest || p.timestamp > newest.timestamp || (p.timestamp === newest.timestamp && p.status === 'active')) newest = { status: p.status, timestamp: p.timestamp }
-  return newest
 }
 
 export function messageOf(m: WireMessage): Message {
