@@ -35,6 +35,25 @@ t.test('two people in two browsers', async (t) => {
     t.equal(await bobDot.getAttribute('aria-label'), 'active')
   })
 
+  t.test('"X is typing…" shows while the other person types, and goes when they empty the box or stop typing', async (t) => {
+    const topic = `${origin}/#channel/${general.id}/topic/typing`
+    await Promise.all([ann.page.goto(topic), bob.page.goto(topic)])
+    await Promise.all([ann.page.waitForSelector('.compose textarea'), bob.page.waitForSelector('.compose textarea')])
+    const typingLine = bob.page.locator('.compose .status-line', { hasText: `${member.fullName} is typing…` })
+    await ann.page.fill('.compose textarea', 'a')
+    await typingLine.waitFor({ timeout: 10_000 })
+    await ann.page.fill('.compose textarea', '')
+    await typingLine.waitFor({ state: 'detached', timeout: 5_000 })
+    t.pass('emptying the box stops it')
+    await ann.page.fill('.compose textarea', 'not sent')
+    await typingLine.waitFor({ timeout: 10_000 })
+    const started = Date.now()
+    // No further keystroke: the stop comes after server_typing_stopped_wait_period_milliseconds (12 s), before any expiry (45 s).
+    await typingLine.waitFor({ state: 'detached', timeout: 20_000 })
+    t.ok(Date.now() - started < 20_000, `gone without a send after ${Date.now() - started} ms`)
+    await ann.page.fill('.compose textarea', '')
+  })
+
   t.test('a message sent in one browser arrives live in the other, with an unread count', async (t) => {
     await bob.page.click(`nav a[href="#channel/${general.id}"]`)
     // Ann looks at another view: the message stays unread for her.

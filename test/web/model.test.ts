@@ -23,6 +23,7 @@ import type { MessageEvent, WireSubscription } from '../../web/src/model/events.
 import { formatDate, formatTime, sameDay } from '../../web/src/lib/time.js'
 import { addToLists, emptyList, lowerBound, mergePage, type Lists } from '../../web/src/model/lists.js'
 import { applyPresences, presenceStatus, timingOf } from '../../web/src/model/presence.js'
+import { addTypist, removeTypist, typingKey, TypingNotifier, type TypingRecipient } from '../../web/src/model/typing.js'
 
 t.test('search syntax becomes narrow terms', async (t) => {
   t.same(parseSearch('sender:ann@example.com topic:"lunch plans" hello world'), [
@@ -404,6 +405,56 @@ t.test("presence: upstream's active, idle and offline, judged at the server's ti
   t.equal(state.presenceServerTime, 1300, 'a ping-only answer changes nothing')
   t.equal(presenceStatus(fromRegister({ queue_id: 'q', last_event_id: -1, user_id: ME, presences: { 2: { website: { status: 'idle', timestamp: 990 } } }, server_timestamp: 1100 } as RegisterResponse), 2), 'idle', 'the legacy per-client form')
   t.same(timingOf({}), { presencePingSeconds: 60, presenceOfflineSeconds: 140, typingExpiryMs: 15_000, typingStartedWaitMs: 10_000, typingStoppedWaitMs: 5_000 }, "upstream's values for a server that sends none")
+})
+
+t.test('typing notifications: start at once and again each wait period, stop when idle, emptied, retargeted or closed', async (t) => {
+  let now = 0
+  const sent: string[] = []
+  const timers = new Map<number, { at: number; fn: () => void }>()
+  let nextTimer = 1
+  const notifier = new TypingNotifier(
+    {
+      now: () => now,
+      send: (to, op) => sent.push(`${op} ${to.type === 'stream' ? to.topic : to.userIds.join()}`),
+      setTimer: (fn, ms) => (timers.set(nextTimer, { at: now + ms, fn }), nextTimer++),
+      clearTimer: (id) => timers.delete(id as number),
+    },
+    () => ({ startedWaitMs: 10_000, stoppedWaitMs: 5_000 }),
+  )
+  const advance = (ms: number) => {
+    now += ms
+    for (const [id, timer] of [...timers]) if (timer.at <= now) (timers.delete(id), timer.fn())
+  }
+  const lunch: TypingRecipient = { type: 'stream', streamId: 1, topic: 'lunch' }
+  notifier.update(lunch)
+  for (let i = 0; i < 6; i++) (advance(2_000), notifier.update({ ...lunch, topic: 'Lunch' }))
+  t.same(sent, ['start lunch', 'start lunch'], 'one start, another after 10 s of typing (topics without regard to case)')
+  advance(4_999)
+  t.equal(sent.length, 2)
+  advance(1)
+  t.same(sent.slice(2), ['stop lunch'], 'a stop 5 s after the last keystroke')
+  notifier.update(lunch)
+  notifier.update(null)
+  t.same(sent.slice(3), ['start lunch', 'stop lunch'], 'emptying the text stops at once')
+  notifier.update(lunch)
+  notifier.update({ type: 'direct', userIds: [7, 3] })
+  t.same(sent.slice(5), ['start lunch', 'stop lunch', 'start 7,3'], 'another conversation: a stop to the first, a start to it')
+  notifier.recipientChanged({ type: 'direct', userIds: [3, 7] })
+  t.equal(sent.length, 8, 'the same people in another order are the same conversation')
+  notifier.recipientChanged(lunch)
+  notifier.stop()
+  t.same(sent.slice(8), ['stop 7,3'], 'a recipient changed outside the text: one stop, no start; closing sends nothing more')
+  t.equal(timers.size, 0, 'no timer left')
+
+  const state = fromRegister({ queue_id: 'q', last_event_id: -1, user_id: 1 })
+  const key = typingKey({ type: 'direct', userIds: [1, 2] }, 1)
+  t.equal(key, typingKey({ type: 'direct', userIds: [2] }, 1), 'a direct conversation is keyed by the others in it')
+  addTypist(state, key, 2)
+  addTypist(state, key, 3)
+  removeTypist(state, key, 2)
+  t.same([...state.typing.get(key)!], [3])
+  removeTypist(state, key, 3)
+  t.notOk(state.typing.has(key), 'the last typist gone, the conversation is gone')
 })
 
 t.test('state + events = fresh register', async (t) => {

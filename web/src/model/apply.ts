@@ -6,14 +6,10 @@ import { dmKey, messageDmKey } from './narrow.js'
 import { addToLists, refileInLists, removeFromLists, type Lists } from './lists.js'
 import { applyPresenceEvent } from './presence.js'
 import { forgetServerTopicMessages, seeServerTopic } from './unread.js'
+import { addTypist, removeTypist, typingEventRecipient, typingKey } from './typing.js'
 import { messageOf, personOf, topicKey, type GroupSetting, type State, type UnreadEntry } from './state.js'
 
 const MENTION_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']
-
-export function typingKey(event: { message_type?: string; stream_id?: number; topic?: string; recipients?: { user_id: number }[] }, selfId: number): string {
-  if (event.message_type === 'stream') return `s:${topicKey(event.stream_id ?? 0, event.topic ?? '')}`
-  return `d:${dmKey((event.recipients ?? []).map((r) => r.user_id), selfId)}`
-}
 
 export function apply(state: State, lists: Lists, event: AppEvent & { id?: number }): void {
   if (typeof event.id === 'number' && event.id > state.lastEventId) state.lastEventId = event.id
@@ -63,12 +59,10 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       return
     }
     case 'typing': {
-      const key = typingKey(event as Parameters<typeof typingKey>[0], state.selfId)
-      const who = new Set(state.typing.get(key) ?? [])
-      if (event.op === 'start') who.add(event.sender.user_id)
-      else who.delete(event.sender.user_id)
-      if (who.size > 0) state.typing.set(key, who)
-      else state.typing.delete(key)
+      // A start's expiry is timed by lib/typing.ts (watchTypists).
+      const key = typingKey(typingEventRecipient(event), state.selfId)
+      if (event.op === 'start') addTypist(state, key, event.sender.user_id)
+      else removeTypist(state, key, event.sender.user_id)
       return
     }
     case 'stream': {
