@@ -9,6 +9,7 @@ import { as } from '../support/client.js'
 import { eventually } from '../support/eventually.js'
 import { expectSuccess } from '../support/expect.js'
 import { ROOT } from '../support/root.js'
+import { sendMultipart, TINY_PNG } from '../support/multipart.js'
 import { freePort, givePassword, launchBrowser, openApp, seriousViolations } from './browser.js'
 
 t.test('two people in two browsers', async (t) => {
@@ -352,6 +353,54 @@ t.test('two people in two browsers', async (t) => {
     const reactions = async () => (expectSuccess(t, await as(app, member).get(`/messages/${id}`)).message as { reactions: { emoji_name: string }[] }).reactions.map((r) => r.emoji_name)
     t.same(await reactions(), ['octopus'], "removed on the server; the other user's stays")
     t.equal(await row.locator('.reactions button').count(), 1)
+  })
+
+  t.test('a custom emoji uploaded through the API: in the picker and the autocomplete, reacted with, shown as its image', async (t) => {
+    const page = ann.page
+    const admin = await fx.user('admin')
+    expectSuccess(t, await sendMultipart(app, admin, 'POST', '/realm/emoji/roost_party', [{ name: 'f', fileName: 'party.png', contentType: 'image/png', data: TINY_PNG }]))
+    const emoji = Object.values(expectSuccess(t, await as(app, member).get('/realm/emoji')).emoji as Record<string, { id: string; name: string; source_url: string }>).find((e) => e.name === 'roost_party')!
+    const id = expectSuccess(t, await as(app, other).post('/messages', { type: 'stream', to: general.id, topic: 'autocomplete', content: 'party time' })).id as number
+    const row = page.locator(`[data-id="${id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    await row.hover()
+    await row.getByRole('button', { name: 'Add reaction' }).click()
+    await page.fill('.picker input', 'roost_pa')
+    const choice = page.locator('.picker button[aria-label="roost_party"] img')
+    await choice.waitFor({ timeout: 10_000 })
+    t.equal(await choice.getAttribute('src'), emoji.source_url, 'offered in the picker with its image (live, from the realm_emoji event)')
+    await choice.click()
+    const image = (p: typeof page) => p.locator(`[data-id="${id}"] .reactions button img[alt=":roost_party:"]`)
+    await image(page).waitFor({ timeout: 10_000 })
+    await image(bob.page).waitFor({ timeout: 10_000 })
+    t.equal(await image(bob.page).getAttribute('src'), emoji.source_url, "the reaction shows the emoji's image in the other browser")
+    t.ok(await image(page).evaluate((img) => (img as HTMLImageElement).naturalWidth > 0), 'the image loads from the server')
+    const reactions = expectSuccess(t, await as(app, member).get(`/messages/${id}`)).message as { reactions: { emoji_code: string; reaction_type: string }[] }
+    t.match(reactions.reactions, [{ emoji_code: emoji.id, reaction_type: 'realm_emoji' }])
+
+    await page.goto(`${origin}/#channel/${general.id}/topic/autocomplete`)
+    const box = page.locator('.compose textarea')
+    await box.focus()
+    await page.keyboard.type('so :roost_p')
+    const option = page.locator('#compose-suggestions [role="option"]').first()
+    await option.waitFor()
+    t.equal(await option.locator('img').getAttribute('src'), emoji.source_url, 'offered in the autocomplete with its image')
+    t.match(await option.textContent(), ':roost_party:')
+    await page.keyboard.press('Enter')
+    t.equal(await box.inputValue(), 'so :roost_party: ')
+    await box.fill('')
+
+    expectSuccess(t, await as(app, admin).delete('/realm/emoji/roost_party'))
+    await row.hover()
+    await row.getByRole('button', { name: 'Add reaction' }).click()
+    await page.fill('.picker input', 'roost_pa')
+    await page.locator('.picker button[aria-label="roost_party"]').waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('deactivated, it is no longer offered')
+    await page.keyboard.press('Escape')
+    t.equal(await image(page).getAttribute('src'), emoji.source_url, 'and its reaction still shows its image')
+    await image(page).click()
+    await image(page).waitFor({ state: 'detached', timeout: 10_000 })
+    t.pass('clicking it removes the reaction (by its ID and type)')
   })
 
   t.test('a direct message sent from the compose box of a direct conversation', async (t) => {

@@ -5,6 +5,8 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import type { User } from '../../src/db/index.js'
 import { buildTestApp } from '../support/app.js'
+import { sendMultipart, TINY_PNG } from '../support/multipart.js'
+import { customEmoji } from '../../web/src/model/custom-emoji.js'
 import { as } from '../support/client.js'
 import { bodyOf, expectSuccess } from '../support/expect.js'
 import { checkEventSchemas, MODERN_CAPABILITIES } from '../support/events.js'
@@ -118,6 +120,7 @@ function comparable(state: State) {
     alertWords: state.alertWords,
     recentDms: [...state.recentDms].sort(),
     scheduledMessages: [...state.scheduledMessages.values()].sort((a, b) => a.scheduled_message_id - b.scheduled_message_id),
+    realmEmoji: [...state.realmEmoji].sort(),
     mutedUsers: [...state.mutedUsers].sort((a, b) => a[0] - b[0]),
     realm: { name: state.realmName, allowEditing: state.allowEditing, edit: state.editLimitSeconds, delete: state.deleteLimitSeconds, deleteOwn: state.canDeleteOwn, deleteAny: state.canDeleteAny },
     groups: [...state.groups].sort((a, b) => a[0] - b[0]),
@@ -540,6 +543,19 @@ t.test('state + events = fresh register', async (t) => {
     applyPresences(state, answer)
     t.ok(state.presenceLastUpdateId > before, 'a report with last_update_id moves it on')
     t.same(Object.keys(answer.presences as object).sort(), [String(member.id), String(other.id)].sort(), 'listing only the users reported since')
+  })
+
+  t.test('custom emoji: realm_emoji updates; the deactivated one not offered, kept for its reactions', async (t) => {
+    const upload = (name: string) => sendMultipart(app, admin, 'POST', `/realm/emoji/${name}`, [{ name: 'f', fileName: `${name}.png`, contentType: 'image/png', data: TINY_PNG }])
+    const state = await checkState(t, app, member, async () => {
+      expectSuccess(t, await upload('roost_party'))
+      expectSuccess(t, await upload('gone_bird'))
+      expectSuccess(t, await as(app, admin).delete('/realm/emoji/gone_bird'))
+    }, ['realm_emoji'])
+    t.same(customEmoji(state).map((e) => [e.name, e.type]), [['roost_party', 'realm_emoji']], 'only the active one is offered')
+    const party = customEmoji(state)[0]!
+    t.equal(party.url, state.realmEmoji.get(party.code)!.source_url, 'with its image')
+    t.ok([...state.realmEmoji.values()].some((e) => e.name === 'gone_bird' && e.deactivated), 'the deactivated one is still known')
   })
 
   t.test('reading, unreading, starring', async (t) => {

@@ -34,7 +34,9 @@ export const editMessage = (id: number, content: string) => call('PATCH', `/mess
 export const deleteMessage = (id: number) => call('DELETE', `/messages/${id}`)
 export const rawContent = (id: number) => call<{ raw_content: string }>('GET', `/messages/${id}`, { apply_markdown: false }).then((r) => (r as unknown as { message: { content: string } }).message.content)
 export const setFlag = (ids: number[], flag: string, op: 'add' | 'remove') => call('POST', '/messages/flags', { messages: ids, flag, op })
-export const react = (id: number, emojiName: string, op: 'add' | 'remove') => call(op === 'add' ? 'POST' : 'DELETE', `/messages/${id}/reactions`, { emoji_name: emojiName })
+/** Adds or removes the user's reaction: the emoji by name, code and type (a custom emoji's code is its ID). */
+export const react = (id: number, emoji: { name: string; code: string; type: string }, op: 'add' | 'remove') =>
+  call(op === 'add' ? 'POST' : 'DELETE', `/messages/${id}/reactions`, { emoji_name: emoji.name, emoji_code: emoji.code, reaction_type: emoji.type })
 export const renderPreview = (content: string) => call<{ rendered: string }>('POST', '/messages/render', { content }).then((r) => r.rendered)
 export const setTyping = (to: Destination, op: 'start' | 'stop') =>
   call('POST', '/typing', to.type === 'stream' ? { type: 'stream', stream_id: to.streamId, topic: to.topic, op } : { type: 'direct', to: to.userIds, op })

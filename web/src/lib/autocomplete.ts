@@ -1,9 +1,10 @@
 // Compose autocomplete: @people, #channels, :emoji: from the word before the caret.
 import { isUserMuted } from '../model/muted-users.js'
 import type { State } from '../model/state.js'
-import { emojiChar, loadEmoji, type EmojiEntry } from './emoji.js'
+import { customEmoji, emojiChar, loadEmoji, type EmojiEntry } from './emoji.js'
 
-export interface Suggestion { label: string; insert: string }
+/** A choice: its text, what it inserts, and for a custom emoji its image (shown before the text). */
+export interface Suggestion { label: string; insert: string; image?: string }
 
 let emoji: EmojiEntry[] = []
 
@@ -27,8 +28,11 @@ export function suggestions(state: State, beforeCaret: string, _streamId: number
   }
   if (q.length < 2) return []
   if (emoji.length === 0) void loadEmoji().then((e) => (emoji = e))
-  return emoji
+  // The organization's custom emoji first; one of them takes the place of a Unicode emoji of the same name.
+  const custom = customEmoji(state)
+  const names = new Set(custom.map((e) => e.name))
+  return [...custom, ...emoji.filter((e) => !names.has(e.name))]
     .filter((e) => e.name.startsWith(q))
     .slice(0, 8)
-    .map((e) => ({ label: `${emojiChar(e.code)} :${e.name}:`, insert: `:${e.name}: ` }))
+    .map((e) => (e.type === 'realm_emoji' ? { label: `:${e.name}:`, insert: `:${e.name}: `, image: e.url } : { label: `${emojiChar(e.code)} :${e.name}:`, insert: `:${e.name}: ` }))
 }

@@ -2,7 +2,8 @@
 // names), loaded on first use as a chunk of its own.
 import googleSheet from 'emoji-datasource/img/google/sheets/32.png?url'
 import twitterSheet from 'emoji-datasource/img/twitter/sheets/32.png?url'
-export interface EmojiEntry { name: string; code: string; char: string }
+import type { EmojiEntry } from '../model/custom-emoji.js'
+export { customEmoji, type EmojiEntry } from '../model/custom-emoji.js'
 
 let entries: Promise<EmojiEntry[]> | undefined
 
@@ -12,7 +13,7 @@ export function loadEmoji(): Promise<EmojiEntry[]> {
     const out: EmojiEntry[] = []
     for (const [code, names] of Object.entries(data)) {
       const char = String.fromCodePoint(...code.split('-').map((h) => parseInt(h, 16)))
-      for (const name of names) out.push({ name, code, char })
+      for (const name of names) out.push({ name, code, char, type: 'unicode_emoji' })
     }
     return out
   })

@@ -168,6 +168,9 @@ export function apply(state: State, lists: Lists, event: AppEvent & { id?: numbe
       else if (event.op === 'update') state.drafts.set(event.draft.id, event.draft)
       else state.drafts.delete(event.draft_id)
       return
+    case 'realm_emoji':
+      state.realmEmoji = new Map(Object.entries(event.realm_emoji))
+      return
     case 'alert_words':
       state.alertWords = [...event.alert_words]
       return

@@ -11,6 +11,7 @@ import type {
   ScheduledMessagesEventSchema,
   PresenceEventSchema,
   ReactionEventSchema,
+  RealmEmojiEventSchema,
   RealmEventSchema,
   RealmUserEventSchema,
   StreamEventSchema,
@@ -30,6 +31,7 @@ export type UpdateMessageEvent = Static<typeof UpdateMessageEventSchema>
 export type DeleteMessageEvent = Static<typeof DeleteMessageEventSchema>
 export type FlagsEvent = Static<typeof UpdateMessageFlagsEventSchema>
 export type ReactionEvent = Static<typeof ReactionEventSchema>
+export type RealmEmojiEvent = Static<typeof RealmEmojiEventSchema>
 export type TypingEvent = Static<typeof TypingEventSchema>
 export type StreamEvent = Static<typeof StreamEventSchema>
 export type SubscriptionEvent = Static<typeof SubscriptionEventSchema>
@@ -53,6 +55,7 @@ export type AppEvent =
   | DeleteMessageEvent
   | FlagsEvent
   | ReactionEvent
+  | RealmEmojiEvent
   | TypingEvent
   | StreamEvent
   | SubscriptionEvent
@@ -75,6 +78,7 @@ export const REGISTERED_EVENT_TYPES: AppEvent['type'][] = [
   'delete_message',
   'update_message_flags',
   'reaction',
+  'realm_emoji',
   'typing',
   'stream',
   'subscription',
@@ -105,4 +109,6 @@ export type WireSubscription = Static<typeof SubscriptionDict>
 export type WireUser = Static<typeof UserDict>
 export type WireDraft = Static<typeof DraftDict>
 export type WireScheduledMessage = Static<typeof ScheduledMessageDict>
+/** A custom emoji of the organization (register's `realm_emoji`, by ID; deactivated ones too). */
+export type WireRealmEmoji = RealmEmojiEvent['realm_emoji'][string]
 export interface WireReaction { emoji_name: string; emoji_code: string; reaction_type: string; user_id: number }

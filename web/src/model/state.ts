@@ -1,7 +1,7 @@
 // The client's state: what POST /register returned, kept exact by apply()
 // (apply.ts). Plain data and Maps, no I/O, no framework: the unit tests
 // compare a state that applied events with one built from a fresh register.
-import type { WireDraft, WireScheduledMessage, WireMessage, WireReaction, WireSubscription, WireUser } from './events.js'
+import type { WireDraft, WireScheduledMessage, WireMessage, WireReaction, WireRealmEmoji, WireSubscription, WireUser } from './events.js'
 import { dmKey, type NarrowMessage } from './narrow.js'
 import { applyPresences, timingOf, type LegacyPresence, type ModernPresence, type PresenceTimes, type Timing } from './presence.js'
 
@@ -56,6 +56,7 @@ export interface RegisterResponse {
   realm_message_content_delete_limit_seconds?: number | null
   realm_allow_message_editing?: boolean
   max_file_upload_size_mib?: number
+  realm_emoji?: Record<string, WireRealmEmoji>
 }
 
 /** A group-setting value: a group's ID, or an anonymous group of users and subgroups. */
@@ -88,6 +89,8 @@ export interface State {
   userTopics: Map<string, number>
   drafts: Map<number, WireDraft>
   alertWords: string[]
+  /** The organization's custom emoji by ID, deactivated ones included (their reactions still show). */
+  realmEmoji: Map<string, WireRealmEmoji>
   /** The users this user muted, with when (Unix seconds); see muted-users.ts. */
   mutedUsers: Map<number, number>
   /** The user's scheduled messages not yet sent, by ID. */
@@ -161,6 +164,7 @@ function stateOf(r: RegisterResponse): State {
     userTopics: new Map((r.user_topics ?? []).filter((t) => t.visibility_policy !== 0).map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy])),
     drafts: new Map((r.drafts ?? []).map((d) => [d.id, d])),
     alertWords: [...(r.alert_words ?? [])],
+    realmEmoji: new Map(Object.entries(r.realm_emoji ?? {})),
     mutedUsers: new Map((r.muted_users ?? []).map((m) => [m.id, m.timestamp])),
     scheduledMessages: new Map((r.scheduled_messages ?? []).map((m) => [m.scheduled_message_id, m])),
     recentDms: new Map((r.recent_private_conversations ?? []).map((c) => [dmKey(c.user_ids, r.user_id), c.max_message_id])),
