@@ -7,6 +7,10 @@ import { customEmoji, emojiChar, loadEmoji, type EmojiEntry } from './emoji.js'
 export interface Suggestion { label: string; insert: string; image?: string }
 
 let emoji: EmojiEntry[] = []
+let emojiLoading: Promise<void> | undefined
+
+/** Settles once the emoji names a `:` query started loading are in (undefined when none is loading): the caller asks again then. */
+export const emojiNamesLoaded = (): Promise<void> | undefined => (emoji.length === 0 ? emojiLoading : undefined)
 
 export function suggestions(state: State, beforeCaret: string, _streamId: number | undefined): Suggestion[] {
   const m = /(?:^|\s)([@#:])([^\s@#:]*)$/.exec(beforeCaret)
@@ -27,7 +31,7 @@ export function suggestions(state: State, beforeCaret: string, _streamId: number
       .map((s) => ({ label: `#${s.name}`, insert: `#**${s.name}** ` }))
   }
   if (q.length < 2) return []
-  if (emoji.length === 0) void loadEmoji().then((e) => (emoji = e))
+  if (emoji.length === 0) emojiLoading ??= loadEmoji().then((e) => void (emoji = e))
   // The organization's custom emoji first; one of them takes the place of a Unicode emoji of the same name.
   const custom = customEmoji(state)
   const names = new Set(custom.map((e) => e.name))
